@@ -1,0 +1,161 @@
+// The compile driver: LLVM initialization, the O3 pipeline, PTX emission, timings, dumps.
+#include "cutlet/backend/compiler.h"
+
+#include <chrono>
+#include <map>
+#include <mutex>
+
+#include <llvm/Analysis/CGSCCPassManager.h>
+#include <llvm/Analysis/LoopAnalysisManager.h>
+#include <llvm/Config/llvm-config.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
+#include <llvm/Target/TargetOptions.h>
+
+#include "cutlet/dump.h"
+#include "lowering.h"
+
+namespace cutlet {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+void initialize_llvm() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    LLVMInitializeNVPTXTargetInfo();
+    LLVMInitializeNVPTXTarget();
+    LLVMInitializeNVPTXTargetMC();
+    LLVMInitializeNVPTXAsmPrinter();
+  });
+}
+
+/// One TargetMachine per thread and (sm, contraction): creating one costs more than
+/// compiling a small kernel, and a TargetMachine is not shared between threads.
+llvm::TargetMachine& target_machine(const CompileOptions& o) {
+  thread_local std::map<std::pair<int, bool>, std::unique_ptr<llvm::TargetMachine>> machines;
+  auto key = std::make_pair(o.target.ptx_sm(), o.fma_contraction);
+  auto& tm = machines[key];
+  if (!tm) {
+    std::string error;
+    const char* triple = "nvptx64-nvidia-cuda";
+    const llvm::Target* t = llvm::TargetRegistry::lookupTarget(triple, error);
+    if (!t) throw CompileError("cutlet: LLVM has no NVPTX target: " + error);
+    llvm::TargetOptions opts;
+    opts.AllowFPOpFusion = o.fma_contraction ? llvm::FPOpFusion::Fast : llvm::FPOpFusion::Standard;
+    std::string cpu = "sm_" + std::to_string(o.target.ptx_sm());
+    std::string features = "+ptx" + std::to_string(o.target.ptx_version());
+    tm.reset(t->createTargetMachine(triple, cpu, features, opts, std::nullopt, std::nullopt,
+                                    llvm::CodeGenOptLevel::Aggressive));
+    if (!tm) throw CompileError("cutlet: LLVM could not create a target machine for " + cpu);
+  }
+  return *tm;
+}
+
+std::string module_text(const llvm::Module& m) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  m.print(os, nullptr);
+  return s;
+}
+
+void optimize(llvm::Module& m, llvm::TargetMachine& tm, int level) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PassBuilder pb(&tm);  // registers the NVPTX passes (NVVMReflect, ...)
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::OptimizationLevel ol = level <= 0 ? llvm::OptimizationLevel::O0
+                               : level == 1 ? llvm::OptimizationLevel::O1
+                               : level == 2 ? llvm::OptimizationLevel::O2
+                                            : llvm::OptimizationLevel::O3;
+  llvm::ModulePassManager mpm = level <= 0 ? pb.buildO0DefaultPipeline(ol) : pb.buildPerModuleDefaultPipeline(ol);
+  mpm.run(m, mam);
+}
+
+std::string emit_ptx(llvm::Module& m, llvm::TargetMachine& tm) {
+  m.setDataLayout(tm.createDataLayout());
+  llvm::SmallString<0> buf;
+  llvm::raw_svector_ostream os(buf);
+  llvm::legacy::PassManager pm;
+  if (tm.addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::AssemblyFile))
+    throw CompileError("cutlet: the NVPTX target cannot emit PTX");
+  pm.run(m);
+  return std::string(buf.str());
+}
+
+struct LlvmResult {
+  std::string llvm_ir, llvm_ir_opt, ptx;
+  double lower_ms = 0, optimize_ms = 0, codegen_ms = 0;
+};
+
+LlvmResult run_llvm(const ir::Function& f, const CompileOptions& o, bool keep_ir) {
+  initialize_llvm();
+  LlvmResult r;
+  llvm::LLVMContext ctx;
+  auto t0 = Clock::now();
+  auto module = backend::lower_to_llvm(f, ctx, o.fma_contraction);
+  std::string err;
+  llvm::raw_string_ostream es(err);
+  if (llvm::verifyModule(*module, &es))
+    throw InternalError("cutlet internal error: generated LLVM IR for kernel '" + f.name() +
+                        "' is invalid; this is a bug in cutlet, please report it:\n" + err);
+  r.lower_ms = ms_since(t0);
+  if (keep_ir || dump_enabled("llvm")) r.llvm_ir = module_text(*module);
+  if (dump_enabled("llvm")) dump("llvm", f.name(), r.llvm_ir);
+
+  auto& tm = target_machine(o);
+  module->setDataLayout(tm.createDataLayout());
+  t0 = Clock::now();
+  optimize(*module, tm, o.opt_level);
+  r.optimize_ms = ms_since(t0);
+  if (keep_ir || dump_enabled("llvm-opt")) r.llvm_ir_opt = module_text(*module);
+  if (dump_enabled("llvm-opt")) dump("llvm-opt", f.name(), r.llvm_ir_opt);
+
+  t0 = Clock::now();
+  r.ptx = emit_ptx(*module, tm);
+  r.codegen_ms = ms_since(t0);
+  if (dump_enabled("ptx")) dump("ptx", f.name(), r.ptx);
+  return r;
+}
+
+}  // namespace
+
+std::string llvm_version() { return LLVM_VERSION_STRING; }
+
+std::string compile_to_ptx(const ir::Function& f, const CompileOptions& options) {
+  return run_llvm(f, options, false).ptx;
+}
+
+CompiledKernel compile(const ir::Function& f, const CompileOptions& options) {
+  auto r = run_llvm(f, options, options.keep_llvm_ir);
+  CompiledKernel k;
+  k.name = f.name();
+  k.llvm_ir = std::move(r.llvm_ir);
+  k.llvm_ir_opt = std::move(r.llvm_ir_opt);
+  k.ptx = std::move(r.ptx);
+  k.timings.lower_ms = r.lower_ms;
+  k.timings.optimize_ms = r.optimize_ms;
+  k.timings.codegen_ms = r.codegen_ms;
+  auto t0 = Clock::now();
+  k.cubin = link_ptx(k.ptx, options.target, k.name, &k.link_log);
+  k.timings.link_ms = ms_since(t0);
+  k.resources = parse_resource_usage(k.link_log, k.name);
+  if (dump_enabled("resources")) dump("resources", k.name, k.link_log);
+  return k;
+}
+
+}  // namespace cutlet

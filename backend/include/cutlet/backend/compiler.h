@@ -1,0 +1,84 @@
+// Compiling IR to PTX (LLVM NVPTX) and to a cubin (nvJitLink).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cutlet/backend/target.h"
+#include "cutlet/error.h"
+#include "cutlet/ir/function.h"
+
+namespace cutlet {
+
+/// A failure in LLVM or nvJitLink; the message carries the tool's own log.
+class CompileError : public Error {
+ public:
+  using Error::Error;
+};
+
+/// What changes the generated code. Part of every compiled-kernel cache key.
+struct CompileOptions {
+  Target target;
+  /// LLVM optimization level, 0-3 (nvJitLink/ptxas always optimizes).
+  int opt_level = 3;
+  /// Fuse a*b+c into fma, as nvcc does by default (--fmad=true).
+  bool fma_contraction = true;
+  /// Keep the LLVM IR text (before and after optimization) in the result.
+  bool keep_llvm_ir = false;
+
+  bool operator==(const CompileOptions&) const = default;
+};
+
+/// Register and memory use of a compiled kernel, from the linker's report.
+struct ResourceUsage {
+  int registers = -1;          ///< registers per thread (-1: not reported)
+  int shared_bytes = 0;        ///< static shared memory per block
+  int stack_bytes = 0;         ///< per-thread stack frame
+  int spill_store_bytes = 0;
+  int spill_load_bytes = 0;
+  int constant_bytes = 0;      ///< cmem[0]: parameters and constants
+};
+
+/// Wall-clock milliseconds of each compile stage.
+struct CompileTimings {
+  double lower_ms = 0;     ///< cutlet IR -> LLVM IR
+  double optimize_ms = 0;  ///< LLVM O3 pipeline
+  double codegen_ms = 0;   ///< LLVM IR -> PTX
+  double link_ms = 0;      ///< PTX -> cubin (nvJitLink)
+};
+
+/// A kernel compiled for one target.
+struct CompiledKernel {
+  std::string name;          ///< the PTX entry point
+  std::string llvm_ir;       ///< before optimization (only with keep_llvm_ir or a dump)
+  std::string llvm_ir_opt;   ///< after optimization (likewise)
+  std::string ptx;
+  std::vector<char> cubin;
+  std::string link_log;      ///< nvJitLink's info log
+  ResourceUsage resources;
+  CompileTimings timings;
+};
+
+/// Lowers `f` to LLVM IR, optimizes it, emits PTX for `options.target` and links it to a
+/// cubin with nvJitLink. Stages listed in CUTLET_DUMP ("llvm", "llvm-opt", "ptx",
+/// "resources") are dumped. Throws CompileError with LLVM's or nvJitLink's log on failure.
+/// Thread-safe: concurrent compiles use separate LLVM contexts.
+CompiledKernel compile(const ir::Function& f, const CompileOptions& options);
+
+/// Lowers and optimizes `f` and returns only its PTX (no nvJitLink).
+std::string compile_to_ptx(const ir::Function& f, const CompileOptions& options);
+
+/// Links PTX text to a cubin for `target` with nvJitLink; `info_log`, if given, receives
+/// the linker's report. Throws CompileError carrying nvJitLink's error log.
+std::vector<char> link_ptx(const std::string& ptx, const Target& target, const std::string& name,
+                           std::string* info_log = nullptr);
+
+/// Parses the resource report of nvJitLink/ptxas ("Used 10 registers, ...") for `kernel`.
+ResourceUsage parse_resource_usage(const std::string& log, const std::string& kernel);
+
+/// "19.1.7": the LLVM that generates PTX.
+std::string llvm_version();
+/// "13.0": the nvJitLink that links cubins.
+std::string nvjitlink_version();
+
+}  // namespace cutlet

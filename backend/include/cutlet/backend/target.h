@@ -1,0 +1,31 @@
+// The GPU a kernel is compiled for.
+#pragma once
+
+#include <string>
+
+namespace cutlet {
+
+/// A compilation target: the SM architecture the cubin is linked for, and the PTX that
+/// LLVM emits for it. LLVM 19 emits PTX up to sm_90; a newer GPU gets sm_90 PTX, which
+/// nvJitLink compiles for the newer architecture (PTX is forward compatible).
+struct Target {
+  /// SM version, e.g. 90 for sm_90 (the H100/H200), 80 for sm_80 (the A100).
+  int sm = 90;
+
+  /// The default target without a GPU: sm_90.
+  static Target default_target() { return Target{}; }
+  /// Parses "sm_80", "sm_90", "90" or "compute_90". Throws cutlet::Error naming the
+  /// accepted forms for anything else, or for an SM below 70.
+  static Target from_string(const std::string& s);
+
+  /// "sm_90"
+  std::string arch() const { return "sm_" + std::to_string(sm); }
+  /// The SM that LLVM generates PTX for: min(sm, 90).
+  int ptx_sm() const { return sm < 90 ? sm : 90; }
+  /// The PTX ISA version LLVM writes, e.g. 80 for PTX 8.0.
+  int ptx_version() const { return 80; }
+
+  bool operator==(const Target&) const = default;
+};
+
+}  // namespace cutlet

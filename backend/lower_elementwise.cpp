@@ -1,0 +1,132 @@
+// Lowering of constants, index registers, arithmetic, comparisons, selects and casts.
+#include <llvm/ADT/APFloat.h>
+#include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/IntrinsicsNVPTX.h>
+
+#include "cutlet/error.h"
+#include "lowering.h"
+
+namespace cutlet::backend {
+namespace {
+using ir::Opcode;
+
+llvm::Value* lower_const(LoweringContext& c, const ir::Instruction& inst) {
+  ir::Type t = c.fn.type_of(inst.results[0]);
+  llvm::Type* lt = llvm_type(c.ctx, t);
+  if (t.is_float()) {
+    llvm::APFloat v(inst.float_attr());
+    bool lost = false;
+    v.convert(lt->getFltSemantics(), llvm::APFloat::rmNearestTiesToEven, &lost);
+    return llvm::ConstantFP::get(c.ctx, v);
+  }
+  return llvm::ConstantInt::get(lt, static_cast<std::uint64_t>(inst.int_attr()), t.is_signed_integer());
+}
+
+llvm::Value* lower_special(LoweringContext& c, const ir::Instruction& inst) {
+  using R = ir::SpecialReg;
+  static constexpr llvm::Intrinsic::ID ids[] = {
+      llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x,    llvm::Intrinsic::nvvm_read_ptx_sreg_tid_y,
+      llvm::Intrinsic::nvvm_read_ptx_sreg_tid_z,    llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x,
+      llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_y,   llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_z,
+      llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x,  llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_y,
+      llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_z,  llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x,
+      llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_y, llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_z,
+  };
+  auto r = static_cast<R>(inst.int_attr());
+  return c.b.CreateIntrinsic(ids[static_cast<int>(r)], {}, {});
+}
+
+llvm::Value* lower_binary(LoweringContext& c, const ir::Instruction& inst) {
+  ir::Type t = c.fn.type_of(inst.operands[0]);
+  llvm::Value* a = c.get(inst.operands[0]);
+  llvm::Value* b = c.get(inst.operands[1]);
+  bool fp = t.is_float();
+  bool sgn = t.is_signed_integer();
+  auto& B = c.b;
+  switch (inst.op) {
+    case Opcode::Add: return fp ? B.CreateFAdd(a, b) : B.CreateAdd(a, b, "", false, sgn);
+    case Opcode::Sub: return fp ? B.CreateFSub(a, b) : B.CreateSub(a, b, "", false, sgn);
+    case Opcode::Mul: return fp ? B.CreateFMul(a, b) : B.CreateMul(a, b, "", false, sgn);
+    case Opcode::Div: return fp ? B.CreateFDiv(a, b) : sgn ? B.CreateSDiv(a, b) : B.CreateUDiv(a, b);
+    case Opcode::Rem: return fp ? B.CreateFRem(a, b) : sgn ? B.CreateSRem(a, b) : B.CreateURem(a, b);
+    case Opcode::Min:
+      return fp ? B.CreateMinNum(a, b)
+                : B.CreateBinaryIntrinsic(sgn ? llvm::Intrinsic::smin : llvm::Intrinsic::umin, a, b);
+    case Opcode::Max:
+      return fp ? B.CreateMaxNum(a, b)
+                : B.CreateBinaryIntrinsic(sgn ? llvm::Intrinsic::smax : llvm::Intrinsic::umax, a, b);
+    case Opcode::And: return B.CreateAnd(a, b);
+    case Opcode::Or: return B.CreateOr(a, b);
+    case Opcode::Xor: return B.CreateXor(a, b);
+    case Opcode::Shl: return B.CreateShl(a, b);
+    case Opcode::Shr: return sgn ? B.CreateAShr(a, b) : B.CreateLShr(a, b);
+    default: break;
+  }
+  CUTLET_ASSERT(false, "not a binary op");
+}
+
+llvm::Value* lower_unary(LoweringContext& c, const ir::Instruction& inst) {
+  ir::Type t = c.fn.type_of(inst.operands[0]);
+  llvm::Value* a = c.get(inst.operands[0]);
+  if (inst.op == Opcode::Neg) return t.is_float() ? c.b.CreateFNeg(a) : c.b.CreateNeg(a);
+  return c.b.CreateNot(a);
+}
+
+llvm::Value* lower_cmp(LoweringContext& c, const ir::Instruction& inst) {
+  using P = llvm::CmpInst::Predicate;
+  ir::Type t = c.fn.type_of(inst.operands[0]);
+  llvm::Value* a = c.get(inst.operands[0]);
+  llvm::Value* b = c.get(inst.operands[1]);
+  auto p = static_cast<ir::Predicate>(inst.int_attr());
+  if (t.is_float()) {
+    static constexpr P fp[] = {P::FCMP_OEQ, P::FCMP_UNE, P::FCMP_OLT, P::FCMP_OLE, P::FCMP_OGT, P::FCMP_OGE};
+    return c.b.CreateFCmp(fp[static_cast<int>(p)], a, b);
+  }
+  bool sgn = t.is_signed_integer();
+  static constexpr P si[] = {P::ICMP_EQ, P::ICMP_NE, P::ICMP_SLT, P::ICMP_SLE, P::ICMP_SGT, P::ICMP_SGE};
+  static constexpr P ui[] = {P::ICMP_EQ, P::ICMP_NE, P::ICMP_ULT, P::ICMP_ULE, P::ICMP_UGT, P::ICMP_UGE};
+  return c.b.CreateICmp((sgn ? si : ui)[static_cast<int>(p)], a, b);
+}
+
+llvm::Value* lower_select(LoweringContext& c, const ir::Instruction& inst) {
+  return c.b.CreateSelect(c.get(inst.operands[0]), c.get(inst.operands[1]), c.get(inst.operands[2]));
+}
+
+llvm::Value* lower_cast(LoweringContext& c, const ir::Instruction& inst) {
+  ir::Type from = c.fn.type_of(inst.operands[0]);
+  ir::Type to = c.fn.type_of(inst.results[0]);
+  llvm::Value* a = c.get(inst.operands[0]);
+  llvm::Type* lt = llvm_type(c.ctx, to);
+  auto& B = c.b;
+  if (to.is_bool()) {
+    if (from.is_float()) return B.CreateFCmpUNE(a, llvm::ConstantFP::get(a->getType(), 0.0));
+    return B.CreateICmpNE(a, llvm::ConstantInt::get(a->getType(), 0));
+  }
+  bool from_signed = from.is_signed_integer();
+  if (!from.is_float() && !to.is_float()) return B.CreateIntCast(a, lt, from_signed);
+  if (!from.is_float()) return from_signed ? B.CreateSIToFP(a, lt) : B.CreateUIToFP(a, lt);
+  if (!to.is_float()) return to.is_signed_integer() ? B.CreateFPToSI(a, lt) : B.CreateFPToUI(a, lt);
+  return B.CreateFPCast(a, lt);
+}
+
+llvm::Value* lower_bitcast(LoweringContext& c, const ir::Instruction& inst) {
+  return c.b.CreateBitCast(c.get(inst.operands[0]), llvm_type(c.ctx, c.fn.type_of(inst.results[0])));
+}
+
+}  // namespace
+
+void register_elementwise(LoweringTable& t) {
+  t.set(Opcode::Const, lower_const);
+  t.set(Opcode::Special, lower_special);
+  for (Opcode op : {Opcode::Add, Opcode::Sub, Opcode::Mul, Opcode::Div, Opcode::Rem, Opcode::Min, Opcode::Max,
+                    Opcode::And, Opcode::Or, Opcode::Xor, Opcode::Shl, Opcode::Shr})
+    t.set(op, lower_binary);
+  t.set(Opcode::Neg, lower_unary);
+  t.set(Opcode::Not, lower_unary);
+  t.set(Opcode::Cmp, lower_cmp);
+  t.set(Opcode::Select, lower_select);
+  t.set(Opcode::Cast, lower_cast);
+  t.set(Opcode::Bitcast, lower_bitcast);
+}
+
+}  // namespace cutlet::backend

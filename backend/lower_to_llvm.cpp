@@ -1,0 +1,209 @@
+// IR -> LLVM IR: the kernel signature, structured regions as basic blocks, and dispatch
+// of every other op through the lowering table.
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/Metadata.h>
+
+#include "cutlet/error.h"
+#include "lowering.h"
+
+namespace cutlet::backend {
+
+llvm::Type* llvm_type(llvm::LLVMContext& ctx, ir::Type t) {
+  using K = ir::ScalarKind;
+  if (t.is_pointer()) {
+    // Local variables live in generic allocas (see lower_memory.cpp).
+    auto as = t.address_space() == ir::AddressSpace::Local ? 0u : static_cast<unsigned>(t.address_space());
+    return llvm::PointerType::get(ctx, as);
+  }
+  CUTLET_ASSERT(t.is_scalar(), "only scalars and pointers lower to LLVM types");
+  switch (t.scalar_kind()) {
+    case K::I1: return llvm::Type::getInt1Ty(ctx);
+    case K::I8: case K::U8: return llvm::Type::getInt8Ty(ctx);
+    case K::I16: case K::U16: return llvm::Type::getInt16Ty(ctx);
+    case K::I32: case K::U32: return llvm::Type::getInt32Ty(ctx);
+    case K::I64: case K::U64: return llvm::Type::getInt64Ty(ctx);
+    case K::F16: return llvm::Type::getHalfTy(ctx);
+    case K::BF16: return llvm::Type::getBFloatTy(ctx);
+    case K::F32: return llvm::Type::getFloatTy(ctx);
+    case K::F64: return llvm::Type::getDoubleTy(ctx);
+  }
+  return nullptr;
+}
+
+namespace {
+
+const LoweringTable& table() {
+  static const LoweringTable t = [] {
+    LoweringTable t;
+    register_elementwise(t);
+    register_memory(t);
+    return t;
+  }();
+  return t;
+}
+
+class Walker {
+ public:
+  explicit Walker(LoweringContext& c) : c_(c) {}
+
+  /// Lowers the region's instructions; returns the operands of its terminator.
+  std::vector<llvm::Value*> region(const ir::Region& r) {
+    std::vector<llvm::Value*> term;
+    for (ir::InstId id : r.body) {
+      const ir::Instruction& inst = c_.fn.inst(id);
+      switch (inst.op) {
+        case ir::Opcode::If: lower_if(inst); break;
+        case ir::Opcode::For: lower_for(inst); break;
+        case ir::Opcode::While: lower_while(inst); break;
+        case ir::Opcode::Yield:
+        case ir::Opcode::Condition:
+          for (auto v : inst.operands) term.push_back(c_.get(v));
+          break;
+        default: {
+          LowerFn fn = table().get(inst.op);
+          CUTLET_ASSERT(fn != nullptr, "an opcode without a lowering entry");
+          llvm::Value* v = fn(c_, inst);
+          if (!inst.results.empty()) c_.values[inst.results[0]] = v;
+        }
+      }
+    }
+    return term;
+  }
+
+ private:
+  llvm::BasicBlock* block(const char* name) { return llvm::BasicBlock::Create(c_.ctx, name, c_.kernel); }
+
+  void lower_if(const ir::Instruction& inst) {
+    auto& B = c_.b;
+    auto* then_bb = block("then");
+    auto* else_bb = block("else");
+    auto* merge_bb = block("endif");
+    B.CreateCondBr(c_.get(inst.operands[0]), then_bb, else_bb);
+    std::vector<std::pair<std::vector<llvm::Value*>, llvm::BasicBlock*>> incoming;
+    for (int r = 0; r < 2; ++r) {
+      B.SetInsertPoint(r == 0 ? then_bb : else_bb);
+      auto yields = region(inst.regions[r]);
+      incoming.emplace_back(std::move(yields), B.GetInsertBlock());
+      B.CreateBr(merge_bb);
+    }
+    B.SetInsertPoint(merge_bb);
+    for (std::size_t i = 0; i < inst.results.size(); ++i) {
+      auto* phi = B.CreatePHI(llvm_type(c_.ctx, c_.fn.type_of(inst.results[i])), 2);
+      for (auto& [vals, bb] : incoming) phi->addIncoming(vals[i], bb);
+      c_.values[inst.results[i]] = phi;
+    }
+  }
+
+  void lower_for(const ir::Instruction& inst) {
+    auto& B = c_.b;
+    ir::Type it = c_.fn.type_of(inst.operands[0]);
+    bool sgn = it.is_signed_integer();
+    llvm::Value* lb = c_.get(inst.operands[0]);
+    llvm::Value* ub = c_.get(inst.operands[1]);
+    llvm::Value* step = c_.get(inst.operands[2]);
+    auto* pre = B.GetInsertBlock();
+    auto* header = block("for.header");
+    auto* body = block("for.body");
+    auto* exit = block("for.exit");
+    B.CreateBr(header);
+    B.SetInsertPoint(header);
+    const ir::Region& r = inst.regions[0];
+    std::vector<llvm::PHINode*> phis;
+    for (std::size_t i = 0; i < r.args.size(); ++i) {
+      auto* phi = B.CreatePHI(llvm_type(c_.ctx, c_.fn.type_of(r.args[i])), 2);
+      phi->addIncoming(i == 0 ? lb : c_.get(inst.operands[2 + i]), pre);
+      c_.values[r.args[i]] = phi;
+      phis.push_back(phi);
+    }
+    llvm::Value* cond;
+    auto* cstep = llvm::dyn_cast<llvm::ConstantInt>(step);
+    if (!sgn || (cstep && !cstep->isNegative())) {
+      cond = sgn ? B.CreateICmpSLT(phis[0], ub) : B.CreateICmpULT(phis[0], ub);
+    } else if (cstep) {
+      cond = B.CreateICmpSGT(phis[0], ub);
+    } else {
+      auto* up = B.CreateICmpSGT(step, llvm::ConstantInt::get(step->getType(), 0));
+      cond = B.CreateSelect(up, B.CreateICmpSLT(phis[0], ub), B.CreateICmpSGT(phis[0], ub));
+    }
+    B.CreateCondBr(cond, body, exit);
+    B.SetInsertPoint(body);
+    auto yields = region(r);
+    llvm::Value* next = B.CreateAdd(phis[0], step, "", false, sgn);
+    auto* latch = B.GetInsertBlock();
+    B.CreateBr(header);
+    phis[0]->addIncoming(next, latch);
+    for (std::size_t i = 1; i < phis.size(); ++i) phis[i]->addIncoming(yields[i - 1], latch);
+    B.SetInsertPoint(exit);
+    for (std::size_t i = 0; i < inst.results.size(); ++i) c_.values[inst.results[i]] = phis[i + 1];
+  }
+
+  void lower_while(const ir::Instruction& inst) {
+    auto& B = c_.b;
+    auto* pre = B.GetInsertBlock();
+    auto* before = block("while.cond");
+    auto* after = block("while.body");
+    auto* exit = block("while.exit");
+    B.CreateBr(before);
+    B.SetInsertPoint(before);
+    const ir::Region& rb = inst.regions[0];
+    std::vector<llvm::PHINode*> phis;
+    for (std::size_t i = 0; i < rb.args.size(); ++i) {
+      auto* phi = B.CreatePHI(llvm_type(c_.ctx, c_.fn.type_of(rb.args[i])), 2);
+      phi->addIncoming(c_.get(inst.operands[i]), pre);
+      c_.values[rb.args[i]] = phi;
+      phis.push_back(phi);
+    }
+    auto cond = region(rb);
+    B.CreateCondBr(cond[0], after, exit);
+    B.SetInsertPoint(after);
+    const ir::Region& ra = inst.regions[1];
+    for (std::size_t i = 0; i < ra.args.size(); ++i) c_.values[ra.args[i]] = cond[i + 1];
+    auto yields = region(ra);
+    auto* latch = B.GetInsertBlock();
+    B.CreateBr(before);
+    for (std::size_t i = 0; i < phis.size(); ++i) phis[i]->addIncoming(yields[i], latch);
+    B.SetInsertPoint(exit);
+    for (std::size_t i = 0; i < inst.results.size(); ++i) c_.values[inst.results[i]] = cond[i + 1];
+  }
+
+  LoweringContext& c_;
+};
+
+}  // namespace
+
+std::unique_ptr<llvm::Module> lower_to_llvm(const ir::Function& fn, llvm::LLVMContext& ctx, bool fma_contraction) {
+  auto module = std::make_unique<llvm::Module>(fn.name(), ctx);
+  module->setTargetTriple("nvptx64-nvidia-cuda");
+  module->setDataLayout("e-i64:64-i128:128-v16:16-v32:32-n16:32:64");
+
+  std::vector<llvm::Type*> params;
+  for (auto p : fn.params()) params.push_back(llvm_type(ctx, fn.type_of(p)));
+  auto* fty = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), params, false);
+  auto* kernel = llvm::Function::Create(fty, llvm::GlobalValue::ExternalLinkage, fn.name(), *module);
+  kernel->addFnAttr(llvm::Attribute::NoUnwind);
+
+  // Mark it a kernel entry point (LLVM 19 reads nvvm.annotations).
+  llvm::Metadata* md[] = {llvm::ValueAsMetadata::get(kernel), llvm::MDString::get(ctx, "kernel"),
+                          llvm::ValueAsMetadata::get(llvm::ConstantInt::get(llvm::Type::getInt32Ty(ctx), 1))};
+  module->getOrInsertNamedMetadata("nvvm.annotations")->addOperand(llvm::MDNode::get(ctx, md));
+
+  // Allocas go to the entry block, the code to the blocks after it.
+  auto* entry_bb = llvm::BasicBlock::Create(ctx, "entry", kernel);
+  auto* start_bb = llvm::BasicBlock::Create(ctx, "start", kernel);
+  llvm::IRBuilder<> b(start_bb);
+  llvm::IRBuilder<> entry(entry_bb);
+  if (fma_contraction) {
+    llvm::FastMathFlags fmf;
+    fmf.setAllowContract(true);
+    b.setFastMathFlags(fmf);
+  }
+
+  LoweringContext c{fn, ctx, *module, kernel, b, entry, std::vector<llvm::Value*>(fn.num_values(), nullptr)};
+  for (std::size_t i = 0; i < fn.params().size(); ++i) c.values[fn.params()[i]] = kernel->getArg(static_cast<unsigned>(i));
+  Walker(c).region(fn.body());
+  b.CreateRetVoid();
+  entry.CreateBr(start_bb);
+  return module;
+}
+
+}  // namespace cutlet::backend

@@ -1,0 +1,24 @@
+// Parsing target names.
+#include "cutlet/backend/target.h"
+
+#include <cctype>
+
+#include "cutlet/error.h"
+
+namespace cutlet {
+
+Target Target::from_string(const std::string& s) {
+  std::string digits = s;
+  for (const char* prefix : {"sm_", "compute_"}) {
+    std::string p(prefix);
+    if (digits.rfind(p, 0) == 0) digits = digits.substr(p.size());
+  }
+  bool ok = !digits.empty() && digits.size() <= 3;
+  for (char c : digits) ok = ok && std::isdigit(static_cast<unsigned char>(c));
+  int sm = ok ? std::stoi(digits) : 0;
+  if (!ok || sm < 70)
+    throw Error("cutlet: unknown target '" + s + "': write it as sm_XY with XY >= 70, e.g. \"sm_90\" for an H100/H200 or \"sm_80\" for an A100");
+  return Target{sm};
+}
+
+}  // namespace cutlet

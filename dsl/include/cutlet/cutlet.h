@@ -1,0 +1,14 @@
+// cutlet: GPU kernels written as C++ lambdas, traced, compiled by LLVM NVPTX and nvJitLink,
+// cached, and launched on cuda.core-style streams and buffers. Include this one header.
+#pragma once
+
+#include "cutlet/backend/compiler.h"
+#include "cutlet/backend/target.h"
+#include "cutlet/dsl/control.h"
+#include "cutlet/dsl/index.h"
+#include "cutlet/dsl/kernel.h"
+#include "cutlet/dsl/pointer.h"
+#include "cutlet/dsl/value.h"
+#include "cutlet/dump.h"
+#include "cutlet/ir/printer.h"
+#include "cutlet/runtime/runtime.h"

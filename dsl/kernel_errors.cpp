@@ -1,0 +1,17 @@
+// Launch argument errors of Kernel::launch, formatted out of line.
+#include "cutlet/dsl/kernel.h"
+
+namespace cutlet::detail {
+
+void throw_argument_error(const std::string& kernel, const std::source_location& defined,
+                          const std::source_location& launched, const std::string& what) {
+  throw Error("cutlet: bad arguments to kernel '" + kernel + "' (defined at " + to_string(defined) +
+              ") launched at " + to_string(launched) + ": " + what);
+}
+
+void throw_null_buffer(const std::string& kernel, const std::source_location& launched, std::size_t index) {
+  throw Error("cutlet: argument " + std::to_string(index + 1) + " of kernel '" + kernel + "' launched at " +
+              to_string(launched) + " is an empty Buffer (no device memory); allocate it before launching");
+}
+
+}  // namespace cutlet::detail

@@ -1,0 +1,529 @@
+// Builder: type checks, constant folding and scoped deduplication of pure ops.
+#include "cutlet/ir/builder.h"
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <unordered_map>
+
+namespace cutlet::ir {
+
+/// Pure ops already emitted in one region, keyed by their structure.
+struct Builder::Scope {
+  std::unordered_map<std::string, ValueId> pure;
+};
+
+namespace {
+
+std::string key_of(Opcode op, Type t, const std::vector<ValueId>& operands,
+                   const std::vector<Attribute>& attrs) {
+  std::string k;
+  auto put = [&k](const void* p, std::size_t n) { k.append(static_cast<const char*>(p), n); };
+  put(&op, sizeof op);
+  const void* tp = t.opaque();
+  put(&tp, sizeof tp);
+  for (auto v : operands) put(&v, sizeof v);
+  for (const auto& a : attrs) {
+    char tag = static_cast<char>(a.index());
+    put(&tag, 1);
+    if (auto* i = std::get_if<std::int64_t>(&a)) put(i, sizeof *i);
+    if (auto* d = std::get_if<double>(&a)) put(d, sizeof *d);
+    if (auto* ty = std::get_if<Type>(&a)) {
+      const void* p = ty->opaque();
+      put(&p, sizeof p);
+    }
+  }
+  return k;
+}
+
+bool operand_class_allows(OperandClass c, Type t) {
+  switch (c) {
+    case OperandClass::Any: return true;
+    case OperandClass::Scalar: return t.is_scalar();
+    case OperandClass::Numeric: return t.is_integer() || t.is_float();
+    case OperandClass::Integer: return t.is_integer();
+    case OperandClass::IntOrBool: return t.is_integer() || t.is_bool();
+  }
+  return false;
+}
+
+const char* operand_class_name(OperandClass c) {
+  switch (c) {
+    case OperandClass::Any: return "any type";
+    case OperandClass::Scalar: return "scalars";
+    case OperandClass::Numeric: return "integers and floats";
+    case OperandClass::Integer: return "integers";
+    case OperandClass::IntOrBool: return "integers and bools";
+  }
+  return "?";
+}
+
+template <class T>
+T fold_arith(Opcode op, T a, T b, bool& ok) {
+  ok = true;
+  switch (op) {
+    case Opcode::Add: return a + b;
+    case Opcode::Sub: return a - b;
+    case Opcode::Mul: return a * b;
+    case Opcode::Min: return b < a ? b : a;
+    case Opcode::Max: return a < b ? b : a;
+    default: ok = false; return T{};
+  }
+}
+
+}  // namespace
+
+std::int64_t normalize_int(Type t, std::int64_t v) {
+  int bits = t.bits();
+  if (bits >= 64) return v;
+  std::uint64_t mask = (std::uint64_t{1} << bits) - 1;
+  std::uint64_t u = static_cast<std::uint64_t>(v) & mask;
+  if (t.is_signed_integer() && (u >> (bits - 1)) & 1) u |= ~mask;
+  return static_cast<std::int64_t>(u);
+}
+
+Builder::Builder(Function& f) : f_(&f) {
+  ip_.push_back({kNone, 0});
+  scopes_.push_back(std::make_unique<Scope>());
+}
+Builder::~Builder() = default;
+
+void Builder::fail(const std::string& what) const {
+  std::string msg = "cutlet IR error: " + what;
+  if (loc_.known()) msg += " (at " + std::string(loc_.file) + ":" + std::to_string(loc_.line) + ")";
+  throw IRError(msg);
+}
+
+Region& Builder::current_region() {
+  auto ip = ip_.back();
+  if (ip.owner == kNone) return f_->body();
+  return f_->inst(ip.owner).regions.at(ip.region);
+}
+
+ValueId Builder::add_param(Type t) {
+  if (!(t.is_scalar() || t.is_pointer())) fail("a kernel parameter must be a scalar or a pointer, not " + t.str());
+  if (ip_.size() != 1) fail("parameters can only be added at the top level");
+  auto& body = f_->body();
+  ValueId v = f_->add_value(t, kNone, static_cast<std::uint32_t>(body.args.size()));
+  body.args.push_back(v);
+  return v;
+}
+
+ValueId Builder::emit(Opcode op, Type result, std::vector<ValueId> operands,
+                      std::vector<Attribute> attrs) {
+  bool pure = has_trait(op, Pure);
+  std::string key;
+  if (pure) {
+    key = key_of(op, result, operands, attrs);
+    for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
+      auto found = (*it)->pure.find(key);
+      if (found != (*it)->pure.end()) return found->second;
+    }
+  }
+  Instruction inst;
+  inst.op = op;
+  inst.operands = std::move(operands);
+  inst.attrs = std::move(attrs);
+  inst.loc = loc_;
+  InstId id = f_->add_inst(std::move(inst));
+  ValueId v = kNone;
+  if (!result.is_void()) {
+    v = f_->add_value(result, id, 0);
+    f_->inst(id).results.push_back(v);
+  }
+  current_region().body.push_back(id);
+  if (pure) scopes_.back()->pure.emplace(std::move(key), v);
+  return v;
+}
+
+void Builder::emit_terminator(Opcode op, std::vector<ValueId> operands) {
+  Instruction inst;
+  inst.op = op;
+  inst.operands = std::move(operands);
+  inst.loc = loc_;
+  InstId id = f_->add_inst(std::move(inst));
+  current_region().body.push_back(id);
+}
+
+std::optional<std::int64_t> Builder::int_constant(ValueId v) const {
+  const Instruction* d = f_->def_of(v);
+  if (!d || d->op != Opcode::Const) return std::nullopt;
+  Type t = f_->type_of(v);
+  if (!(t.is_integer() || t.is_bool())) return std::nullopt;
+  return d->int_attr();
+}
+
+std::optional<double> Builder::float_constant(ValueId v) const {
+  const Instruction* d = f_->def_of(v);
+  if (!d || d->op != Opcode::Const || !f_->type_of(v).is_float()) return std::nullopt;
+  return d->float_attr();
+}
+
+ValueId Builder::const_int(Type t, std::int64_t v) {
+  if (!(t.is_integer() || t.is_bool())) fail("const_int of non-integer type " + t.str());
+  return emit(Opcode::Const, t, {}, {normalize_int(t, v)});
+}
+
+ValueId Builder::const_float(Type t, double v) {
+  if (!t.is_float()) fail("const_float of non-float type " + t.str());
+  if (t == Type::f32()) v = static_cast<double>(static_cast<float>(v));
+  // Key on the bits so that -0.0 and 0.0 (and distinct NaNs) stay distinct.
+  return emit(Opcode::Const, t, {}, {v});
+}
+
+ValueId Builder::special(SpecialReg r) {
+  return emit(Opcode::Special, Type::i32(), {}, {static_cast<std::int64_t>(r)});
+}
+
+std::optional<ValueId> Builder::fold_binary(Opcode op, ValueId a, ValueId b) {
+  Type t = f_->type_of(a);
+  auto ia = int_constant(a), ib = int_constant(b);
+  if (ia && ib) {
+    std::int64_t x = *ia, y = *ib;
+    bool is_unsigned = t.is_unsigned_integer() || t.is_bool();
+    std::uint64_t ux = static_cast<std::uint64_t>(x), uy = static_cast<std::uint64_t>(y);
+    if (t.is_bool()) ux &= 1, uy &= 1;
+    switch (op) {
+      case Opcode::Add: return const_int(t, static_cast<std::int64_t>(ux + uy));
+      case Opcode::Sub: return const_int(t, static_cast<std::int64_t>(ux - uy));
+      case Opcode::Mul: return const_int(t, static_cast<std::int64_t>(ux * uy));
+      case Opcode::Div:
+      case Opcode::Rem:
+        if (y == 0) return std::nullopt;
+        if (is_unsigned) {
+          // Unsigned values narrower than 64 bits are stored zero-extended.
+          return const_int(t, static_cast<std::int64_t>(op == Opcode::Div ? ux / uy : ux % uy));
+        }
+        if (x == std::numeric_limits<std::int64_t>::min() && y == -1) return std::nullopt;
+        return const_int(t, op == Opcode::Div ? x / y : x % y);
+      case Opcode::Min:
+        return const_int(t, is_unsigned ? static_cast<std::int64_t>(std::min(ux, uy)) : std::min(x, y));
+      case Opcode::Max:
+        return const_int(t, is_unsigned ? static_cast<std::int64_t>(std::max(ux, uy)) : std::max(x, y));
+      case Opcode::And: return const_int(t, x & y);
+      case Opcode::Or: return const_int(t, x | y);
+      case Opcode::Xor: return const_int(t, x ^ y);
+      case Opcode::Shl:
+        if (uy >= static_cast<std::uint64_t>(t.bits())) return std::nullopt;
+        return const_int(t, static_cast<std::int64_t>(ux << uy));
+      case Opcode::Shr:
+        if (uy >= static_cast<std::uint64_t>(t.bits())) return std::nullopt;
+        return const_int(t, is_unsigned ? static_cast<std::int64_t>(ux >> uy) : (x >> y));
+      default: return std::nullopt;
+    }
+  }
+  auto fa = float_constant(a), fb = float_constant(b);
+  if (fa && fb && (t == Type::f32() || t == Type::f64())) {
+    bool ok = false;
+    double r;
+    if (t == Type::f32()) {
+      r = fold_arith<float>(op, static_cast<float>(*fa), static_cast<float>(*fb), ok);
+      if (!ok && op == Opcode::Div) ok = true, r = static_cast<float>(*fa) / static_cast<float>(*fb);
+    } else {
+      r = fold_arith<double>(op, *fa, *fb, ok);
+      if (!ok && op == Opcode::Div) ok = true, r = *fa / *fb;
+    }
+    // min/max of NaN follow the non-NaN operand on the GPU; leave those to run time.
+    if ((op == Opcode::Min || op == Opcode::Max) && (std::isnan(*fa) || std::isnan(*fb))) ok = false;
+    if (ok) return const_float(t, r);
+    return std::nullopt;
+  }
+  // Integer identities (exact for every input; float ones are not, because of -0.0 and NaN).
+  if (t.is_integer() || t.is_bool()) {
+    auto is = [&](std::optional<std::int64_t> c, std::int64_t v) { return c && *c == normalize_int(t, v); };
+    switch (op) {
+      case Opcode::Add: case Opcode::Or: case Opcode::Xor:
+        if (is(ib, 0)) return a;
+        if (is(ia, 0)) return b;
+        break;
+      case Opcode::Sub: case Opcode::Shl: case Opcode::Shr:
+        if (is(ib, 0)) return a;
+        break;
+      case Opcode::Mul:
+        if (is(ib, 1)) return a;
+        if (is(ia, 1)) return b;
+        if (is(ib, 0) || is(ia, 0)) return const_int(t, 0);
+        break;
+      case Opcode::Div:
+        if (is(ib, 1)) return a;
+        break;
+      case Opcode::And:
+        if (is(ib, -1)) return a;
+        if (is(ia, -1)) return b;
+        if (is(ib, 0) || is(ia, 0)) return const_int(t, 0);
+        break;
+      default: break;
+    }
+    if (t.is_bool() && op == Opcode::Or && (is(ia, 1) || is(ib, 1))) return const_bool(true);
+  }
+  return std::nullopt;
+}
+
+ValueId Builder::binary(Opcode op, ValueId a, ValueId b) {
+  const OpInfo& info = op_info(op);
+  if (info.arity != 2 || info.rule != TypeRule::SameAsOperands) fail(std::string(info.mnemonic) + " is not a binary op");
+  Type ta = f_->type_of(a), tb = f_->type_of(b);
+  if (ta != tb) fail(std::string(info.mnemonic) + " needs operands of one type, got " + ta.str() + " and " + tb.str());
+  if (!ta.is_scalar() || !operand_class_allows(info.operands, ta))
+    fail(std::string(info.mnemonic) + " is defined for " + operand_class_name(info.operands) + ", not " + ta.str());
+  if (auto folded = fold_binary(op, a, b)) return *folded;
+  if (has_trait(op, Commutative) && (int_constant(a) || float_constant(a)) &&
+      !(int_constant(b) || float_constant(b)))
+    std::swap(a, b);  // canonical form: constant on the right
+  return emit(op, ta, {a, b});
+}
+
+ValueId Builder::unary(Opcode op, ValueId a) {
+  Type t = f_->type_of(a);
+  const OpInfo& info = op_info(op);
+  if (op != Opcode::Neg && op != Opcode::Not) fail(std::string(info.mnemonic) + " is not a unary op");
+  if (!t.is_scalar() || !operand_class_allows(info.operands, t))
+    fail(std::string(info.mnemonic) + " is defined for " + operand_class_name(info.operands) + ", not " + t.str());
+  if (auto c = int_constant(a)) return const_int(t, op == Opcode::Neg ? static_cast<std::int64_t>(0ull - static_cast<std::uint64_t>(*c)) : ~*c);
+  if (auto c = float_constant(a); c && op == Opcode::Neg) return const_float(t, -*c);
+  return emit(op, t, {a});
+}
+
+ValueId Builder::cmp(Predicate p, ValueId a, ValueId b) {
+  Type ta = f_->type_of(a), tb = f_->type_of(b);
+  if (ta != tb) fail(std::string("cmp ") + predicate_name(p) + " needs operands of one type, got " + ta.str() + " and " + tb.str());
+  if (!ta.is_scalar()) fail("cmp needs scalar operands, not " + ta.str());
+  auto ia = int_constant(a), ib = int_constant(b);
+  if (ia && ib) {
+    bool u = ta.is_unsigned_integer() || ta.is_bool();
+    auto x = *ia, y = *ib;
+    auto ux = static_cast<std::uint64_t>(x), uy = static_cast<std::uint64_t>(y);
+    bool r = false;
+    switch (p) {
+      case Predicate::Eq: r = x == y; break;
+      case Predicate::Ne: r = x != y; break;
+      case Predicate::Lt: r = u ? ux < uy : x < y; break;
+      case Predicate::Le: r = u ? ux <= uy : x <= y; break;
+      case Predicate::Gt: r = u ? ux > uy : x > y; break;
+      case Predicate::Ge: r = u ? ux >= uy : x >= y; break;
+    }
+    return const_bool(r);
+  }
+  auto fa = float_constant(a), fb = float_constant(b);
+  if (fa && fb) {
+    double x = *fa, y = *fb;
+    bool r = false;
+    switch (p) {
+      case Predicate::Eq: r = x == y; break;
+      case Predicate::Ne: r = x != y; break;
+      case Predicate::Lt: r = x < y; break;
+      case Predicate::Le: r = x <= y; break;
+      case Predicate::Gt: r = x > y; break;
+      case Predicate::Ge: r = x >= y; break;
+    }
+    return const_bool(r);
+  }
+  return emit(Opcode::Cmp, Type::i1(), {a, b}, {static_cast<std::int64_t>(p)});
+}
+
+ValueId Builder::select(ValueId c, ValueId a, ValueId b) {
+  if (!f_->type_of(c).is_bool()) fail("select needs an i1 condition, got " + f_->type_of(c).str());
+  Type ta = f_->type_of(a), tb = f_->type_of(b);
+  if (ta != tb) fail("select needs both choices of one type, got " + ta.str() + " and " + tb.str());
+  if (a == b) return a;
+  if (auto k = int_constant(c)) return *k ? a : b;
+  return emit(Opcode::Select, ta, {c, a, b});
+}
+
+ValueId Builder::cast(Type to, ValueId a) {
+  Type from = f_->type_of(a);
+  if (!from.is_scalar() || !to.is_scalar()) fail("cast converts scalars, not " + from.str() + " to " + to.str());
+  if (from == to) return a;
+  if (auto c = int_constant(a)) {
+    bool u = from.is_unsigned_integer() || from.is_bool();
+    if (to.is_bool()) return const_bool(*c != 0);
+    if (to.is_integer()) return const_int(to, *c);
+    if (to == Type::f32() || to == Type::f64())
+      return const_float(to, u ? static_cast<double>(static_cast<std::uint64_t>(*c)) : static_cast<double>(*c));
+  }
+  if (auto c = float_constant(a); c && (from == Type::f32() || from == Type::f64())) {
+    if (to == Type::f32() || to == Type::f64()) return const_float(to, *c);
+    if (to.is_bool()) return const_bool(*c != 0.0);
+    // Float to integer: fold only when the value is in range (out of range is undefined).
+    double tv = std::trunc(*c);
+    if (to.is_signed_integer() && to.bits() <= 32 && tv >= std::ldexp(-1.0, to.bits() - 1) &&
+        tv < std::ldexp(1.0, to.bits() - 1))
+      return const_int(to, static_cast<std::int64_t>(tv));
+    if (to.is_unsigned_integer() && to.bits() <= 32 && tv >= 0 && tv < std::ldexp(1.0, to.bits()))
+      return const_int(to, static_cast<std::int64_t>(tv));
+  }
+  return emit(Opcode::Cast, to, {a}, {});
+}
+
+ValueId Builder::bitcast(Type to, ValueId a) {
+  Type from = f_->type_of(a);
+  if (!from.is_scalar() || !to.is_scalar() || from.bits() != to.bits())
+    fail("bitcast needs scalars of equal width, not " + from.str() + " to " + to.str());
+  if (from == to) return a;
+  return emit(Opcode::Bitcast, to, {a});
+}
+
+ValueId Builder::ptr_add(ValueId p, ValueId i) {
+  Type tp = f_->type_of(p), ti = f_->type_of(i);
+  if (!tp.is_pointer()) fail("ptr_add needs a pointer, got " + tp.str());
+  if (!ti.is_integer()) fail("ptr_add needs an integer offset, got " + ti.str());
+  if (auto c = int_constant(i); c && *c == 0) return p;
+  return emit(Opcode::PtrAdd, tp, {p, i});
+}
+
+ValueId Builder::load(ValueId p) {
+  Type tp = f_->type_of(p);
+  if (!tp.is_pointer()) fail("load needs a pointer, got " + tp.str());
+  return emit(Opcode::Load, tp.element(), {p});
+}
+
+void Builder::store(ValueId p, ValueId v) {
+  Type tp = f_->type_of(p), tv = f_->type_of(v);
+  if (!tp.is_pointer()) fail("store needs a pointer, got " + tp.str());
+  if (tp.element() != tv) fail("store of " + tv.str() + " through " + tp.str());
+  emit(Opcode::Store, Type::void_type(), {p, v});
+}
+
+ValueId Builder::alloca(Type elem) {
+  if (!elem.is_scalar()) fail("alloca of non-scalar " + elem.str());
+  return emit(Opcode::Alloca, Type::pointer(elem, AddressSpace::Local), {}, {});
+}
+
+void Builder::barrier() { emit(Opcode::Barrier, Type::void_type(), {}); }
+
+InstId Builder::open_region_op(Opcode op, std::vector<ValueId> operands, int num_regions) {
+  Instruction inst;
+  inst.op = op;
+  inst.operands = std::move(operands);
+  inst.regions.resize(num_regions);
+  inst.loc = loc_;
+  return f_->add_inst(std::move(inst));
+}
+
+std::vector<ValueId> Builder::build_region(InstId owner, std::uint32_t index,
+                                           std::span<const Type> arg_types, const BodyFn& fn) {
+  std::vector<ValueId> args;
+  for (std::uint32_t i = 0; i < arg_types.size(); ++i) {
+    ValueId v = f_->add_value(arg_types[i], kNone, i);
+    args.push_back(v);
+  }
+  f_->inst(owner).regions.at(index).args = args;
+  ip_.push_back({owner, index});
+  scopes_.push_back(std::make_unique<Scope>());
+  std::vector<ValueId> yields;
+  try {
+    if (fn) yields = fn(args);
+  } catch (...) {
+    ip_.pop_back();
+    scopes_.pop_back();
+    throw;
+  }
+  return yields;  // the caller emits the terminator, then calls finish
+}
+
+std::vector<ValueId> Builder::close_region_op(InstId id, std::span<const Type> result_types) {
+  current_region().body.push_back(id);
+  std::vector<ValueId> results;
+  for (std::uint32_t i = 0; i < result_types.size(); ++i) {
+    ValueId v = f_->add_value(result_types[i], id, i);
+    f_->inst(id).results.push_back(v);
+    results.push_back(v);
+  }
+  return results;
+}
+
+namespace {
+std::string types_str(const Function& f, std::span<const ValueId> vs) {
+  std::string s = "(";
+  for (std::size_t i = 0; i < vs.size(); ++i) s += (i ? ", " : "") + f.type_of(vs[i]).str();
+  return s + ")";
+}
+std::string types_str(std::span<const Type> ts) {
+  std::string s = "(";
+  for (std::size_t i = 0; i < ts.size(); ++i) s += (i ? ", " : "") + ts[i].str();
+  return s + ")";
+}
+bool same_types(const Function& f, std::span<const ValueId> vs, std::span<const Type> ts) {
+  if (vs.size() != ts.size()) return false;
+  for (std::size_t i = 0; i < vs.size(); ++i)
+    if (f.type_of(vs[i]) != ts[i]) return false;
+  return true;
+}
+}  // namespace
+
+std::vector<ValueId> Builder::if_(ValueId cond, std::span<const Type> result_types,
+                                  const BodyFn& then_fn, const BodyFn& else_fn) {
+  if (!f_->type_of(cond).is_bool()) fail("if needs an i1 condition, got " + f_->type_of(cond).str());
+  if (!result_types.empty() && !else_fn) fail("an if with results needs an else branch");
+  InstId id = open_region_op(Opcode::If, {cond}, 2);
+  for (std::uint32_t r = 0; r < 2; ++r) {
+    auto yields = build_region(id, r, {}, r == 0 ? then_fn : else_fn);
+    if (!same_types(*f_, yields, result_types)) {
+      ip_.pop_back();
+      scopes_.pop_back();
+      fail(std::string("the ") + (r == 0 ? "then" : "else") + " branch of an if yields " +
+           types_str(*f_, yields) + " but the if has results " + types_str(result_types));
+    }
+    emit_terminator(Opcode::Yield, yields);
+    ip_.pop_back();
+    scopes_.pop_back();
+  }
+  return close_region_op(id, result_types);
+}
+
+std::vector<ValueId> Builder::for_(ValueId lb, ValueId ub, ValueId step, std::span<const ValueId> init,
+                                   const BodyFn& body) {
+  Type t = f_->type_of(lb);
+  if (!t.is_integer() || f_->type_of(ub) != t || f_->type_of(step) != t)
+    fail("for needs bounds and step of one integer type, got " + f_->type_of(lb).str() + ", " +
+         f_->type_of(ub).str() + ", " + f_->type_of(step).str());
+  if (auto s = int_constant(step); s && *s == 0) fail("for with a step of 0 never ends");
+  std::vector<ValueId> operands{lb, ub, step};
+  operands.insert(operands.end(), init.begin(), init.end());
+  std::vector<Type> carried;
+  for (auto v : init) carried.push_back(f_->type_of(v));
+  std::vector<Type> arg_types{t};
+  arg_types.insert(arg_types.end(), carried.begin(), carried.end());
+  InstId id = open_region_op(Opcode::For, std::move(operands), 1);
+  auto yields = build_region(id, 0, arg_types, body);
+  if (!same_types(*f_, yields, carried)) {
+    ip_.pop_back();
+    scopes_.pop_back();
+    fail("a for body yields " + types_str(*f_, yields) + " but carries " + types_str(carried));
+  }
+  emit_terminator(Opcode::Yield, yields);
+  ip_.pop_back();
+  scopes_.pop_back();
+  return close_region_op(id, carried);
+}
+
+std::vector<ValueId> Builder::while_(std::span<const ValueId> init, const BodyFn& cond_fn,
+                                     const BodyFn& body) {
+  std::vector<Type> carried;
+  for (auto v : init) carried.push_back(f_->type_of(v));
+  InstId id = open_region_op(Opcode::While, std::vector<ValueId>(init.begin(), init.end()), 2);
+  auto cond = build_region(id, 0, carried, cond_fn);
+  if (cond.empty() || !f_->type_of(cond[0]).is_bool()) {
+    ip_.pop_back();
+    scopes_.pop_back();
+    fail("a while condition must produce an i1 first");
+  }
+  std::vector<Type> forwarded;
+  for (std::size_t i = 1; i < cond.size(); ++i) forwarded.push_back(f_->type_of(cond[i]));
+  emit_terminator(Opcode::Condition, cond);
+  ip_.pop_back();
+  scopes_.pop_back();
+  auto yields = build_region(id, 1, forwarded, body);
+  if (!same_types(*f_, yields, carried)) {
+    ip_.pop_back();
+    scopes_.pop_back();
+    fail("a while body yields " + types_str(*f_, yields) + " but carries " + types_str(carried));
+  }
+  emit_terminator(Opcode::Yield, yields);
+  ip_.pop_back();
+  scopes_.pop_back();
+  return close_region_op(id, forwarded);
+}
+
+}  // namespace cutlet::ir

@@ -1,0 +1,107 @@
+// The IR container: a kernel function owning flat SSA values, instructions and regions.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "cutlet/ir/opcode.h"
+#include "cutlet/ir/type.h"
+
+namespace cutlet::ir {
+
+/// A dense SSA value number within one Function.
+using ValueId = std::uint32_t;
+/// A dense instruction number within one Function.
+using InstId = std::uint32_t;
+inline constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
+
+/// An instruction attribute: an integer (constants, predicates, registers), a float
+/// constant, or a type.
+using Attribute = std::variant<std::int64_t, double, Type>;
+
+/// A source position in the user's program ({nullptr, 0} when unknown). File names are
+/// the static strings of std::source_location.
+struct Location {
+  const char* file = nullptr;
+  std::uint32_t line = 0;
+  bool known() const { return file != nullptr; }
+};
+
+/// A structured region: block arguments (for loops: induction variable and carried
+/// values; for the function body: the parameters) and a straight-line list of
+/// instructions, whose last is a terminator (yield or condition) except in the body.
+struct Region {
+  std::vector<ValueId> args;
+  std::vector<InstId> body;
+};
+
+/// One operation. Region ops (if, for, while) own their regions:
+///  - `if %c` : regions {then, else}; each ends in `yield` of the results.
+///  - `for %lb, %ub, %step, %init...` : one region with args (%iv, %carried...); it ends in
+///    `yield` of the next carried values; results are the final carried values. The
+///    loop runs while iv < ub for a positive step (iv > ub for a negative one).
+///  - `while %init...` : regions {before, after}. `before` takes the carried values and
+///    ends in `condition %c, %forwarded...`; when %c is false the loop ends with the
+///    forwarded values as results, otherwise `after` takes them and yields the next.
+struct Instruction {
+  Opcode op{};
+  std::vector<ValueId> results;
+  std::vector<ValueId> operands;
+  std::vector<Attribute> attrs;
+  std::vector<Region> regions;
+  Location loc;
+
+  std::int64_t int_attr(std::size_t i = 0) const { return std::get<std::int64_t>(attrs.at(i)); }
+  double float_attr(std::size_t i = 0) const { return std::get<double>(attrs.at(i)); }
+};
+
+/// Where a value comes from: an instruction result or a region argument.
+struct ValueInfo {
+  Type type;
+  InstId def = kNone;          ///< defining instruction, or kNone for region arguments
+  std::uint32_t index = 0;     ///< result index, or argument index in its region
+};
+
+/// A kernel: parameters are the body region's arguments. Owns every value and instruction;
+/// ids are indices into its tables.
+class Function {
+ public:
+  explicit Function(std::string name = "kernel") : name_(std::move(name)) {}
+
+  const std::string& name() const { return name_; }
+  void set_name(std::string n) { name_ = std::move(n); }
+
+  Region& body() { return body_; }
+  const Region& body() const { return body_; }
+  std::span<const ValueId> params() const { return body_.args; }
+
+  Instruction& inst(InstId id) { return insts_.at(id); }
+  const Instruction& inst(InstId id) const { return insts_.at(id); }
+  const ValueInfo& value(ValueId id) const { return values_.at(id); }
+  Type type_of(ValueId id) const { return values_.at(id).type; }
+  std::size_t num_values() const { return values_.size(); }
+  std::size_t num_insts() const { return insts_.size(); }
+
+  /// The instruction that defines `v`, or nullptr for a region argument.
+  const Instruction* def_of(ValueId v) const {
+    auto d = values_.at(v).def;
+    return d == kNone ? nullptr : &insts_[d];
+  }
+
+  /// Appends a new instruction (not yet placed in a region) and returns its id.
+  InstId add_inst(Instruction inst);
+  /// Creates a new value of type `t` defined by `def` (kNone for a region argument).
+  ValueId add_value(Type t, InstId def, std::uint32_t index);
+
+ private:
+  std::string name_;
+  Region body_;
+  std::vector<Instruction> insts_;
+  std::vector<ValueInfo> values_;
+};
+
+}  // namespace cutlet::ir

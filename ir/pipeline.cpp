@@ -1,0 +1,27 @@
+// The default pass pipeline.
+#include "cutlet/ir/pipeline.h"
+
+#include "cutlet/ir/passes/passes.h"
+#include "cutlet/ir/verifier.h"
+
+namespace cutlet::ir {
+
+namespace {
+constexpr Pass kPipeline[] = {
+    {"dce", &dead_code_elimination},
+};
+}  // namespace
+
+std::span<const Pass> default_pipeline() { return kPipeline; }
+
+Function run_pipeline(Function f, const PipelineOptions& options) {
+  verify(f);
+  for (const Pass& p : kPipeline) {
+    f = p.run(std::move(f));
+    if (options.verify_each) verify(f);
+    if (options.after_pass) options.after_pass(p.name, f);
+  }
+  return f;
+}
+
+}  // namespace cutlet::ir

@@ -1,0 +1,134 @@
+// The IR printer: one line per instruction, nested regions indented.
+#include "cutlet/ir/printer.h"
+
+#include <cstdio>
+#include <cstring>
+#include <unordered_map>
+
+namespace cutlet::ir {
+namespace {
+
+class Printer {
+ public:
+  Printer(const Function& f, bool locs) : f_(f), locs_(locs) {}
+
+  std::string run() {
+    out_ += "kernel @" + f_.name() + "(";
+    const auto& params = f_.body().args;
+    for (std::size_t i = 0; i < params.size(); ++i) {
+      if (i) out_ += ", ";
+      out_ += name(params[i]) + ": " + f_.type_of(params[i]).str();
+    }
+    out_ += ") {\n";
+    region_body(f_.body(), 1);
+    out_ += "}\n";
+    return out_;
+  }
+
+ private:
+  std::string name(ValueId v) {
+    auto [it, inserted] = numbers_.try_emplace(v, static_cast<std::uint32_t>(numbers_.size()));
+    return "%" + std::to_string(it->second);
+  }
+
+  void indent(int depth) { out_.append(static_cast<std::size_t>(depth) * 2, ' '); }
+
+  static std::string float_text(double d) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.17g", d);
+    // Make sure a float constant never reads as an integer.
+    if (!std::strpbrk(buf, ".eEni")) std::strcat(buf, ".0");
+    return buf;
+  }
+
+  std::string attr_text(const Instruction& inst) {
+    std::string s;
+    for (const auto& a : inst.attrs) {
+      s += " ";
+      if (auto* i = std::get_if<std::int64_t>(&a)) {
+        if (inst.op == Opcode::Cmp) s += predicate_name(static_cast<Predicate>(*i));
+        else if (inst.op == Opcode::Special) s += special_reg_name(static_cast<SpecialReg>(*i));
+        else s += std::to_string(*i);
+      } else if (auto* d = std::get_if<double>(&a)) {
+        s += float_text(*d);
+      } else if (auto* t = std::get_if<Type>(&a)) {
+        s += t->str();
+      }
+    }
+    return s;
+  }
+
+  void region_body(const Region& r, int depth) {
+    for (InstId id : r.body) instruction(f_.inst(id), depth);
+  }
+
+  void region(const Region& r, int depth) {
+    out_ += "{";
+    if (!r.args.empty()) {
+      out_ += " ^(";
+      for (std::size_t i = 0; i < r.args.size(); ++i) {
+        if (i) out_ += ", ";
+        out_ += name(r.args[i]) + ": " + f_.type_of(r.args[i]).str();
+      }
+      out_ += ")";
+    }
+    out_ += "\n";
+    region_body(r, depth + 1);
+    indent(depth);
+    out_ += "}";
+  }
+
+  void instruction(const Instruction& inst, int depth) {
+    indent(depth);
+    // Operands are named before results so that numbering follows data flow; results of
+    // region ops are named after their regions, where they become visible.
+    std::string ops;
+    for (std::size_t i = 0; i < inst.operands.size(); ++i) ops += (i ? ", " : " ") + name(inst.operands[i]);
+    std::string head = mnemonic(inst.op) + attr_text(inst) + ops;
+    if (inst.regions.empty()) {
+      std::string res;
+      for (std::size_t i = 0; i < inst.results.size(); ++i) res += (i ? ", " : "") + name(inst.results[i]);
+      if (!res.empty()) out_ += res + " = ";
+      out_ += head;
+      if (!inst.results.empty()) {
+        out_ += " : ";
+        for (std::size_t i = 0; i < inst.results.size(); ++i)
+          out_ += (i ? ", " : "") + f_.type_of(inst.results[i]).str();
+      }
+    } else {
+      std::string body;
+      std::swap(body, out_);
+      for (const auto& r : inst.regions) {
+        out_ += " ";
+        region(r, depth);
+      }
+      std::swap(body, out_);
+      std::string res;
+      for (std::size_t i = 0; i < inst.results.size(); ++i) res += (i ? ", " : "") + name(inst.results[i]);
+      if (!res.empty()) out_ += res + " = ";
+      out_ += head;
+      if (!inst.results.empty()) {
+        out_ += " ->";
+        for (std::size_t i = 0; i < inst.results.size(); ++i)
+          out_ += (i ? ", " : " ") + f_.type_of(inst.results[i]).str();
+      }
+      out_ += body;
+    }
+    if (locs_ && inst.loc.known()) {
+      const char* base = std::strrchr(inst.loc.file, '/');
+      out_ += "  // " + std::string(base ? base + 1 : inst.loc.file) + ":" + std::to_string(inst.loc.line);
+    }
+    out_ += "\n";
+  }
+
+  const Function& f_;
+  bool locs_;
+  std::string out_;
+  std::unordered_map<ValueId, std::uint32_t> numbers_;
+};
+
+}  // namespace
+
+std::string print(const Function& f, bool with_locations) { return Printer(f, with_locations).run(); }
+
+}  // namespace cutlet::ir

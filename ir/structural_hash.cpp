@@ -1,0 +1,63 @@
+// Structural hash: a walk in print order, numbering values as they appear.
+#include "cutlet/ir/structural_hash.h"
+
+#include <bit>
+#include <unordered_map>
+
+#include "cutlet/ir/hash.h"
+
+namespace cutlet::ir {
+namespace {
+
+class StructuralHasher {
+ public:
+  explicit StructuralHasher(const Function& f) : f_(f) {}
+
+  std::uint64_t run() {
+    h_.add(f_.name());
+    region(f_.body());
+    return h_.value();
+  }
+
+ private:
+  void value(ValueId v) {
+    auto [it, inserted] = numbers_.try_emplace(v, numbers_.size());
+    h_.add(it->second);
+    if (inserted) h_.add(f_.type_of(v).structural_hash());
+  }
+
+  void region(const Region& r) {
+    h_.add(0x5245474eull);  // region marker
+    h_.add(r.args.size());
+    for (auto a : r.args) value(a);
+    h_.add(r.body.size());
+    for (InstId id : r.body) instruction(f_.inst(id));
+  }
+
+  void instruction(const Instruction& inst) {
+    h_.add(static_cast<std::uint64_t>(inst.op));
+    h_.add(inst.operands.size());
+    for (auto v : inst.operands) value(v);
+    h_.add(inst.attrs.size());
+    for (const auto& a : inst.attrs) {
+      h_.add(a.index());
+      if (auto* i = std::get_if<std::int64_t>(&a)) h_.add(static_cast<std::uint64_t>(*i));
+      if (auto* d = std::get_if<double>(&a)) h_.add(std::bit_cast<std::uint64_t>(*d));
+      if (auto* t = std::get_if<Type>(&a)) h_.add(t->structural_hash());
+    }
+    h_.add(inst.regions.size());
+    for (const auto& r : inst.regions) region(r);
+    h_.add(inst.results.size());
+    for (auto v : inst.results) value(v);
+  }
+
+  const Function& f_;
+  Hasher h_;
+  std::unordered_map<ValueId, std::uint64_t> numbers_;
+};
+
+}  // namespace
+
+std::uint64_t structural_hash(const Function& f) { return StructuralHasher(f).run(); }
+
+}  // namespace cutlet::ir

@@ -1,0 +1,237 @@
+// Verifier: walks regions in order with a scoped set of visible values.
+#include "cutlet/ir/verifier.h"
+
+#include <string>
+#include <vector>
+
+#include "cutlet/ir/printer.h"
+
+namespace cutlet::ir {
+namespace {
+
+class Verifier {
+ public:
+  explicit Verifier(const Function& f)
+      : f_(f), visible_(f.num_values(), false), defined_(f.num_values(), false), placed_(f.num_insts(), false) {}
+
+  void run() {
+    for (auto p : f_.body().args) define(p, nullptr);
+    for (auto p : f_.body().args) {
+      Type t = f_.type_of(p);
+      if (!(t.is_scalar() || t.is_pointer())) fail(nullptr, "parameter of type " + t.str());
+    }
+    region(f_.body(), /*is_body=*/true);
+  }
+
+ private:
+  [[noreturn]] void fail(const Instruction* inst, const std::string& what) {
+    std::string msg = "cutlet IR verifier: in kernel @" + f_.name() + ": ";
+    if (inst) msg += std::string("'") + mnemonic(inst->op) + "': ";
+    msg += what;
+    if (inst && inst->loc.known()) msg += " (at " + std::string(inst->loc.file) + ":" + std::to_string(inst->loc.line) + ")";
+    throw IRError(msg);
+  }
+
+  void define(ValueId v, const Instruction* inst) {
+    if (v >= f_.num_values()) fail(inst, "defines unknown value id " + std::to_string(v));
+    if (defined_[v]) fail(inst, "value defined twice");
+    defined_[v] = true;
+    visible_[v] = true;
+    scope_.push_back(v);
+  }
+
+  Type use(ValueId v, const Instruction* inst) {
+    if (v >= f_.num_values()) fail(inst, "uses unknown value id " + std::to_string(v));
+    if (!visible_[v]) fail(inst, "uses a value that is not defined before it in an enclosing scope");
+    return f_.type_of(v);
+  }
+
+  void region(const Region& r, bool is_body) {
+    std::size_t mark = scope_.size();
+    for (std::size_t i = 0; i < r.body.size(); ++i) {
+      InstId id = r.body[i];
+      if (id >= f_.num_insts()) fail(nullptr, "region lists unknown instruction " + std::to_string(id));
+      if (placed_[id]) fail(&f_.inst(id), "instruction placed twice");
+      placed_[id] = true;
+      const Instruction& inst = f_.inst(id);
+      bool last = i + 1 == r.body.size();
+      if (has_trait(inst.op, Terminator) && (!last || is_body)) fail(&inst, "terminator in the middle of a region");
+      if (!is_body && last && !has_trait(inst.op, Terminator)) fail(&inst, "region does not end in a terminator");
+      instruction(inst);
+    }
+    if (!is_body && r.body.empty()) fail(nullptr, "empty region (needs a terminator)");
+    while (scope_.size() > mark) {
+      visible_[scope_.back()] = false;
+      scope_.pop_back();
+    }
+  }
+
+  void enter_region(const Region& r, std::span<const Type> arg_types, const Instruction& owner, const char* which) {
+    if (r.args.size() != arg_types.size())
+      fail(&owner, std::string(which) + " region has " + std::to_string(r.args.size()) + " arguments, expected " +
+                       std::to_string(arg_types.size()));
+    std::size_t mark = scope_.size();
+    for (std::size_t i = 0; i < r.args.size(); ++i) {
+      define(r.args[i], &owner);
+      if (f_.type_of(r.args[i]) != arg_types[i]) fail(&owner, std::string(which) + " region argument has the wrong type");
+    }
+    region(r, false);
+    while (scope_.size() > mark) {
+      visible_[scope_.back()] = false;
+      scope_.pop_back();
+    }
+  }
+
+  static std::vector<Type> types(const Function& f, std::span<const ValueId> vs) {
+    std::vector<Type> t;
+    for (auto v : vs) t.push_back(f.type_of(v));
+    return t;
+  }
+
+  void expect_terminator(const Region& r, Opcode op, std::span<const Type> types_expected, const Instruction& owner,
+                         std::size_t skip = 0) {
+    const Instruction& term = f_.inst(r.body.back());
+    if (term.op != op) fail(&owner, std::string("region must end in '") + mnemonic(op) + "'");
+    if (term.operands.size() != types_expected.size() + skip) fail(&term, "wrong number of yielded values");
+    for (std::size_t i = 0; i < types_expected.size(); ++i)
+      if (f_.type_of(term.operands[i + skip]) != types_expected[i]) fail(&term, "yielded value has the wrong type");
+  }
+
+  void instruction(const Instruction& inst) {
+    const OpInfo& info = op_info(inst.op);
+    if (info.arity >= 0 && inst.operands.size() != static_cast<std::size_t>(info.arity))
+      fail(&inst, "has " + std::to_string(inst.operands.size()) + " operands, expected " + std::to_string(info.arity));
+    std::vector<Type> ot;
+    for (auto v : inst.operands) ot.push_back(use(v, &inst));
+    for (auto r : inst.results)
+      if (r < f_.num_values() && f_.value(r).def != static_cast<InstId>(&inst - &f_.inst(0))) fail(&inst, "result does not point back to its instruction");
+
+    auto one_result = [&]() -> Type {
+      if (inst.results.size() != 1) fail(&inst, "must have exactly one result");
+      return f_.type_of(inst.results[0]);
+    };
+    auto check_class = [&](Type t) {
+      bool ok = true;
+      switch (info.operands) {
+        case OperandClass::Any: break;
+        case OperandClass::Scalar: ok = t.is_scalar(); break;
+        case OperandClass::Numeric: ok = t.is_integer() || t.is_float(); break;
+        case OperandClass::Integer: ok = t.is_integer(); break;
+        case OperandClass::IntOrBool: ok = t.is_integer() || t.is_bool(); break;
+      }
+      if (!ok) fail(&inst, "operand type " + t.str() + " is not allowed");
+    };
+
+    switch (info.rule) {
+      case TypeRule::SameAsOperands: {
+        Type r = one_result();
+        for (auto t : ot) {
+          if (t != r) fail(&inst, "operand of type " + t.str() + " but result " + r.str());
+          check_class(t);
+        }
+        break;
+      }
+      case TypeRule::Bool:
+        if (one_result() != Type::i1()) fail(&inst, "result must be i1");
+        if (ot[0] != ot[1]) fail(&inst, "operands of different types " + ot[0].str() + " and " + ot[1].str());
+        check_class(ot[0]);
+        if (inst.attrs.size() != 1 || inst.int_attr() < 0 || inst.int_attr() > 5) fail(&inst, "bad predicate");
+        break;
+      case TypeRule::SelectRule:
+        if (!ot[0].is_bool() || ot[1] != ot[2] || one_result() != ot[1]) fail(&inst, "must be (i1, T, T) -> T");
+        break;
+      case TypeRule::PointerOffset:
+        if (!ot[0].is_pointer() || !ot[1].is_integer() || one_result() != ot[0]) fail(&inst, "must be (ptr<T>, integer) -> ptr<T>");
+        break;
+      case TypeRule::Pointee:
+        if (!ot[0].is_pointer() || one_result() != ot[0].element()) fail(&inst, "must be (ptr<T>) -> T");
+        break;
+      case TypeRule::NoResult:
+        if (!inst.results.empty()) fail(&inst, "must have no result");
+        if (inst.op == Opcode::Store && (!ot[0].is_pointer() || ot[0].element() != ot[1]))
+          fail(&inst, "stores " + ot[1].str() + " through " + ot[0].str());
+        break;
+      case TypeRule::Explicit:
+        explicit_rule(inst, ot);
+        break;
+    }
+    for (auto r : inst.results) define(r, &inst);
+  }
+
+  void explicit_rule(const Instruction& inst, const std::vector<Type>& ot) {
+    switch (inst.op) {
+      case Opcode::Const: {
+        if (inst.results.size() != 1 || inst.attrs.size() != 1) fail(&inst, "needs one result and one value");
+        Type t = f_.type_of(inst.results[0]);
+        bool is_int = std::holds_alternative<std::int64_t>(inst.attrs[0]);
+        if (!((t.is_float() && !is_int) || ((t.is_integer() || t.is_bool()) && is_int)))
+          fail(&inst, "constant value does not match its type " + t.str());
+        if (is_int && normalize_int(t, inst.int_attr()) != inst.int_attr()) fail(&inst, "constant out of range for " + t.str());
+        break;
+      }
+      case Opcode::Special:
+        if (inst.results.size() != 1 || f_.type_of(inst.results[0]) != Type::i32()) fail(&inst, "must produce i32");
+        if (inst.attrs.size() != 1 || inst.int_attr() < 0 || inst.int_attr() > 11) fail(&inst, "bad register");
+        break;
+      case Opcode::Cast:
+        if (inst.results.size() != 1 || !ot[0].is_scalar() || !f_.type_of(inst.results[0]).is_scalar()) fail(&inst, "converts scalars");
+        break;
+      case Opcode::Bitcast:
+        if (inst.results.size() != 1 || !ot[0].is_scalar() || f_.type_of(inst.results[0]).bits() != ot[0].bits())
+          fail(&inst, "needs scalars of one width");
+        break;
+      case Opcode::Alloca:
+        if (inst.results.size() != 1 || !f_.type_of(inst.results[0]).is_pointer() ||
+            f_.type_of(inst.results[0]).address_space() != AddressSpace::Local)
+          fail(&inst, "must produce a local pointer");
+        break;
+      case Opcode::If: {
+        if (!ot[0].is_bool()) fail(&inst, "condition must be i1, not " + ot[0].str());
+        if (inst.regions.size() != 2) fail(&inst, "needs then and else regions");
+        auto rt = types(f_, inst.results);
+        for (int r = 0; r < 2; ++r) {
+          enter_region(inst.regions[r], {}, inst, r ? "else" : "then");
+          expect_terminator(inst.regions[r], Opcode::Yield, rt, inst);
+        }
+        break;
+      }
+      case Opcode::For: {
+        if (ot.size() < 3) fail(&inst, "needs lower bound, upper bound and step");
+        if (!ot[0].is_integer() || ot[1] != ot[0] || ot[2] != ot[0]) fail(&inst, "bounds and step must be one integer type");
+        if (inst.regions.size() != 1) fail(&inst, "needs one region");
+        std::vector<Type> carried(ot.begin() + 3, ot.end());
+        if (types(f_, inst.results) != carried) fail(&inst, "results must match the carried values");
+        std::vector<Type> args{ot[0]};
+        args.insert(args.end(), carried.begin(), carried.end());
+        enter_region(inst.regions[0], args, inst, "body");
+        expect_terminator(inst.regions[0], Opcode::Yield, carried, inst);
+        break;
+      }
+      case Opcode::While: {
+        if (inst.regions.size() != 2) fail(&inst, "needs before and after regions");
+        auto rt = types(f_, inst.results);
+        enter_region(inst.regions[0], ot, inst, "before");
+        const Region& before = inst.regions[0];
+        const Instruction& cond = f_.inst(before.body.back());
+        if (cond.op != Opcode::Condition || cond.operands.empty() || !f_.type_of(cond.operands[0]).is_bool())
+          fail(&inst, "before region must end in 'condition' with an i1 first");
+        expect_terminator(before, Opcode::Condition, rt, inst, 1);
+        enter_region(inst.regions[1], rt, inst, "after");
+        expect_terminator(inst.regions[1], Opcode::Yield, ot, inst);
+        break;
+      }
+      default:
+        fail(&inst, "has no type rule");
+    }
+  }
+
+  const Function& f_;
+  std::vector<bool> visible_, defined_, placed_;
+  std::vector<ValueId> scope_;
+};
+
+}  // namespace
+
+void verify(const Function& f) { Verifier(f).run(); }
+
+}  // namespace cutlet::ir
