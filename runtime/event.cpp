@@ -1,0 +1,88 @@
+// Creation, recording, waiting on and timing of CUDA events.
+#include "cutlet/runtime/event.h"
+
+#include <utility>
+
+#include "cutlet/runtime/stream.h"
+#include "device_state.h"
+
+namespace cutlet {
+
+Event::Event(Device device, bool timing) : device_(device) {
+  const detail::DeviceState& s = detail::device_state(device.ordinal());
+  detail::ensure_current(s);
+  CUevent ev = nullptr;
+  CUresult r =
+      detail::driver().cuEventCreate(&ev, timing ? CU_EVENT_DEFAULT : CU_EVENT_DISABLE_TIMING);
+  if (r != CUDA_SUCCESS) detail::throw_cuda_error(r, "cuEventCreate(" + s.label + ")");
+  handle_ = ev;
+}
+
+Event::Event(Event&& other) noexcept
+    : handle_(std::exchange(other.handle_, nullptr)), device_(other.device_) {}
+
+Event& Event::operator=(Event&& other) noexcept {
+  if (this != &other) {
+    Event old(std::move(*this));
+    handle_ = std::exchange(other.handle_, nullptr);
+    device_ = other.device_;
+  }
+  return *this;
+}
+
+Event::~Event() {
+  if (!handle_) return;
+  if (const detail::DriverApi* api = detail::g_driver_api.load(std::memory_order_acquire))
+    api->cuEventDestroy(static_cast<CUevent>(handle_));  // errors (e.g. at exit) ignored
+}
+
+void* Event::require(const char* op) const {
+  if (!handle_) throw Error(std::string("Event::") + op + " on an empty (moved-from) Event");
+  return handle_;
+}
+
+void Event::record(const Stream& stream) {
+  auto ev = static_cast<CUevent>(require("record"));
+  if (stream.device() != device_)
+    throw Error("Event::record: the event belongs to " + detail::device_label(device_.ordinal()) +
+                " but the stream to " + detail::device_label(stream.device().ordinal()) +
+                "; create the event on the stream's device");
+  const detail::DeviceState& s = detail::device_state(device_.ordinal());
+  detail::ensure_current(s);
+  CUresult r = detail::driver().cuEventRecord(ev, static_cast<CUstream>(stream.handle()));
+  if (r != CUDA_SUCCESS) detail::throw_cuda_error(r, "cuEventRecord(" + s.label + ")");
+}
+
+void Event::synchronize() const {
+  auto ev = static_cast<CUevent>(require("synchronize"));
+  CUresult r = detail::driver().cuEventSynchronize(ev);
+  if (r != CUDA_SUCCESS)
+    detail::throw_cuda_error(r,
+                             "cuEventSynchronize(" + detail::device_label(device_.ordinal()) + ")");
+}
+
+bool Event::query() const {
+  auto ev = static_cast<CUevent>(require("query"));
+  CUresult r = detail::driver().cuEventQuery(ev);
+  if (r == CUDA_SUCCESS) return true;
+  if (r == CUDA_ERROR_NOT_READY) return false;
+  detail::throw_cuda_error(r, "cuEventQuery(" + detail::device_label(device_.ordinal()) + ")");
+}
+
+float Event::elapsed_ms(const Event& start, const Event& end) {
+  auto a = static_cast<CUevent>(start.require("elapsed_ms"));
+  auto b = static_cast<CUevent>(end.require("elapsed_ms"));
+  float ms = 0;
+  CUresult r = detail::driver().cuEventElapsedTime(&ms, a, b);
+  if (r != CUDA_SUCCESS) {
+    std::string hint;
+    if (r == CUDA_ERROR_NOT_READY)
+      hint = "an event has not completed yet: synchronize the end event first";
+    else if (r == CUDA_ERROR_INVALID_HANDLE)
+      hint = "both events must be timing events (timing = true) of one device, and both recorded";
+    detail::throw_cuda_error(r, "cuEventElapsedTime", hint);
+  }
+  return ms;
+}
+
+}  // namespace cutlet

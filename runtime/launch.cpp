@@ -1,0 +1,159 @@
+// Launch-configuration checks and the kernel launch itself.
+#include "cutlet/runtime/launch.h"
+
+#include <string>
+
+#include "cutlet/runtime/device.h"
+#include "cutlet/runtime/module.h"
+#include "cutlet/runtime/stream.h"
+#include "device_state.h"
+
+namespace cutlet {
+namespace {
+
+/// Whether `c` satisfies `l`: the conditions check_launch_config spells out, without text.
+bool fits(const DeviceLimits& l, const LaunchConfig& c) noexcept {
+  const Dim3& g = c.grid;
+  const Dim3& b = c.block;
+  return g.x >= 1 && g.y >= 1 && g.z >= 1 && b.x >= 1 && b.y >= 1 && b.z >= 1 &&
+         b.x <= l.max_block[0] && b.y <= l.max_block[1] && b.z <= l.max_block[2] &&
+         b.x * b.y * b.z <= l.max_threads_per_block && g.x <= l.max_grid[0] &&
+         g.y <= l.max_grid[1] && g.z <= l.max_grid[2] &&
+         c.shared_bytes <= l.max_shared_per_block_optin;
+}
+
+std::string dims(const Dim3& d) {
+  return "(" + std::to_string(d.x) + "," + std::to_string(d.y) + "," + std::to_string(d.z) + ")";
+}
+
+[[noreturn]] void bad_config(const char* kernel_name, const LaunchConfig& c,
+                             const std::string& problem) {
+  throw Error("cannot launch kernel '" + std::string(kernel_name ? kernel_name : "?") + "' at " +
+              to_string(c.where) + ": " + problem);
+}
+
+}  // namespace
+
+void check_launch_config(const DeviceLimits& l, const LaunchConfig& c, const char* kernel_name,
+                         std::string_view device_label) {
+  const std::string dev(device_label);
+  static constexpr char kAxis[3] = {'x', 'y', 'z'};
+  const long long grid[3] = {c.grid.x, c.grid.y, c.grid.z};
+  const long long block[3] = {c.block.x, c.block.y, c.block.z};
+  for (int i = 0; i < 3; ++i) {
+    if (grid[i] < 1)
+      bad_config(kernel_name, c,
+                 std::string("grid.") + kAxis[i] + " is " + std::to_string(grid[i]) +
+                     (grid[i] == 0 ? "" : " (negative)") +
+                     "; every grid extent must be at least 1 (an empty problem needs no launch)");
+    if (block[i] < 1)
+      bad_config(kernel_name, c,
+                 std::string("block.") + kAxis[i] + " is " + std::to_string(block[i]) +
+                     (block[i] == 0 ? "" : " (negative)") +
+                     "; every block extent must be at least 1");
+  }
+  long long threads = 0;  // the product, or -1 when it does not fit in a long long
+  if (__builtin_mul_overflow(block[0], block[1], &threads) ||
+      __builtin_mul_overflow(threads, block[2], &threads))
+    threads = -1;
+  if (threads < 0 || threads > l.max_threads_per_block)
+    bad_config(kernel_name, c,
+               "block " + dims(c.block) + " has " +
+                   (threads < 0 ? std::string("more than 2^63") : std::to_string(threads)) +
+                   " threads; " + dev + " allows at most " +
+                   std::to_string(l.max_threads_per_block) +
+                   " per block; use smaller blocks and more of them");
+  for (int i = 0; i < 3; ++i)
+    if (block[i] > l.max_block[i])
+      bad_config(kernel_name, c,
+                 std::string("block.") + kAxis[i] + " is " + std::to_string(block[i]) + "; " + dev +
+                     " allows at most " + std::to_string(l.max_block[i]) + " threads along " +
+                     kAxis[i]);
+  for (int i = 0; i < 3; ++i)
+    if (grid[i] > l.max_grid[i])
+      bad_config(kernel_name, c,
+                 std::string("grid.") + kAxis[i] + " is " + std::to_string(grid[i]) + "; " + dev +
+                     " allows at most " + std::to_string(l.max_grid[i]) + " blocks along " +
+                     kAxis[i] +
+                     (i > 0 ? " (put the largest extent in grid.x, which allows " +
+                                  std::to_string(l.max_grid[0]) + ")"
+                            : std::string(" (give each block more work)")));
+  if (c.shared_bytes > l.max_shared_per_block_optin)
+    bad_config(kernel_name, c,
+               "shared_bytes is " + std::to_string(c.shared_bytes) + "; " + dev +
+                   " allows at most " + std::to_string(l.max_shared_per_block_optin) +
+                   " bytes of shared memory per block (with opt-in; " +
+                   std::to_string(l.max_shared_per_block) + " without)");
+  CUTLET_ASSERT(fits(l, c), "check_launch_config and fits disagree");
+}
+
+void check_launch_config(const Device& device, const LaunchConfig& config,
+                         const char* kernel_name) {
+  const detail::DeviceState& s = detail::device_state(device.ordinal());
+  check_launch_config(s.limits, config, kernel_name, s.label);
+}
+
+namespace {
+
+[[noreturn]] void launch_failed(CUresult r, const Function& f, const LaunchConfig& c) {
+  std::string hint = "launched at " + to_string(c.where);
+  if (r == CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES) {
+    try {
+      FunctionAttributes a = f.attributes();
+      hint += "; the kernel uses " + std::to_string(a.num_regs) + " registers per thread and " +
+              std::to_string(a.shared_size_bytes) + " static shared bytes, and allows at most " +
+              std::to_string(a.max_threads_per_block) + " threads per block: use smaller blocks";
+    } catch (const Error&) {
+    }
+  }
+  detail::throw_cuda_error(r,
+                           "cuLaunchKernel(kernel '" + f.name() + "', grid " + dims(c.grid) +
+                               ", block " + dims(c.block) + ", " + std::to_string(c.shared_bytes) +
+                               " shared bytes)",
+                           hint);
+}
+
+[[noreturn]] void device_mismatch(const Stream& s, const Function& f, const LaunchConfig& c) {
+  bad_config(f.name().c_str(), c,
+             "the kernel was loaded on " + detail::device_label(f.device().ordinal()) +
+                 " but the stream is on " + detail::device_label(s.device().ordinal()) +
+                 "; load the module on the stream's device too");
+}
+
+}  // namespace
+
+void launch(const Stream& stream, const Function& function, const LaunchConfig& config,
+            void** args) {
+  const int ordinal = function.device().ordinal();
+  if (stream.device().ordinal() != ordinal) [[unlikely]]
+    device_mismatch(stream, function, config);
+  const detail::DeviceState& s = detail::device_state(ordinal);
+  const DeviceLimits& l = s.limits;
+  if (!fits(l, config)) [[unlikely]]
+    check_launch_config(l, config, function.name().c_str(), s.label);  // throws
+  detail::ensure_current(s);
+  const detail::DriverApi& api = detail::driver();
+  auto f = static_cast<CUfunction>(function.handle());
+  if (config.shared_bytes > l.max_shared_per_block) [[unlikely]] {
+    CUresult r = api.cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                        static_cast<int>(config.shared_bytes));
+    if (r != CUDA_SUCCESS)
+      detail::throw_cuda_error(
+          r,
+          "cuFuncSetAttribute(kernel '" + function.name() +
+              "', MAX_DYNAMIC_SHARED_SIZE_BYTES = " + std::to_string(config.shared_bytes) + ")",
+          "the kernel's static shared memory plus shared_bytes must stay within the device's "
+          "opt-in limit of " +
+              std::to_string(l.max_shared_per_block_optin) + " bytes");
+  }
+  CUresult r = api.cuLaunchKernel(
+      f, static_cast<unsigned>(config.grid.x), static_cast<unsigned>(config.grid.y),
+      static_cast<unsigned>(config.grid.z), static_cast<unsigned>(config.block.x),
+      static_cast<unsigned>(config.block.y), static_cast<unsigned>(config.block.z),
+      static_cast<unsigned>(config.shared_bytes), static_cast<CUstream>(stream.handle()), args,
+      nullptr);
+  if (r != CUDA_SUCCESS) [[unlikely]]
+    launch_failed(r, function, config);
+}
+
+}  // namespace cutlet

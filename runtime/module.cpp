@@ -1,0 +1,170 @@
+// Loading cubin, fatbin and PTX images into a device context, and looking up their kernels.
+#include "cutlet/runtime/module.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <utility>
+
+#include "device_state.h"
+
+namespace cutlet {
+namespace {
+
+bool starts_with(std::span<const char> image, const char (&magic)[4]) {
+  return image.size() >= 4 && std::memcmp(image.data(), magic, 4) == 0;
+}
+
+std::string arch_hint(const detail::DeviceState& s, CUresult r) {
+  const std::string sm = "sm_" + std::to_string(s.cc.sm());
+  switch (r) {
+    case CUDA_ERROR_NO_BINARY_FOR_GPU:
+    case CUDA_ERROR_INVALID_IMAGE:
+      return "the image probably holds no code for " + s.label + ", which is " + sm +
+             "; compile for " + sm + " (or include PTX the driver can compile)";
+    case CUDA_ERROR_INVALID_PTX:
+      return "the driver could not compile the PTX for " + s.label + " (" + sm +
+             "); a .target above " + sm + " also causes this";
+    case CUDA_ERROR_UNSUPPORTED_PTX_VERSION:
+      return "the PTX .version is newer than this driver (CUDA " +
+             std::to_string(detail::driver().version / 1000) + "." +
+             std::to_string(detail::driver().version % 1000 / 10) +
+             ") accepts; emit an older PTX ISA version or update the driver";
+    default:
+      return {};
+  }
+}
+
+template <class U>
+U read_le(std::span<const char> image, std::size_t offset) {
+  U value = 0;
+  std::memcpy(&value, image.data() + offset, sizeof(U));  // hosts are little-endian, as images
+  return value;
+}
+
+/// The number of bytes a cubin (ELF64) or fatbin image says it spans, so that a truncated
+/// image is rejected here instead of being read past its end by the driver; 0 when the
+/// header itself is cut off.
+std::uint64_t claimed_size(std::span<const char> image, bool elf) {
+  if (elf) {
+    if (image.size() < 64) return 0;
+    const auto phoff = read_le<std::uint64_t>(image, 0x20);
+    const auto shoff = read_le<std::uint64_t>(image, 0x28);
+    const auto phsize =
+        std::uint64_t{read_le<std::uint16_t>(image, 0x36)} * read_le<std::uint16_t>(image, 0x38);
+    const auto shsize =
+        std::uint64_t{read_le<std::uint16_t>(image, 0x3a)} * read_le<std::uint16_t>(image, 0x3c);
+    return std::max({std::uint64_t{64}, phoff + phsize, shoff + shsize});
+  }
+  if (image.size() < 16) return 0;
+  return std::uint64_t{read_le<std::uint16_t>(image, 6)} + read_le<std::uint64_t>(image, 8);
+}
+
+}  // namespace
+
+FunctionAttributes Function::attributes() const {
+  const detail::DriverApi& api = detail::driver();
+  auto f = static_cast<CUfunction>(handle_);
+  auto get = [&](CUfunction_attribute a) {
+    int v = 0;
+    CUresult r = api.cuFuncGetAttribute(&v, a, f);
+    if (r != CUDA_SUCCESS)
+      detail::throw_cuda_error(
+          r, "cuFuncGetAttribute(kernel '" + name_ + "', attribute " + std::to_string(a) + ")");
+    return v;
+  };
+  FunctionAttributes out;
+  out.num_regs = get(CU_FUNC_ATTRIBUTE_NUM_REGS);
+  out.shared_size_bytes = get(CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES);
+  out.local_size_bytes = get(CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES);
+  out.const_size_bytes = get(CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES);
+  out.max_threads_per_block = get(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+  out.ptx_version = get(CU_FUNC_ATTRIBUTE_PTX_VERSION);
+  out.binary_version = get(CU_FUNC_ATTRIBUTE_BINARY_VERSION);
+  return out;
+}
+
+Module Module::load(Device device, std::span<const char> image) {
+  if (image.empty()) throw Error("Module::load: empty image");
+  const detail::DeviceState& s = detail::device_state(device.ordinal());
+  detail::ensure_current(s);
+
+  // cubin (ELF) and fatbin images carry their own size; PTX text must end in a NUL.
+  constexpr char kElfMagic[4] = {0x7f, 'E', 'L', 'F'};
+  constexpr char kFatbinMagic[4] = {0x50, char(0xed), 0x55, char(0xba)};  // 0xba55ed50, LE
+  const bool binary = starts_with(image, kElfMagic) || starts_with(image, kFatbinMagic);
+  if (binary) {
+    const std::uint64_t claimed = claimed_size(image, image[0] == kElfMagic[0]);
+    if (claimed == 0 || claimed > image.size())
+      throw Error("Module::load: the " +
+                  std::string(image[0] == kElfMagic[0] ? "cubin (ELF)" : "fatbin") + " image is " +
+                  std::to_string(image.size()) + " bytes long but its header " +
+                  (claimed == 0 ? std::string("is cut off")
+                                : "says it spans " + std::to_string(claimed) + " bytes") +
+                  "; the image is truncated or corrupt");
+  }
+  std::string ptx_copy;
+  const void* data = image.data();
+  if (!binary && std::memchr(image.data(), '\0', image.size()) == nullptr) {
+    ptx_copy.assign(image.data(), image.size());
+    data = ptx_copy.c_str();
+  }
+
+  std::string log(16 * 1024, '\0');
+  CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+  void* values[] = {log.data(),
+                    reinterpret_cast<void*>(static_cast<std::uintptr_t>(log.size() - 1))};
+  CUmodule module = nullptr;
+  CUresult r = detail::driver().cuModuleLoadDataEx(&module, data, 2, options, values);
+  if (r != CUDA_SUCCESS) {
+    log.resize(std::strlen(log.c_str()));
+    std::string hint = arch_hint(s, r);
+    if (!log.empty()) hint += (hint.empty() ? "" : "; ") + std::string("driver log:\n") + log;
+    detail::throw_cuda_error(r,
+                             "cuModuleLoadDataEx(" + std::string(binary ? "binary" : "PTX") +
+                                 " image of " + std::to_string(image.size()) + " bytes, " +
+                                 s.label + ")",
+                             hint);
+  }
+  return Module(module, device);
+}
+
+Function Module::function(const std::string& name) const {
+  if (!handle_) throw Error("Module::function('" + name + "') on an empty (moved-from) Module");
+  CUfunction f = nullptr;
+  CUresult r =
+      detail::driver().cuModuleGetFunction(&f, static_cast<CUmodule>(handle_), name.c_str());
+  if (r != CUDA_SUCCESS)
+    detail::throw_cuda_error(
+        r, "cuModuleGetFunction(\"" + name + "\")",
+        r == CUDA_ERROR_NOT_FOUND
+            ? "the module has no kernel named '" + name +
+                  "'; the name must match the .entry exactly (CUDA C++ mangles names unless "
+                  "the kernel is extern \"C\")"
+            : std::string());
+  return Function(f, device_, name);
+}
+
+Module::Module(Module&& other) noexcept
+    : handle_(std::exchange(other.handle_, nullptr)), device_(other.device_) {}
+
+Module& Module::operator=(Module&& other) noexcept {
+  if (this != &other) {
+    Module old(std::move(*this));
+    handle_ = std::exchange(other.handle_, nullptr);
+    device_ = other.device_;
+  }
+  return *this;
+}
+
+Module::~Module() {
+  if (!handle_) return;
+  try {
+    detail::ensure_current(device_.ordinal());  // cuModuleUnload acts on the current context
+    detail::driver().cuModuleUnload(static_cast<CUmodule>(handle_));
+  } catch (...) {  // never throw from a destructor; the driver may already be shut down
+  }
+}
+
+}  // namespace cutlet

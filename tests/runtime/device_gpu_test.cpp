@@ -1,0 +1,84 @@
+// Device discovery, properties, cached limits and contexts (needs a GPU).
+#include <gtest/gtest.h>
+
+#include <string>
+#include <thread>
+
+#include "../gpu_test_support.h"
+#include "cutlet/error.h"
+#include "cutlet/runtime/device.h"
+#include "runtime_test_support.h"
+
+namespace {
+
+// CUdevice_attribute values from cuda.h, which the tests do not include.
+constexpr int kAttrMaxThreadsPerBlock = 1;
+constexpr int kAttrWarpSize = 10;
+constexpr int kAttrMultiprocessorCount = 16;
+
+TEST(Device, CountAndProperties) {
+  CUTLET_REQUIRE_GPU();
+  ASSERT_GE(cutlet::Device::count(), 1);
+  cutlet::Device d(0);
+  EXPECT_EQ(d.ordinal(), 0);
+  EXPECT_FALSE(d.name().empty());
+  const cutlet::ComputeCapability cc = d.compute_capability();
+  EXPECT_GE(cc, (cutlet::ComputeCapability{7, 0})) << "sm_" << cc.sm();
+  EXPECT_EQ(cc.sm(), cc.major * 10 + cc.minor);
+  EXPECT_GT(d.sm_count(), 0);
+  EXPECT_EQ(d.sm_count(), d.attribute(kAttrMultiprocessorCount));
+  EXPECT_GT(d.total_memory(), std::size_t{1} << 30);
+}
+
+TEST(Device, LimitsAreSaneAndCached) {
+  CUTLET_REQUIRE_GPU();
+  cutlet::Device d(0);
+  const cutlet::DeviceLimits& l = d.limits();
+  EXPECT_EQ(&l, &cutlet::Device(0).limits());  // one cached copy per device
+  EXPECT_EQ(l.max_threads_per_block, d.attribute(kAttrMaxThreadsPerBlock));
+  EXPECT_EQ(l.max_threads_per_block, 1024);
+  EXPECT_EQ(l.warp_size, 32);
+  EXPECT_EQ(l.warp_size, d.attribute(kAttrWarpSize));
+  EXPECT_EQ(l.max_block[0], 1024);
+  EXPECT_EQ(l.max_block[1], 1024);
+  EXPECT_EQ(l.max_block[2], 64);
+  EXPECT_EQ(l.max_grid[0], 2147483647);
+  EXPECT_EQ(l.max_grid[1], 65535);
+  EXPECT_EQ(l.max_grid[2], 65535);
+  EXPECT_EQ(l.max_shared_per_block, 48u * 1024);
+  EXPECT_GE(l.max_shared_per_block_optin, l.max_shared_per_block);
+  EXPECT_EQ(l.sm_count, d.sm_count());
+}
+
+TEST(Device, OutOfRangeOrdinalNamesTheCount) {
+  CUTLET_REQUIRE_GPU();
+  const int n = cutlet::Device::count();
+  const std::string msg = cutlet::test::error_message([&] { cutlet::Device bad(n); });
+  EXPECT_CONTAINS(msg, "device " + std::to_string(n) + " requested but " + std::to_string(n));
+  EXPECT_CONTAINS(msg, "present");
+  EXPECT_THROW(cutlet::Device(-1), cutlet::Error);
+}
+
+TEST(Device, PrimaryContextBecomesCurrent) {
+  CUTLET_REQUIRE_GPU();
+  cutlet::Device d(0);
+  EXPECT_NE(d.context(), nullptr);
+  EXPECT_EQ(d.context(), cutlet::Device(0).context());
+  d.set_current();
+  EXPECT_EQ(cutlet::Device::current(), d);
+  d.synchronize();
+  // A new thread has no current context: current() falls back to device 0.
+  int other_thread_ordinal = -1;
+  std::thread([&] { other_thread_ordinal = cutlet::Device::current().ordinal(); }).join();
+  EXPECT_EQ(other_thread_ordinal, 0);
+}
+
+TEST(Device, Equality) {
+  CUTLET_REQUIRE_GPU();
+  EXPECT_EQ(cutlet::Device(0), cutlet::Device());
+  if (cutlet::Device::count() > 1) {
+    EXPECT_NE(cutlet::Device(0), cutlet::Device(1));
+  }
+}
+
+}  // namespace
