@@ -92,10 +92,23 @@ template <class T>
 struct join<T> {
   using type = T;
 };
+template <class A, class B>
+struct join2 : std::common_type<A, B> {};
+template <class A>
+struct join2<A, void> {
+  using type = A;
+};
+template <class B>
+struct join2<void, B> {
+  using type = B;
+};
+template <>
+struct join2<void, void> {
+  using type = void;
+};
 template <class A, class B, class... Rest>
 struct join<A, B, Rest...> {
-  using AB = std::conditional_t<std::is_void_v<A>, B, std::conditional_t<std::is_void_v<B>, A, std::common_type_t<A, B>>>;
-  using type = typename join<AB, Rest...>::type;
+  using type = typename join<typename join2<A, B>::type, Rest...>::type;
 };
 /// The loop index type of a range: the traced bounds' type (host bounds adapt to it), or
 /// the host bounds' common type when none is traced.

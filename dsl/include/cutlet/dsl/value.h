@@ -105,8 +105,10 @@ struct common {
       if constexpr (std::is_same_v<T, bool> != std::is_same_v<RB, bool>) return kBoolHost;
       else if constexpr (std::is_integral_v<T> && std::is_floating_point_v<RB>) return kFloatIntoInt;
       else return kPromoteOk;
-    } else {
+    } else if constexpr (Traced<RB>) {
       return common<B, A>::error;
+    } else {
+      return kPromoteOk;  // two host numbers: C++'s own rules
     }
   }
   static constexpr int error = compute_error();
@@ -115,7 +117,8 @@ struct common {
     else if constexpr (Traced<RA> && Traced<RB>)
       return typename promoted<traced_type_t<RA>, traced_type_t<RB>>::type{};
     else if constexpr (Traced<RA>) return traced_type_t<RA>{};
-    else return traced_type_t<RB>{};
+    else if constexpr (Traced<RB>) return traced_type_t<RB>{};
+    else return canonical_scalar_t<std::common_type_t<RA, RB>>{};
   }
   using type = decltype(pick());
 };
@@ -418,9 +421,9 @@ Value<To> bitcast(const X& x) {
   return Value<To>::wrap(detail::builder().bitcast(detail::ir_type_of<To>(), detail::as_value(x).id()));
 }
 
-/// `cond ? a : b`, evaluated without branching (both sides are computed).
+/// `cond ? a : b`, evaluated without branching (both sides are computed). Two host
+/// numbers give a value of their (fixed-width) C++ common type: select(c, 1, 0) is an i32.
 template <Operand A, Operand B>
-  requires(Traced<A> || Traced<B>)
 auto select(const Value<bool>& cond, const A& a, const B& b) {
   CUTLET_CHECK_PROMOTION(A, B);
   using T = detail::common_t<A, B>;

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs what cutlet needs to build on Debian 12 / Ubuntu 24.04 (as root, or with sudo):
+# a C++20 compiler, CMake, Ninja, LLVM 19, GoogleTest and Google Benchmark. The CUDA 13
+# toolkit is expected at /usr/local/cuda (CUDA_HOME overrides); it is not an apt package here.
+set -euo pipefail
+
+packages=(g++ cmake ninja-build llvm-19-dev llvm-19-tools libzstd-dev zlib1g-dev libgtest-dev libbenchmark-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  echo "setup.sh: installing ${missing[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+cuda="${CUDA_HOME:-/usr/local/cuda}"
+if [ ! -f "$cuda/include/nvJitLink.h" ]; then
+  echo "setup.sh: the CUDA toolkit (12.x or 13.x, with nvJitLink) was not found at $cuda;" >&2
+  echo "          install it from NVIDIA and set CUDA_HOME if it lives elsewhere." >&2
+  exit 1
+fi
+echo "setup.sh: ready (LLVM $(llvm-config-19 --version), CUDA at $cuda)"
