@@ -186,6 +186,12 @@ class Value {
     static_assert(std::is_same_v<T, bool> == std::is_same_v<U, bool>,
                   "cutlet: bool values are made from bool constants (true/false), numbers from numbers");
   }
+  /// Widens a traced value of another type when no information is lost by the promotion
+  /// rules (i32 -> i64, f32 -> f64, i32 -> f32); narrowing needs cutlet::cast<T>.
+  template <Traced X>
+    requires(!std::is_same_v<traced_type_t<X>, T> && detail::promotion_error<traced_type_t<X>, T>() == 0 &&
+             std::is_same_v<typename detail::promoted<T, traced_type_t<X>>::type, T>)
+  Value(const X& x) : id_(detail::operand_as<T>(x)), scope_(detail::current_scope()) {}  // NOLINT: implicit
   Value(const Value& o) : id_(o.id_), scope_(detail::current_scope()) {}
   /// Rebinds this variable (only in the scope it was declared in; see the class comment).
   Value& operator=(const Value& o) {
