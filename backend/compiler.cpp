@@ -18,6 +18,7 @@
 #include <llvm/Target/TargetOptions.h>
 
 #include "cutlet/dump.h"
+#include "libdevice.h"
 #include "lowering.h"
 
 namespace cutlet {
@@ -107,7 +108,8 @@ LlvmResult run_llvm(const ir::Function& f, const CompileOptions& o, bool keep_ir
   LlvmResult r;
   llvm::LLVMContext ctx;
   auto t0 = Clock::now();
-  auto module = backend::lower_to_llvm(f, ctx, o.fma_contraction);
+  backend::LoweringOptions lo{o.fma_contraction, o.flush_denormals, o.approx_math};
+  auto module = backend::lower_to_llvm(f, ctx, lo);
   std::string err;
   llvm::raw_string_ostream es(err);
   if (llvm::verifyModule(*module, &es))
@@ -119,6 +121,8 @@ LlvmResult run_llvm(const ir::Function& f, const CompileOptions& o, bool keep_ir
 
   auto& tm = target_machine(o);
   module->setDataLayout(tm.createDataLayout());
+  backend::link_libdevice(*module, o.flush_denormals);
+  backend::resolve_reflections(*module, {o.flush_denormals, !o.approx_math, o.target.ptx_sm()});
   t0 = Clock::now();
   optimize(*module, tm, o.opt_level);
   r.optimize_ms = ms_since(t0);

@@ -10,16 +10,28 @@ namespace cutlet {
 namespace {
 
 std::string result_name(nvJitLinkResult r) {
-  switch (r) {
-    case NVJITLINK_SUCCESS: return "NVJITLINK_SUCCESS";
-    case NVJITLINK_ERROR_UNRECOGNIZED_OPTION: return "NVJITLINK_ERROR_UNRECOGNIZED_OPTION";
-    case NVJITLINK_ERROR_MISSING_ARCH: return "NVJITLINK_ERROR_MISSING_ARCH";
-    case NVJITLINK_ERROR_INVALID_INPUT: return "NVJITLINK_ERROR_INVALID_INPUT";
-    case NVJITLINK_ERROR_PTX_COMPILE: return "NVJITLINK_ERROR_PTX_COMPILE";
-    case NVJITLINK_ERROR_NVVM_COMPILE: return "NVJITLINK_ERROR_NVVM_COMPILE";
-    case NVJITLINK_ERROR_INTERNAL: return "NVJITLINK_ERROR_INTERNAL";
-    default: return "nvJitLink error " + std::to_string(static_cast<int>(r));
-  }
+  static const char* names[] = {"NVJITLINK_SUCCESS",
+                                "NVJITLINK_ERROR_UNRECOGNIZED_OPTION",
+                                "NVJITLINK_ERROR_MISSING_ARCH",
+                                "NVJITLINK_ERROR_INVALID_INPUT",
+                                "NVJITLINK_ERROR_PTX_COMPILE",
+                                "NVJITLINK_ERROR_NVVM_COMPILE",
+                                "NVJITLINK_ERROR_INTERNAL",
+                                "NVJITLINK_ERROR_THREADPOOL",
+                                "NVJITLINK_ERROR_UNRECOGNIZED_INPUT",
+                                "NVJITLINK_ERROR_FINALIZE",
+                                "NVJITLINK_ERROR_NULL_INPUT",
+                                "NVJITLINK_ERROR_INCOMPATIBLE_OPTIONS",
+                                "NVJITLINK_ERROR_INCORRECT_INPUT_TYPE",
+                                "NVJITLINK_ERROR_ARCH_MISMATCH",
+                                "NVJITLINK_ERROR_OUTDATED_LIBRARY",
+                                "NVJITLINK_ERROR_MISSING_FATBIN",
+                                "NVJITLINK_ERROR_UNRECOGNIZED_ARCH",
+                                "NVJITLINK_ERROR_UNSUPPORTED_ARCH",
+                                "NVJITLINK_ERROR_LTO_NOT_ENABLED"};
+  auto i = static_cast<std::size_t>(r);
+  if (i < std::size(names)) return names[i];
+  return "nvJitLink error " + std::to_string(i);
 }
 
 std::string error_log(nvJitLinkHandle h) {
@@ -65,7 +77,8 @@ std::vector<char> link_ptx(const std::string& ptx, const Target& target, const s
                       call + " returned " + result_name(r);
     std::string log = h.h ? error_log(h.h) : std::string();
     if (!log.empty()) msg += "\nnvJitLink error log:\n" + log;
-    if (r == NVJITLINK_ERROR_MISSING_ARCH || r == NVJITLINK_ERROR_UNRECOGNIZED_OPTION)
+    if (r == NVJITLINK_ERROR_MISSING_ARCH || r == NVJITLINK_ERROR_UNRECOGNIZED_OPTION ||
+        r == NVJITLINK_ERROR_UNRECOGNIZED_ARCH || r == NVJITLINK_ERROR_UNSUPPORTED_ARCH)
       msg += "\nCheck that this nvJitLink (" + nvjitlink_version() + ") supports " + target.arch() + ".";
     throw CompileError(msg);
   };

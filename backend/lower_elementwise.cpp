@@ -31,13 +31,14 @@ llvm::Value* lower_special(LoweringContext& c, const ir::Instruction& inst) {
       llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x,  llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_y,
       llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_z,  llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x,
       llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_y, llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_z,
+      llvm::Intrinsic::nvvm_read_ptx_sreg_laneid,
   };
   auto r = static_cast<R>(inst.int_attr());
   return c.b.CreateIntrinsic(ids[static_cast<int>(r)], {}, {});
 }
 
 llvm::Value* lower_binary(LoweringContext& c, const ir::Instruction& inst) {
-  ir::Type t = c.fn.type_of(inst.operands[0]);
+  ir::Type t = c.fn.type_of(inst.operands[0]).scalar_type();  // vectors work lane by lane
   llvm::Value* a = c.get(inst.operands[0]);
   llvm::Value* b = c.get(inst.operands[1]);
   bool fp = t.is_float();
@@ -66,7 +67,7 @@ llvm::Value* lower_binary(LoweringContext& c, const ir::Instruction& inst) {
 }
 
 llvm::Value* lower_unary(LoweringContext& c, const ir::Instruction& inst) {
-  ir::Type t = c.fn.type_of(inst.operands[0]);
+  ir::Type t = c.fn.type_of(inst.operands[0]).scalar_type();
   llvm::Value* a = c.get(inst.operands[0]);
   if (inst.op == Opcode::Neg) return t.is_float() ? c.b.CreateFNeg(a) : c.b.CreateNeg(a);
   return c.b.CreateNot(a);

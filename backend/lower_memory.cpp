@@ -1,5 +1,6 @@
 // Lowering of pointer arithmetic, loads, stores, local variables and barriers.
 #include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/IntrinsicsNVPTX.h>
 
 #include "lowering.h"
@@ -8,7 +9,6 @@ namespace cutlet::backend {
 namespace {
 using ir::Opcode;
 
-llvm::Align natural_align(ir::Type elem) { return llvm::Align(elem.bits() < 8 ? 1 : elem.bits() / 8); }
 
 llvm::Value* lower_ptr_add(LoweringContext& c, const ir::Instruction& inst) {
   ir::Type pt = c.fn.type_of(inst.operands[0]);
@@ -18,9 +18,89 @@ llvm::Value* lower_ptr_add(LoweringContext& c, const ir::Instruction& inst) {
   return c.b.CreateInBoundsGEP(llvm_type(c.ctx, pt.element()), c.get(inst.operands[0]), idx);
 }
 
+ir::CacheHint hint_of(const ir::Instruction& inst) {
+  return inst.attrs.empty() ? ir::CacheHint::Default : static_cast<ir::CacheHint>(inst.int_attr(0));
+}
+
+/// A global load with a cache operator other than the default or read-only path, as inline
+/// PTX (LLVM has no way to ask for .cs/.lu/.cg).
+llvm::Value* hinted_load_asm(LoweringContext& c, ir::CacheHint hint, ir::Type elem, int lanes, llvm::Value* ptr) {
+  const char* op = hint == ir::CacheHint::Streaming ? "cs" : hint == ir::CacheHint::LastUse ? "lu" : "cg";
+  std::string ty = ptx_type(elem);
+  std::string reg = ptx_constraint(elem);
+  std::string text = std::string("ld.global.") + op + (lanes > 1 ? ".v" + std::to_string(lanes) : "") + "." + ty + " ";
+  std::string cons;
+  if (lanes == 1) {
+    text += "$0, [$1];";
+    cons = "=" + reg + ",l";
+  } else {
+    text += "{";
+    for (int i = 0; i < lanes; ++i) {
+      text += (i ? ", $" : "$") + std::to_string(i);
+      cons += "=" + reg + ",";
+    }
+    text += "}, [$" + std::to_string(lanes) + "];";
+    cons += "l";
+  }
+  llvm::Type* et = llvm_type(c.ctx, elem);
+  llvm::Type* ret = et;
+  if (lanes > 1) ret = llvm::StructType::get(c.ctx, std::vector<llvm::Type*>(lanes, et));
+  auto* fty = llvm::FunctionType::get(ret, {ptr->getType()}, false);
+  llvm::Value* r = c.b.CreateCall(llvm::InlineAsm::get(fty, text, cons + ",~{memory}", true), {ptr});
+  if (lanes == 1) return r;
+  llvm::Value* v = llvm::PoisonValue::get(llvm::FixedVectorType::get(et, lanes));
+  for (int i = 0; i < lanes; ++i) v = c.b.CreateInsertElement(v, c.b.CreateExtractValue(r, i), i);
+  return v;
+}
+
+llvm::Value* plain_or_hinted_load(LoweringContext& c, const ir::Instruction& inst, ir::Type elem, int lanes) {
+  llvm::Value* ptr = c.get(inst.operands[0]);
+  ir::CacheHint hint = hint_of(inst);
+  if (hint != ir::CacheHint::Default && hint != ir::CacheHint::ReadOnly)
+    return hinted_load_asm(c, hint, elem, lanes, ptr);
+  llvm::Type* t = llvm_type(c.ctx, elem);
+  if (lanes > 1) t = llvm::FixedVectorType::get(t, lanes);
+  auto align = lanes > 1 ? llvm::Align(elem.bits() / 8 * lanes) : natural_align(elem);
+  auto* load = c.b.CreateAlignedLoad(t, ptr, align);
+  // The NVPTX backend selects ld.global.nc for invariant loads from global memory.
+  if (hint == ir::CacheHint::ReadOnly) load->setMetadata(llvm::LLVMContext::MD_invariant_load, llvm::MDNode::get(c.ctx, {}));
+  return load;
+}
+
 llvm::Value* lower_load(LoweringContext& c, const ir::Instruction& inst) {
-  ir::Type elem = c.fn.type_of(inst.results[0]);
-  return c.b.CreateAlignedLoad(llvm_type(c.ctx, elem), c.get(inst.operands[0]), natural_align(elem));
+  return plain_or_hinted_load(c, inst, c.fn.type_of(inst.results[0]), 1);
+}
+
+llvm::Value* lower_vector_load(LoweringContext& c, const ir::Instruction& inst) {
+  ir::Type v = c.fn.type_of(inst.results[0]);
+  return plain_or_hinted_load(c, inst, v.element(), v.lanes());
+}
+
+llvm::Value* lower_vector_store(LoweringContext& c, const ir::Instruction& inst) {
+  ir::Type v = c.fn.type_of(inst.operands[1]);
+  c.b.CreateAlignedStore(c.get(inst.operands[1]), c.get(inst.operands[0]), llvm::Align(v.bits() / 8));
+  return nullptr;
+}
+
+// Static shared arrays are module globals in address space 3, one per op.
+llvm::Value* lower_shared_alloc(LoweringContext& c, const ir::Instruction& inst) {
+  ir::Type elem = c.fn.type_of(inst.results[0]).element();
+  auto* at = llvm::ArrayType::get(llvm_type(c.ctx, elem), static_cast<std::uint64_t>(inst.int_attr()));
+  auto* g = new llvm::GlobalVariable(c.module, at, false, llvm::GlobalValue::InternalLinkage, llvm::UndefValue::get(at),
+                                     "shared", nullptr, llvm::GlobalValue::NotThreadLocal, 3);
+  g->setAlignment(llvm::Align(16));
+  return g;
+}
+
+// Dynamic shared memory: one external, unsized array per module, sized by the launch.
+llvm::Value* lower_dynamic_shared(LoweringContext& c, const ir::Instruction&) {
+  const char* name = "cutlet_dynamic_shared";
+  if (auto* g = c.module.getNamedGlobal(name)) return g;
+  auto* at = llvm::ArrayType::get(llvm::Type::getInt8Ty(c.ctx), 0);
+  auto* g = new llvm::GlobalVariable(c.module, at, false, llvm::GlobalValue::ExternalLinkage, nullptr, name, nullptr,
+                                     llvm::GlobalValue::NotThreadLocal, 3);
+  g->setAlignment(llvm::Align(16));
+  return g;
 }
 
 llvm::Value* lower_store(LoweringContext& c, const ir::Instruction& inst) {
@@ -34,15 +114,14 @@ llvm::Value* lower_store(LoweringContext& c, const ir::Instruction& inst) {
 // NVPTX backend places what remains in local memory.
 llvm::Value* lower_alloca(LoweringContext& c, const ir::Instruction& inst) {
   ir::Type elem = c.fn.type_of(inst.results[0]).element();
-  auto* a = c.entry.CreateAlloca(llvm_type(c.ctx, elem));
-  a->setAlignment(natural_align(elem));
+  std::int64_t count = inst.attrs.empty() ? 1 : inst.int_attr();
+  llvm::Type* t = llvm_type(c.ctx, elem);
+  if (count > 1) t = llvm::ArrayType::get(t, static_cast<std::uint64_t>(count));
+  auto* a = c.entry.CreateAlloca(t);
+  a->setAlignment(count > 1 ? llvm::Align(16) : natural_align(elem));
   return a;
 }
 
-llvm::Value* lower_barrier(LoweringContext& c, const ir::Instruction&) {
-  c.b.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});
-  return nullptr;
-}
 
 }  // namespace
 
@@ -51,7 +130,10 @@ void register_memory(LoweringTable& t) {
   t.set(Opcode::Load, lower_load);
   t.set(Opcode::Store, lower_store);
   t.set(Opcode::Alloca, lower_alloca);
-  t.set(Opcode::Barrier, lower_barrier);
+  t.set(Opcode::VecLoad, lower_vector_load);
+  t.set(Opcode::VecStore, lower_vector_store);
+  t.set(Opcode::SharedAlloc, lower_shared_alloc);
+  t.set(Opcode::DynamicShared, lower_dynamic_shared);
 }
 
 }  // namespace cutlet::backend

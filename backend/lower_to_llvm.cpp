@@ -37,6 +37,11 @@ const LoweringTable& table() {
     LoweringTable t;
     register_elementwise(t);
     register_memory(t);
+    register_vector(t);
+    register_sync(t);
+    register_warp(t);
+    register_math(t);
+    register_diagnostics(t);
     return t;
   }();
   return t;
@@ -171,7 +176,7 @@ class Walker {
 
 }  // namespace
 
-std::unique_ptr<llvm::Module> lower_to_llvm(const ir::Function& fn, llvm::LLVMContext& ctx, bool fma_contraction) {
+std::unique_ptr<llvm::Module> lower_to_llvm(const ir::Function& fn, llvm::LLVMContext& ctx, const LoweringOptions& options) {
   auto module = std::make_unique<llvm::Module>(fn.name(), ctx);
   module->setTargetTriple("nvptx64-nvidia-cuda");
   module->setDataLayout("e-i64:64-i128:128-v16:16-v32:32-n16:32:64");
@@ -181,6 +186,11 @@ std::unique_ptr<llvm::Module> lower_to_llvm(const ir::Function& fn, llvm::LLVMCo
   auto* fty = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), params, false);
   auto* kernel = llvm::Function::Create(fty, llvm::GlobalValue::ExternalLinkage, fn.name(), *module);
   kernel->addFnAttr(llvm::Attribute::NoUnwind);
+  if (options.flush_denormals) kernel->addFnAttr("denormal-fp-math-f32", "preserve-sign,preserve-sign");
+  if (options.approx_math) {
+    kernel->addFnAttr("unsafe-fp-math", "true");
+    kernel->addFnAttr("approx-func-fp-math", "true");
+  }
 
   // Mark it a kernel entry point (LLVM 19 reads nvvm.annotations).
   llvm::Metadata* md[] = {llvm::ValueAsMetadata::get(kernel), llvm::MDString::get(ctx, "kernel"),
@@ -192,13 +202,15 @@ std::unique_ptr<llvm::Module> lower_to_llvm(const ir::Function& fn, llvm::LLVMCo
   auto* start_bb = llvm::BasicBlock::Create(ctx, "start", kernel);
   llvm::IRBuilder<> b(start_bb);
   llvm::IRBuilder<> entry(entry_bb);
-  if (fma_contraction) {
-    llvm::FastMathFlags fmf;
-    fmf.setAllowContract(true);
-    b.setFastMathFlags(fmf);
+  llvm::FastMathFlags fmf;
+  fmf.setAllowContract(options.fma_contraction);
+  if (options.approx_math) {
+    fmf.setApproxFunc(true);
+    fmf.setAllowReciprocal(true);
   }
+  b.setFastMathFlags(fmf);
 
-  LoweringContext c{fn, ctx, *module, kernel, b, entry, std::vector<llvm::Value*>(fn.num_values(), nullptr)};
+  LoweringContext c{fn, ctx, *module, kernel, b, entry, std::vector<llvm::Value*>(fn.num_values(), nullptr), options};
   for (std::size_t i = 0; i < fn.params().size(); ++i) c.values[fn.params()[i]] = kernel->getArg(static_cast<unsigned>(i));
   Walker(c).region(fn.body());
   b.CreateRetVoid();

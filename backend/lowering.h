@@ -2,6 +2,7 @@
 #pragma once
 
 #include <array>
+#include <string>
 #include <vector>
 
 #include <llvm/IR/IRBuilder.h>
@@ -12,6 +13,13 @@
 
 namespace cutlet::backend {
 
+/// Code-generation choices that change how ops are lowered.
+struct LoweringOptions {
+  bool fma_contraction = true;
+  bool flush_denormals = false;
+  bool approx_math = false;
+};
+
 /// The state of lowering one function.
 struct LoweringContext {
   const ir::Function& fn;
@@ -21,6 +29,7 @@ struct LoweringContext {
   llvm::IRBuilder<>& b;
   llvm::IRBuilder<>& entry;  ///< inserts at the top of the entry block (allocas)
   std::vector<llvm::Value*> values;
+  LoweringOptions options;
 
   llvm::Value* get(ir::ValueId v) const { return values.at(v); }
 };
@@ -41,8 +50,23 @@ struct LoweringTable {
 /// Each family file registers its ops.
 void register_elementwise(LoweringTable& t);
 void register_memory(LoweringTable& t);
+void register_vector(LoweringTable& t);
+void register_sync(LoweringTable& t);
+void register_warp(LoweringTable& t);
+void register_math(LoweringTable& t);
+void register_diagnostics(LoweringTable& t);
+
+/// The PTX type suffix of a scalar for inline PTX ("f32", "u64", "b16", ...).
+std::string ptx_type(ir::Type t);
+/// The inline-asm register constraint of a scalar ("f", "d", "r", "l", "h").
+std::string ptx_constraint(ir::Type t);
+/// The natural alignment of a scalar.
+llvm::Align natural_align(ir::Type elem);
+/// Calls inline PTX `text` with `constraints` (memory is always clobbered).
+llvm::Value* inline_ptx(LoweringContext& c, llvm::Type* result, const std::string& text, const std::string& constraints,
+                        std::vector<llvm::Value*> args);
 
 /// Builds an LLVM module with one kernel for `fn`.
-std::unique_ptr<llvm::Module> lower_to_llvm(const ir::Function& fn, llvm::LLVMContext& ctx, bool fma_contraction);
+std::unique_ptr<llvm::Module> lower_to_llvm(const ir::Function& fn, llvm::LLVMContext& ctx, const LoweringOptions& options);
 
 }  // namespace cutlet::backend

@@ -16,8 +16,9 @@ Target Target::from_string(const std::string& s) {
   bool ok = !digits.empty() && digits.size() <= 3;
   for (char c : digits) ok = ok && std::isdigit(static_cast<unsigned char>(c));
   int sm = ok ? std::stoi(digits) : 0;
-  if (!ok || sm < 70)
-    throw Error("cutlet: unknown target '" + s + "': write it as sm_XY with XY >= 70, e.g. \"sm_90\" for an H100/H200 or \"sm_80\" for an A100");
+  if (!ok || sm < 75)
+    throw Error("cutlet: unknown target '" + s + "': write it as sm_XY with XY >= 75 (the oldest the CUDA 13 " +
+                "linker supports), e.g. \"sm_90\" for an H100/H200 or \"sm_80\" for an A100");
   return Target{sm};
 }
 

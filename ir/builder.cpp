@@ -33,6 +33,11 @@ std::string key_of(Opcode op, Type t, const std::vector<ValueId>& operands,
       const void* p = ty->opaque();
       put(&p, sizeof p);
     }
+    if (auto* str = std::get_if<std::string>(&a)) {
+      std::size_t n = str->size();
+      put(&n, sizeof n);
+      put(str->data(), n);
+    }
   }
   return k;
 }
@@ -265,8 +270,9 @@ ValueId Builder::binary(Opcode op, ValueId a, ValueId b) {
   if (info.arity != 2 || info.rule != TypeRule::SameAsOperands) fail(std::string(info.mnemonic) + " is not a binary op");
   Type ta = f_->type_of(a), tb = f_->type_of(b);
   if (ta != tb) fail(std::string(info.mnemonic) + " needs operands of one type, got " + ta.str() + " and " + tb.str());
-  if (!ta.is_scalar() || !operand_class_allows(info.operands, ta))
+  if (!(ta.is_scalar() || ta.is_vector()) || !operand_class_allows(info.operands, ta.scalar_type()))
     fail(std::string(info.mnemonic) + " is defined for " + operand_class_name(info.operands) + ", not " + ta.str());
+  if (ta.is_vector()) return emit(op, ta, {a, b});
   if (auto folded = fold_binary(op, a, b)) return *folded;
   if (has_trait(op, Commutative) && (int_constant(a) || float_constant(a)) &&
       !(int_constant(b) || float_constant(b)))
@@ -278,7 +284,7 @@ ValueId Builder::unary(Opcode op, ValueId a) {
   Type t = f_->type_of(a);
   const OpInfo& info = op_info(op);
   if (op != Opcode::Neg && op != Opcode::Not) fail(std::string(info.mnemonic) + " is not a unary op");
-  if (!t.is_scalar() || !operand_class_allows(info.operands, t))
+  if (!(t.is_scalar() || t.is_vector()) || !operand_class_allows(info.operands, t.scalar_type()))
     fail(std::string(info.mnemonic) + " is defined for " + operand_class_name(info.operands) + ", not " + t.str());
   if (auto c = int_constant(a)) return const_int(t, op == Opcode::Neg ? static_cast<std::int64_t>(0ull - static_cast<std::uint64_t>(*c)) : ~*c);
   if (auto c = float_constant(a); c && op == Opcode::Neg) return const_float(t, -*c);
@@ -306,7 +312,8 @@ ValueId Builder::cmp(Predicate p, ValueId a, ValueId b) {
     return const_bool(r);
   }
   auto fa = float_constant(a), fb = float_constant(b);
-  if (fa && fb) {
+  // f16/bf16 constants are kept unrounded until lowering: compare them at run time.
+  if (fa && fb && (ta == Type::f32() || ta == Type::f64())) {
     double x = *fa, y = *fb;
     bool r = false;
     switch (p) {
@@ -339,7 +346,10 @@ ValueId Builder::cast(Type to, ValueId a) {
     bool u = from.is_unsigned_integer() || from.is_bool();
     if (to.is_bool()) return const_bool(*c != 0);
     if (to.is_integer()) return const_int(to, *c);
-    if (to == Type::f32() || to == Type::f64())
+    // Round once, directly to the target type, as cvt.rn does.
+    if (to == Type::f32())
+      return const_float(to, u ? static_cast<float>(static_cast<std::uint64_t>(*c)) : static_cast<float>(*c));
+    if (to == Type::f64())
       return const_float(to, u ? static_cast<double>(static_cast<std::uint64_t>(*c)) : static_cast<double>(*c));
   }
   if (auto c = float_constant(a); c && (from == Type::f32() || from == Type::f64())) {
@@ -385,12 +395,160 @@ void Builder::store(ValueId p, ValueId v) {
   emit(Opcode::Store, Type::void_type(), {p, v});
 }
 
-ValueId Builder::alloca(Type elem) {
+ValueId Builder::local_alloc(Type elem, std::int64_t count) {
   if (!elem.is_scalar()) fail("alloca of non-scalar " + elem.str());
-  return emit(Opcode::Alloca, Type::pointer(elem, AddressSpace::Local), {}, {});
+  if (count < 1) fail("a local array needs at least one element, not " + std::to_string(count));
+  return emit(Opcode::Alloca, Type::pointer(elem, AddressSpace::Local), {}, {count});
+}
+
+ValueId Builder::load(ValueId p, CacheHint hint) {
+  if (hint == CacheHint::Default) return load(p);
+  Type tp = f_->type_of(p);
+  if (!tp.is_pointer()) fail("load needs a pointer, got " + tp.str());
+  if (tp.address_space() != AddressSpace::Global) fail("cache hints apply to global memory loads only");
+  return emit(Opcode::Load, tp.element(), {p}, {static_cast<std::int64_t>(hint)});
+}
+
+ValueId Builder::shared_alloc(Type elem, std::int64_t count) {
+  if (!elem.is_scalar()) fail("shared array of non-scalar " + elem.str());
+  if (count < 1) fail("a shared array needs at least one element, not " + std::to_string(count));
+  return emit(Opcode::SharedAlloc, Type::pointer(elem, AddressSpace::Shared), {}, {count});
+}
+
+ValueId Builder::dynamic_shared(Type elem) {
+  if (!elem.is_scalar()) fail("dynamic shared memory of non-scalar " + elem.str());
+  return emit(Opcode::DynamicShared, Type::pointer(elem, AddressSpace::Shared), {}, {});
+}
+
+ValueId Builder::vector_load(ValueId p, int lanes, CacheHint hint) {
+  Type tp = f_->type_of(p);
+  if (!tp.is_pointer() || tp.element().is_bool()) fail("vector load needs a pointer to numbers, got " + tp.str());
+  if (lanes != 2 && lanes != 4 && lanes != 8) fail("vector loads have 2, 4 or 8 lanes, not " + std::to_string(lanes));
+  if (tp.element().bits() * lanes > 128) fail("vector loads move at most 16 bytes, not " + std::to_string(tp.element().bits() * lanes / 8));
+  return emit(Opcode::VecLoad, Type::vector(tp.element(), lanes), {p}, {static_cast<std::int64_t>(hint)});
+}
+
+void Builder::vector_store(ValueId p, ValueId v) {
+  Type tp = f_->type_of(p), tv = f_->type_of(v);
+  if (!tp.is_pointer() || !tv.is_vector() || tp.element() != tv.element())
+    fail("vector store of " + tv.str() + " through " + tp.str());
+  emit(Opcode::VecStore, Type::void_type(), {p, v});
+}
+
+ValueId Builder::extract(ValueId v, int lane) {
+  Type t = f_->type_of(v);
+  if (!t.is_vector() || lane < 0 || lane >= t.lanes()) fail("extract of lane " + std::to_string(lane) + " from " + t.str());
+  return emit(Opcode::Extract, t.element(), {v}, {static_cast<std::int64_t>(lane)});
+}
+
+ValueId Builder::insert(ValueId v, ValueId x, int lane) {
+  Type t = f_->type_of(v);
+  if (!t.is_vector() || lane < 0 || lane >= t.lanes() || f_->type_of(x) != t.element())
+    fail("insert of " + f_->type_of(x).str() + " into lane " + std::to_string(lane) + " of " + t.str());
+  return emit(Opcode::Insert, t, {v, x}, {static_cast<std::int64_t>(lane)});
+}
+
+ValueId Builder::splat(ValueId x, int lanes) {
+  Type t = f_->type_of(x);
+  if (!t.is_scalar() || t.is_bool()) fail("splat of " + t.str());
+  return emit(Opcode::Splat, Type::vector(t, lanes), {x}, {});
+}
+
+ValueId Builder::atomic(AtomicKind kind, ValueId p, std::span<const ValueId> operands, MemoryScope scope,
+                        MemoryOrder order) {
+  Type tp = f_->type_of(p);
+  if (!tp.is_pointer() || (tp.address_space() != AddressSpace::Global && tp.address_space() != AddressSpace::Shared))
+    fail(std::string("atomic ") + atomic_kind_name(kind) + " needs a global or shared pointer, got " + tp.str());
+  Type t = tp.element();
+  std::size_t want = kind == AtomicKind::CompareExchange ? 2 : 1;
+  if (operands.size() != want) fail(std::string("atomic ") + atomic_kind_name(kind) + " takes " + std::to_string(want) + " value(s)");
+  for (auto v : operands)
+    if (f_->type_of(v) != t) fail(std::string("atomic ") + atomic_kind_name(kind) + " of " + f_->type_of(v).str() + " on " + tp.str());
+  bool ok;
+  if (t.is_integer()) {
+    ok = t.bits() == 32 || t.bits() == 64;
+  } else if (t.is_float() && t.bits() >= 32) {
+    ok = kind == AtomicKind::Add || kind == AtomicKind::Sub || kind == AtomicKind::Exchange ||
+         kind == AtomicKind::CompareExchange;
+  } else if (t.is_float()) {
+    ok = kind == AtomicKind::Add || kind == AtomicKind::CompareExchange;
+  } else {
+    ok = false;
+  }
+  if (!ok)
+    fail(std::string("atomic ") + atomic_kind_name(kind) + " is not available for " + t.str() +
+         ": integer atomics take 32- and 64-bit types; float atomics are add, sub, exchange and "
+         "compare-exchange on f32/f64, and add or compare-exchange on f16/bf16");
+  std::vector<ValueId> ops{p};
+  ops.insert(ops.end(), operands.begin(), operands.end());
+  return emit(Opcode::Atomic, t, std::move(ops),
+              {static_cast<std::int64_t>(kind), static_cast<std::int64_t>(scope), static_cast<std::int64_t>(order)});
 }
 
 void Builder::barrier() { emit(Opcode::Barrier, Type::void_type(), {}); }
+
+ValueId Builder::barrier_reduce(BarrierReduceKind kind, ValueId pred) {
+  if (!f_->type_of(pred).is_bool()) fail("barrier reductions take an i1 predicate, not " + f_->type_of(pred).str());
+  return emit(Opcode::BarrierReduce, kind == BarrierReduceKind::Count ? Type::i32() : Type::i1(), {pred},
+              {static_cast<std::int64_t>(kind)});
+}
+
+void Builder::fence(MemoryScope scope) { emit(Opcode::Fence, Type::void_type(), {}, {static_cast<std::int64_t>(scope)}); }
+
+ValueId Builder::math(MathFn fn, std::span<const ValueId> operands) {
+  const MathInfo& m = math_info(fn);
+  if (operands.size() != static_cast<std::size_t>(m.arity))
+    fail(std::string(m.name) + " takes " + std::to_string(m.arity) + " operands, not " + std::to_string(operands.size()));
+  Type t = f_->type_of(operands[0]);
+  for (auto v : operands)
+    if (f_->type_of(v) != t) fail(std::string(m.name) + " needs operands of one type, got " + t.str() + " and " + f_->type_of(v).str());
+  if (!math_implementation(fn, t)) fail(std::string(m.name) + " is not defined for " + t.str());
+  return emit(Opcode::Math, math_result_type(fn, t), std::vector<ValueId>(operands.begin(), operands.end()),
+              {static_cast<std::int64_t>(fn)});
+}
+
+ValueId Builder::shuffle(ShuffleKind kind, ValueId value, ValueId lane, ValueId mask) {
+  Type t = f_->type_of(value);
+  if (!t.is_scalar() || (t.bits() != 32 && t.bits() != 64)) fail("shuffles move 32- or 64-bit scalars, not " + t.str());
+  if (f_->type_of(lane) != Type::i32()) fail("a shuffle's lane/delta is an i32, not " + f_->type_of(lane).str());
+  if (f_->type_of(mask) != Type::u32()) fail("a shuffle's mask is a u32, not " + f_->type_of(mask).str());
+  return emit(Opcode::Shuffle, t, {value, lane, mask}, {static_cast<std::int64_t>(kind)});
+}
+
+ValueId Builder::vote(VoteKind kind, ValueId pred, ValueId mask) {
+  if (!f_->type_of(pred).is_bool()) fail("a vote takes an i1 predicate, not " + f_->type_of(pred).str());
+  if (f_->type_of(mask) != Type::u32()) fail("a vote's mask is a u32");
+  return emit(Opcode::Vote, kind == VoteKind::Ballot ? Type::u32() : Type::i1(), {pred, mask},
+              {static_cast<std::int64_t>(kind)});
+}
+
+ValueId Builder::match(MatchKind kind, ValueId value, ValueId mask) {
+  Type t = f_->type_of(value);
+  if (!t.is_scalar() || (t.bits() != 32 && t.bits() != 64)) fail("match compares 32- or 64-bit scalars, not " + t.str());
+  if (f_->type_of(mask) != Type::u32()) fail("a match's mask is a u32");
+  return emit(Opcode::Match, Type::u32(), {value, mask}, {static_cast<std::int64_t>(kind)});
+}
+
+ValueId Builder::redux(ReduxKind kind, ValueId value, ValueId mask) {
+  Type t = f_->type_of(value);
+  if (t != Type::i32() && t != Type::u32()) fail("warp reductions (redux.sync) take i32 or u32, not " + t.str());
+  if (f_->type_of(mask) != Type::u32()) fail("a warp reduction's mask is a u32");
+  return emit(Opcode::Redux, t, {value, mask}, {static_cast<std::int64_t>(kind)});
+}
+
+ValueId Builder::active_mask() { return emit(Opcode::ActiveMask, Type::u32(), {}, {}); }
+
+void Builder::print(const std::string& format, std::span<const ValueId> args) {
+  for (auto a : args)
+    if (!f_->type_of(a).is_scalar() && !f_->type_of(a).is_pointer()) fail("printf arguments are scalars or pointers, not " + f_->type_of(a).str());
+  emit(Opcode::Print, Type::void_type(), std::vector<ValueId>(args.begin(), args.end()), {format});
+}
+
+void Builder::assert_(ValueId cond, const std::string& message, const std::string& file, std::int64_t line) {
+  if (!f_->type_of(cond).is_bool()) fail("assert takes an i1 condition, not " + f_->type_of(cond).str());
+  if (auto c = int_constant(cond); c && *c) return;  // statically true
+  emit(Opcode::Assert, Type::void_type(), {cond}, {message, file, line});
+}
 
 InstId Builder::open_region_op(Opcode op, std::vector<ValueId> operands, int num_regions) {
   Instruction inst;

@@ -1,6 +1,8 @@
 // The IR printer: one line per instruction, nested regions indented.
 #include "cutlet/ir/printer.h"
 
+#include "cutlet/ir/math.h"
+
 #include <cstdio>
 #include <cstring>
 #include <unordered_map>
@@ -41,18 +43,72 @@ class Printer {
     return buf;
   }
 
+  static std::string quoted(const std::string& text) {
+    std::string q = "\"";
+    for (char c : text) {
+      if (c == '"' || c == '\\') q += '\\', q += c;
+      else if (c == '\n') q += "\\n";
+      else if (static_cast<unsigned char>(c) < 32) {
+        char buf[8];
+        std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned char>(c));
+        q += buf;
+      } else q += c;
+    }
+    return q + "\"";
+  }
+
+  /// Names for the integer attributes of ops whose attributes are enums.
+  static std::string enum_attr(Opcode op, std::size_t index, std::int64_t v) {
+    switch (op) {
+      case Opcode::Cmp: return predicate_name(static_cast<Predicate>(v));
+      case Opcode::Special: return special_reg_name(static_cast<SpecialReg>(v));
+      case Opcode::Atomic:
+        if (index == 0) return atomic_kind_name(static_cast<AtomicKind>(v));
+        if (index == 1) return memory_scope_name(static_cast<MemoryScope>(v));
+        return memory_order_name(static_cast<MemoryOrder>(v));
+      case Opcode::Fence: return memory_scope_name(static_cast<MemoryScope>(v));
+      case Opcode::Load:
+      case Opcode::VecLoad:
+        if (index == 0) return cache_hint_name(static_cast<CacheHint>(v));
+        break;
+      case Opcode::BarrierReduce: {
+        static const char* n[] = {"count", "and", "or"};
+        return n[v];
+      }
+      case Opcode::Shuffle: {
+        static const char* n[] = {"idx", "up", "down", "xor"};
+        return n[v];
+      }
+      case Opcode::Vote: {
+        static const char* n[] = {"all", "any", "ballot"};
+        return n[v];
+      }
+      case Opcode::Match: {
+        static const char* n[] = {"any", "all"};
+        return n[v];
+      }
+      case Opcode::Redux: {
+        static const char* n[] = {"add", "min", "max", "and", "or", "xor"};
+        return n[v];
+      }
+      case Opcode::Math: return math_fn_name(static_cast<MathFn>(v));
+      default: break;
+    }
+    return std::to_string(v);
+  }
+
   std::string attr_text(const Instruction& inst) {
     std::string s;
     for (const auto& a : inst.attrs) {
       s += " ";
       if (auto* i = std::get_if<std::int64_t>(&a)) {
-        if (inst.op == Opcode::Cmp) s += predicate_name(static_cast<Predicate>(*i));
-        else if (inst.op == Opcode::Special) s += special_reg_name(static_cast<SpecialReg>(*i));
-        else s += std::to_string(*i);
+        s += enum_attr(inst.op, static_cast<std::size_t>(&a - inst.attrs.data()), *i);
       } else if (auto* d = std::get_if<double>(&a)) {
         s += float_text(*d);
       } else if (auto* t = std::get_if<Type>(&a)) {
         s += t->str();
+      } else if (auto* str = std::get_if<std::string>(&a)) {
+        s += quoted(*str);
       }
     }
     return s;

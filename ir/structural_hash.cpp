@@ -44,6 +44,7 @@ class StructuralHasher {
       if (auto* i = std::get_if<std::int64_t>(&a)) h_.add(static_cast<std::uint64_t>(*i));
       if (auto* d = std::get_if<double>(&a)) h_.add(std::bit_cast<std::uint64_t>(*d));
       if (auto* t = std::get_if<Type>(&a)) h_.add(t->structural_hash());
+      if (auto* str = std::get_if<std::string>(&a)) h_.add(*str);
     }
     h_.add(inst.regions.size());
     for (const auto& r : inst.regions) region(r);

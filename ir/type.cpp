@@ -30,6 +30,7 @@ struct Interner {
   TypeStorage scalars[13];
   std::map<std::tuple<const TypeStorage*, int>, const TypeStorage*> pointers;
   std::map<std::tuple<const TypeStorage*, std::vector<std::int64_t>>, const TypeStorage*> tiles;
+  std::map<std::tuple<const TypeStorage*, int>, const TypeStorage*> vectors;
 
   Interner() {
     for (int i = 0; i < 13; ++i) {
@@ -62,6 +63,27 @@ Type Type::pointer(Type element, AddressSpace space) {
   s.space = space;
   in.pointers.emplace(key, &s);
   return Type(&s);
+}
+
+Type Type::vector(Type element, int lanes) {
+  CUTLET_ASSERT(element.is_scalar() && !element.is_bool(), "vector element must be a numeric scalar");
+  CUTLET_ASSERT(lanes == 2 || lanes == 4 || lanes == 8, "vectors have 2, 4 or 8 lanes");
+  auto& in = interner();
+  std::lock_guard lock(in.mu);
+  auto key = std::make_tuple(element.s_, lanes);
+  auto it = in.vectors.find(key);
+  if (it != in.vectors.end()) return Type(it->second);
+  auto& s = in.storage.emplace_back();
+  s.kind = TypeKind::Vector;
+  s.element = element.s_;
+  s.shape = {lanes};
+  in.vectors.emplace(key, &s);
+  return Type(&s);
+}
+
+int Type::lanes() const {
+  CUTLET_ASSERT(is_vector(), "lanes of a non-vector");
+  return static_cast<int>(s_->shape[0]);
 }
 
 Type Type::tile(std::span<const std::int64_t> shape, Type element) {
@@ -98,6 +120,7 @@ bool Type::is_float() const { return is_scalar() && s_->scalar >= ScalarKind::F1
 
 int Type::bits() const {
   if (is_pointer()) return 64;
+  if (is_vector()) return element().bits() * lanes();
   CUTLET_ASSERT(is_scalar(), "bits of a non-scalar type");
   switch (s_->scalar) {
     case ScalarKind::I1: return 1;
@@ -110,7 +133,7 @@ int Type::bits() const {
 }
 
 Type Type::element() const {
-  CUTLET_ASSERT(is_pointer() || is_tile(), "element of a type that has none");
+  CUTLET_ASSERT(is_pointer() || is_tile() || is_vector(), "element of a type that has none");
   return Type(s_->element);
 }
 AddressSpace Type::address_space() const {
@@ -142,6 +165,8 @@ std::string Type::str() const {
     case TypeKind::Scalar: return scalar_name(s_->scalar);
     case TypeKind::Pointer:
       return "ptr<" + element().str() + ", " + address_space_name(s_->space) + ">";
+    case TypeKind::Vector:
+      return "vec<" + std::to_string(lanes()) + "x" + element().str() + ">";
     case TypeKind::Tile: {
       std::string r = "tile<";
       for (auto e : s_->shape) r += std::to_string(e) + "x";
@@ -161,6 +186,7 @@ std::uint64_t Type::structural_hash() const {
       h.add(element().structural_hash());
       h.add(static_cast<std::uint64_t>(s_->space));
       break;
+    case TypeKind::Vector:
     case TypeKind::Tile:
       h.add(element().structural_hash());
       for (auto e : s_->shape) h.add(static_cast<std::uint64_t>(e));

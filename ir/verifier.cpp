@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "cutlet/ir/math.h"
 #include "cutlet/ir/printer.h"
 
 namespace cutlet::ir {
@@ -82,6 +83,17 @@ class Verifier {
     }
   }
 
+  Type one(const Instruction& inst) {
+    if (inst.results.size() != 1) fail(&inst, "must have exactly one result");
+    return f_.type_of(inst.results[0]);
+  }
+
+  void expect_pointer_result(const Instruction& inst, AddressSpace space) {
+    Type r = one(inst);
+    if (!r.is_pointer() || r.address_space() != space)
+      fail(&inst, std::string("must produce a ") + address_space_name(space) + " pointer");
+  }
+
   static std::vector<Type> types(const Function& f, std::span<const ValueId> vs) {
     std::vector<Type> t;
     for (auto v : vs) t.push_back(f.type_of(v));
@@ -127,7 +139,8 @@ class Verifier {
         Type r = one_result();
         for (auto t : ot) {
           if (t != r) fail(&inst, "operand of type " + t.str() + " but result " + r.str());
-          check_class(t);
+          if (!t.is_scalar() && !t.is_vector()) fail(&inst, "operand type " + t.str() + " is not allowed");
+          check_class(t.scalar_type());
         }
         break;
       }
@@ -150,6 +163,9 @@ class Verifier {
         if (!inst.results.empty()) fail(&inst, "must have no result");
         if (inst.op == Opcode::Store && (!ot[0].is_pointer() || ot[0].element() != ot[1]))
           fail(&inst, "stores " + ot[1].str() + " through " + ot[0].str());
+        if (inst.op == Opcode::VecStore && (!ot[0].is_pointer() || !ot[1].is_vector() || ot[0].element() != ot[1].element()))
+          fail(&inst, "stores " + ot[1].str() + " through " + ot[0].str());
+        if (inst.op == Opcode::Assert && !ot[0].is_bool()) fail(&inst, "condition must be i1");
         break;
       case TypeRule::Explicit:
         explicit_rule(inst, ot);
@@ -171,7 +187,7 @@ class Verifier {
       }
       case Opcode::Special:
         if (inst.results.size() != 1 || f_.type_of(inst.results[0]) != Type::i32()) fail(&inst, "must produce i32");
-        if (inst.attrs.size() != 1 || inst.int_attr() < 0 || inst.int_attr() > 11) fail(&inst, "bad register");
+        if (inst.attrs.size() != 1 || inst.int_attr() < 0 || inst.int_attr() > static_cast<std::int64_t>(SpecialReg::LaneId)) fail(&inst, "bad register");
         break;
       case Opcode::Cast:
         if (inst.results.size() != 1 || !ot[0].is_scalar() || !f_.type_of(inst.results[0]).is_scalar()) fail(&inst, "converts scalars");
@@ -181,9 +197,59 @@ class Verifier {
           fail(&inst, "needs scalars of one width");
         break;
       case Opcode::Alloca:
-        if (inst.results.size() != 1 || !f_.type_of(inst.results[0]).is_pointer() ||
-            f_.type_of(inst.results[0]).address_space() != AddressSpace::Local)
-          fail(&inst, "must produce a local pointer");
+        expect_pointer_result(inst, AddressSpace::Local);
+        break;
+      case Opcode::SharedAlloc:
+      case Opcode::DynamicShared:
+        expect_pointer_result(inst, AddressSpace::Shared);
+        break;
+      case Opcode::VecLoad: {
+        Type r = one(inst);
+        if (!ot[0].is_pointer() || !r.is_vector() || r.element() != ot[0].element())
+          fail(&inst, "must be (ptr<T>) -> vec<NxT>");
+        break;
+      }
+      case Opcode::Extract:
+        if (!ot[0].is_vector() || one(inst) != ot[0].element()) fail(&inst, "must be (vec<NxT>) -> T");
+        break;
+      case Opcode::Insert:
+        if (!ot[0].is_vector() || ot[1] != ot[0].element() || one(inst) != ot[0]) fail(&inst, "must be (vec<NxT>, T) -> vec<NxT>");
+        break;
+      case Opcode::Splat:
+        if (!one(inst).is_vector() || one(inst).element() != ot[0]) fail(&inst, "must be (T) -> vec<NxT>");
+        break;
+      case Opcode::Math: {
+        if (inst.attrs.size() != 1) fail(&inst, "needs its function");
+        auto fn = static_cast<MathFn>(inst.int_attr());
+        if (ot.empty() || ot.size() != static_cast<std::size_t>(math_info(fn).arity)) fail(&inst, "wrong number of operands");
+        for (auto t : ot)
+          if (t != ot[0]) fail(&inst, "operands of different types");
+        if (!math_implementation(fn, ot[0])) fail(&inst, std::string(math_fn_name(fn)) + " is not defined for " + ot[0].str());
+        if (one(inst) != math_result_type(fn, ot[0])) fail(&inst, "wrong result type");
+        break;
+      }
+      case Opcode::Atomic: {
+        if (ot.size() < 2 || !ot[0].is_pointer()) fail(&inst, "needs a pointer and values");
+        for (std::size_t i = 1; i < ot.size(); ++i)
+          if (ot[i] != ot[0].element()) fail(&inst, "value type differs from the pointee");
+        if (one(inst) != ot[0].element()) fail(&inst, "result must be the pointee type");
+        break;
+      }
+      case Opcode::BarrierReduce:
+        if (!ot[0].is_bool()) fail(&inst, "predicate must be i1");
+        one(inst);
+        break;
+      case Opcode::Shuffle:
+        if (one(inst) != ot[0] || ot[1] != Type::i32() || ot[2] != Type::u32()) fail(&inst, "must be (T, i32, u32) -> T");
+        break;
+      case Opcode::Vote:
+      case Opcode::Match:
+      case Opcode::Redux:
+        if (ot[1] != Type::u32()) fail(&inst, "mask must be u32");
+        one(inst);
+        break;
+      case Opcode::ActiveMask:
+        if (one(inst) != Type::u32()) fail(&inst, "must produce u32");
         break;
       case Opcode::If: {
         if (!ot[0].is_bool()) fail(&inst, "condition must be i1, not " + ot[0].str());

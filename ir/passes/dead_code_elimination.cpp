@@ -7,7 +7,16 @@ namespace cutlet::ir {
 namespace {
 
 bool removable(const Instruction& inst) {
-  return has_trait(inst.op, Pure) || inst.op == Opcode::Load || inst.op == Opcode::Alloca;
+  switch (inst.op) {
+    case Opcode::Load:
+    case Opcode::VecLoad:
+    case Opcode::Alloca:
+    case Opcode::SharedAlloc:
+    case Opcode::ActiveMask:
+      return true;
+    default:
+      return has_trait(inst.op, Pure);
+  }
 }
 
 void count_uses(const Function& f, const Region& r, std::vector<std::uint32_t>& uses) {

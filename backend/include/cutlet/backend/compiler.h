@@ -23,6 +23,11 @@ struct CompileOptions {
   int opt_level = 3;
   /// Fuse a*b+c into fma, as nvcc does by default (--fmad=true).
   bool fma_contraction = true;
+  /// Flush f32 denormal inputs and results to zero (nvcc --ftz=true).
+  bool flush_denormals = false;
+  /// Approximate f32 division, square root and transcendental functions (nvcc
+  /// --use_fast_math's __expf, __sinf, ...): faster, with larger documented errors.
+  bool approx_math = false;
   /// Keep the LLVM IR text (before and after optimization) in the result.
   bool keep_llvm_ir = false;
 

@@ -15,7 +15,8 @@ struct Target {
   /// The default target without a GPU: sm_90.
   static Target default_target() { return Target{}; }
   /// Parses "sm_80", "sm_90", "90" or "compute_90". Throws cutlet::Error naming the
-  /// accepted forms for anything else, or for an SM below 70.
+  /// accepted forms for anything else, or for an SM below 75 (CUDA 13's nvJitLink links
+  /// sm_75 and newer).
   static Target from_string(const std::string& s);
 
   /// "sm_90"

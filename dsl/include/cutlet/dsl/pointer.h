@@ -2,6 +2,7 @@
 #pragma once
 
 #include "cutlet/dsl/value.h"
+#include "cutlet/dsl/vector.h"
 
 namespace cutlet {
 
@@ -56,13 +57,15 @@ class ElementRef {
   ir::ValueId addr_;
 };
 
-/// A pointer to elements of type T in global memory: the kernel-side view of a Buffer<T>
-/// argument. Indexing (`p[i]`, any integer index, signed or unsigned) gives an ElementRef;
-/// `p + i` gives the pointer i elements on. There is no bounds check.
-template <ScalarType T>
+/// A pointer to elements of type T in global memory (Space = Global: the kernel-side view of
+/// a Buffer<T> argument), shared memory (shared_array, dynamic_shared) or a thread's local
+/// memory (local_array). Indexing (`p[i]`, any integer index) gives an ElementRef; `p + i`
+/// gives the pointer i elements on. There is no bounds check.
+template <ScalarType T, ir::AddressSpace Space = ir::AddressSpace::Global>
 class Ptr {
  public:
   using element_type = T;
+  static constexpr ir::AddressSpace space = Space;
 
   template <Operand I>
   ElementRef<T> operator[](const I& i) const {
@@ -73,11 +76,37 @@ class Ptr {
     return wrap(offset(i));
   }
 
+  /// Loads element i with a cache hint: CacheHint::ReadOnly (ld.global.nc, for data no thread
+  /// writes during the kernel), Streaming (.cs), LastUse (.lu), CacheGlobal (.cg).
+  template <Operand I>
+  Value<T> load(const I& i, ir::CacheHint hint) const {
+    static_assert(Space == ir::AddressSpace::Global, "cutlet: cache hints apply to global memory");
+    return Value<T>::wrap(detail::builder().load(offset(i), hint));
+  }
+
+  /// Loads the N elements [N*i, N*i + N) as one N-lane vector access (ld.global.v4.f32 for
+  /// N = 4 floats): `p.vload<4>(i)` is CUDA's `reinterpret_cast<float4*>(p)[i]`. The address
+  /// must be aligned to N * sizeof(T) bytes (Buffer memory is; offsets must keep it so).
+  template <int N, Operand I>
+  Vec<T, N> vload(const I& i, ir::CacheHint hint = ir::CacheHint::Default) const {
+    return Vec<T, N>::wrap(detail::builder().vector_load(offset(scaled<N>(i)), N, hint));
+  }
+  /// Stores vector v to the N elements [N*i, N*i + N) in one access (aligned as for vload).
+  template <int N, Operand I>
+  void vstore(const I& i, const Vec<T, N>& v) const {
+    detail::builder().vector_store(offset(scaled<N>(i)), v.id());
+  }
+
   ir::ValueId id() const { return id_; }
   static Ptr wrap(ir::ValueId id) { return Ptr(id); }
 
  private:
   explicit Ptr(ir::ValueId id) : id_(id) {}
+  template <int N, class I>
+  auto scaled(const I& i) const {
+    if constexpr (Traced<I>) return i * N;
+    else return static_cast<std::int64_t>(i) * N;
+  }
   template <class I>
   ir::ValueId offset(const I& i) const {
     if constexpr (Traced<I>) {
@@ -92,5 +121,14 @@ class Ptr {
   }
   ir::ValueId id_;
 };
+
+/// A pointer to shared memory.
+template <ScalarType T>
+using SharedPtr = Ptr<T, ir::AddressSpace::Shared>;
+/// A pointer to a thread's local memory.
+template <ScalarType T>
+using LocalPtr = Ptr<T, ir::AddressSpace::Local>;
+/// Cache hints for Ptr::load and Ptr::vload.
+using CacheHint = ir::CacheHint;
 
 }  // namespace cutlet

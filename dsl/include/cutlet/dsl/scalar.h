@@ -5,20 +5,28 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "cutlet/dsl/half.h"
 #include "cutlet/ir/type.h"
 
 namespace cutlet {
 
-/// The element types of cutlet values in kernels: bool, the fixed-width integers and
-/// float/double. (f16/bf16 arrive with the full kernel language.)
+/// The element types of cutlet values in kernels: bool, the fixed-width integers,
+/// half, bfloat16, float and double.
 template <class T>
-concept ScalarType = std::same_as<T, bool> || std::same_as<T, std::int8_t> || std::same_as<T, std::int16_t> ||
+concept ScalarType = std::same_as<T, bool> || std::same_as<T, half> || std::same_as<T, bfloat16> || std::same_as<T, std::int8_t> || std::same_as<T, std::int16_t> ||
                      std::same_as<T, std::int32_t> || std::same_as<T, std::int64_t> ||
                      std::same_as<T, std::uint8_t> || std::same_as<T, std::uint16_t> ||
                      std::same_as<T, std::uint32_t> || std::same_as<T, std::uint64_t> ||
                      std::same_as<T, float> || std::same_as<T, double>;
 
 namespace detail {
+
+/// True for the floating-point scalars, 16-bit ones included.
+template <class T>
+inline constexpr bool is_float_v = std::is_floating_point_v<T> || std::is_same_v<T, half> || std::is_same_v<T, bfloat16>;
+/// True for the integer scalars (not bool).
+template <class T>
+inline constexpr bool is_int_v = std::is_integral_v<T> && !std::is_same_v<T, bool>;
 
 /// Maps a host arithmetic type to its fixed-width cutlet scalar (long -> int64_t,
 /// unsigned char -> uint8_t, char by its signedness).
@@ -45,6 +53,8 @@ template <ScalarType T>
 ir::Type ir_type_of() {
   using ir::Type;
   if constexpr (std::is_same_v<T, bool>) return Type::i1();
+  else if constexpr (std::is_same_v<T, half>) return Type::f16();
+  else if constexpr (std::is_same_v<T, bfloat16>) return Type::bf16();
   else if constexpr (std::is_same_v<T, float>) return Type::f32();
   else if constexpr (std::is_same_v<T, double>) return Type::f64();
   else if constexpr (std::is_signed_v<T>) {

@@ -70,7 +70,7 @@ using traced_type_t = typename detail::traced_info<std::remove_cvref_t<X>>::type
 
 namespace detail {
 
-enum PromotionError { kPromoteOk = 0, kSignMix, kBoolMix, kFloatIntoInt, kBoolHost };
+enum PromotionError { kPromoteOk = 0, kSignMix, kBoolMix, kFloatIntoInt, kBoolHost, kHalfMix };
 
 /// Promotion of two scalar types (see the rules at the top of this file).
 template <class A, class B>
@@ -79,16 +79,18 @@ consteval int promotion_error() {
   else if constexpr (std::is_same_v<A, bool> || std::is_same_v<B, bool>) return kBoolMix;
   else if constexpr (std::is_integral_v<A> && std::is_integral_v<B>)
     return std::is_signed_v<A> == std::is_signed_v<B> ? kPromoteOk : kSignMix;
+  else if constexpr ((std::is_same_v<A, half> && std::is_same_v<B, bfloat16>) ||
+                     (std::is_same_v<A, bfloat16> && std::is_same_v<B, half>))
+    return kHalfMix;
   else return kPromoteOk;
 }
 template <class A, class B>
 struct promoted {
   using type = std::conditional_t<
       std::is_same_v<A, B>, A,
-      std::conditional_t<std::is_floating_point_v<A> && std::is_floating_point_v<B>,
-                         std::conditional_t<(sizeof(A) >= sizeof(B)), A, B>,
-                         std::conditional_t<std::is_floating_point_v<A>, A,
-                                            std::conditional_t<std::is_floating_point_v<B>, B,
+      std::conditional_t<is_float_v<A> && is_float_v<B>, std::conditional_t<(sizeof(A) >= sizeof(B)), A, B>,
+                         std::conditional_t<is_float_v<A>, A,
+                                            std::conditional_t<is_float_v<B>, B,
                                                                std::conditional_t<(sizeof(A) >= sizeof(B)), A, B>>>>>;
 };
 
@@ -103,7 +105,7 @@ struct common {
     } else if constexpr (Traced<RA>) {
       using T = traced_type_t<RA>;
       if constexpr (std::is_same_v<T, bool> != std::is_same_v<RB, bool>) return kBoolHost;
-      else if constexpr (std::is_integral_v<T> && std::is_floating_point_v<RB>) return kFloatIntoInt;
+      else if constexpr (std::is_integral_v<T> && is_float_v<RB>) return kFloatIntoInt;
       else return kPromoteOk;
     } else if constexpr (Traced<RB>) {
       return common<B, A>::error;
@@ -135,7 +137,9 @@ struct common {
                 "e.g. cutlet::cast<float>(i) * 0.5f, or use an integer constant");                                \
   static_assert(::cutlet::detail::common<A, B>::error != ::cutlet::detail::kBoolHost,                             \
                 "cutlet: a bool and a number meet here; use a bool constant with bool values, "                   \
-                "a number with numbers, or convert with cutlet::cast<T>")
+                "a number with numbers, or convert with cutlet::cast<T>");                                        \
+  static_assert(::cutlet::detail::common<A, B>::error != ::cutlet::detail::kHalfMix,                              \
+                "cutlet: this mixes half and bfloat16; convert one side with cutlet::cast<float>(x) first")
 
 template <class A, class B>
 using common_t = typename common<A, B>::type;
@@ -146,7 +150,8 @@ ir::ValueId constant(U v) {
   auto& b = builder("a cutlet constant");
   if constexpr (std::is_same_v<T, bool>) {
     return b.const_bool(static_cast<bool>(v));
-  } else if constexpr (std::is_floating_point_v<T>) {
+  } else if constexpr (is_float_v<T>) {
+    // 16-bit constants keep the double value; LLVM rounds it to the type once.
     return b.const_float(ir_type_of<T>(), static_cast<double>(v));
   } else {
     if constexpr (std::is_integral_v<U> && !std::is_same_v<U, bool>) {
@@ -181,7 +186,7 @@ class Value {
   /// A constant from a host number (see the typing rules at the top of the file).
   template <HostScalar U>
   Value(U v) : id_(detail::constant<T>(v)), scope_(detail::current_scope()) {  // NOLINT: implicit on purpose
-    static_assert(!(std::is_integral_v<T> && std::is_floating_point_v<U>),
+    static_assert(!(std::is_integral_v<T> && detail::is_float_v<U>),
                   "cutlet: initializing an integer cutlet value from a floating-point number");
     static_assert(std::is_same_v<T, bool> == std::is_same_v<U, bool>,
                   "cutlet: bool values are made from bool constants (true/false), numbers from numbers");
@@ -249,7 +254,7 @@ class Var {
 
   Var() : Var(T{}) {}
   template <Operand X>
-  Var(const X& init) : ptr_(detail::builder("cutlet::Var").alloca(detail::ir_type_of<T>())) {  // NOLINT
+  Var(const X& init) : ptr_(detail::builder("cutlet::Var").local_alloc(detail::ir_type_of<T>())) {  // NOLINT
     *this = init;
   }
   Var(const Var& o) : Var(o.get()) {}

@@ -9,6 +9,7 @@
 
 #include "cutlet/error.h"
 #include "cutlet/ir/function.h"
+#include "cutlet/ir/math.h"
 
 namespace cutlet::ir {
 
@@ -69,10 +70,56 @@ class Builder {
   ValueId ptr_add(ValueId p, ValueId i);
   ValueId load(ValueId p);
   void store(ValueId p, ValueId v);
-  /// A per-thread variable of scalar type `elem`; returns a local pointer to it.
-  ValueId alloca(Type elem);
+  /// A per-thread variable (or array of `count` elements) of scalar type `elem`; returns a
+  /// local pointer to it.
+  ValueId local_alloc(Type elem, std::int64_t count = 1);
+  /// A load with a cache hint (see CacheHint).
+  ValueId load(ValueId p, CacheHint hint);
+  /// A static shared-memory array of `count` elements of `elem`, one per block; returns a
+  /// shared pointer to its first element. Each call is a distinct array.
+  ValueId shared_alloc(Type elem, std::int64_t count);
+  /// The block's dynamic shared memory (sized at launch) as a shared pointer to `elem`.
+  ValueId dynamic_shared(Type elem);
+  /// Loads `lanes` consecutive elements starting at `p` as a vector; `p` must be aligned to
+  /// the vector's size.
+  ValueId vector_load(ValueId p, int lanes, CacheHint hint = CacheHint::Default);
+  /// Stores the lanes of vector `v` to consecutive elements starting at `p` (aligned).
+  void vector_store(ValueId p, ValueId v);
+  /// Lane `lane` of vector `v`.
+  ValueId extract(ValueId v, int lane);
+  /// `v` with lane `lane` replaced by scalar `x`.
+  ValueId insert(ValueId v, ValueId x, int lane);
+  /// A vector of `lanes` copies of scalar `x`.
+  ValueId splat(ValueId x, int lanes);
+  /// An atomic read-modify-write on the element at `p` (global or shared); returns the old
+  /// value. For CompareExchange, `operands` is {compare, new value}; otherwise {value}.
+  ValueId atomic(AtomicKind kind, ValueId p, std::span<const ValueId> operands, MemoryScope scope,
+                 MemoryOrder order);
   /// Block-wide barrier (all threads of the block, with memory ordering of the block).
   void barrier();
+  /// Barrier that also reduces predicate `pred` over the block: Count gives an i32, And/Or an i1.
+  ValueId barrier_reduce(BarrierReduceKind kind, ValueId pred);
+  /// A memory fence at `scope` (membar.cta / .gl / .sys).
+  void fence(MemoryScope scope);
+  /// A math function (see math.def) on operands of one scalar type.
+  ValueId math(MathFn fn, std::span<const ValueId> operands);
+  /// A warp shuffle of a 32- or 64-bit scalar among the lanes in `mask` (u32): `lane` is the
+  /// source lane (Idx), delta (Up, Down) or lane mask (Xor).
+  ValueId shuffle(ShuffleKind kind, ValueId value, ValueId lane, ValueId mask);
+  /// A warp vote on i1 `pred` over `mask`: all/any give i1, ballot gives u32.
+  ValueId vote(VoteKind kind, ValueId pred, ValueId mask);
+  /// The lanes of `mask` holding the same 32/64-bit value (Any), or all of them or none (All).
+  ValueId match(MatchKind kind, ValueId value, ValueId mask);
+  /// A warp reduction of a 32-bit integer over `mask` (redux.sync, sm_80+).
+  ValueId redux(ReduxKind kind, ValueId value, ValueId mask);
+  /// The mask of the warp's currently active lanes (u32).
+  ValueId active_mask();
+  /// printf from the device: `format` is a C format string; arguments are scalars (f32 is
+  /// passed as f64, small integers as i32, as C varargs do).
+  void print(const std::string& format, std::span<const ValueId> args);
+  /// Device-side assertion: when `cond` is false, the kernel stops with a message naming
+  /// `message`, `file` and `line`, and the launch's stream reports an error.
+  void assert_(ValueId cond, const std::string& message, const std::string& file, std::int64_t line);
 
   /// Builds a region's body: gets the region's arguments, returns the values to yield.
   using BodyFn = std::function<std::vector<ValueId>(std::span<const ValueId> args)>;

@@ -19,9 +19,9 @@ using ValueId = std::uint32_t;
 using InstId = std::uint32_t;
 inline constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
 
-/// An instruction attribute: an integer (constants, predicates, registers), a float
-/// constant, or a type.
-using Attribute = std::variant<std::int64_t, double, Type>;
+/// An instruction attribute: an integer (constants, predicates, registers, op kinds), a
+/// float constant, a type, or a string (format strings, messages).
+using Attribute = std::variant<std::int64_t, double, Type, std::string>;
 
 /// A source position in the user's program ({nullptr, 0} when unknown). File names are
 /// the static strings of std::source_location.
@@ -57,6 +57,7 @@ struct Instruction {
 
   std::int64_t int_attr(std::size_t i = 0) const { return std::get<std::int64_t>(attrs.at(i)); }
   double float_attr(std::size_t i = 0) const { return std::get<double>(attrs.at(i)); }
+  const std::string& string_attr(std::size_t i = 0) const { return std::get<std::string>(attrs.at(i)); }
 };
 
 /// Where a value comes from: an instruction result or a region argument.

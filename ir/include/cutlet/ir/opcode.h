@@ -62,7 +62,39 @@ enum class SpecialReg : std::uint8_t {
   BlockDimX, BlockDimY, BlockDimZ,
   BlockIdxX, BlockIdxY, BlockIdxZ,
   GridDimX, GridDimY, GridDimZ,
+  LaneId,  ///< the thread's lane in its warp, 0..31
 };
 const char* special_reg_name(SpecialReg r);
+
+/// Read-modify-write atomics (the first attribute of `atomic`).
+enum class AtomicKind : std::uint8_t { Add, Sub, Min, Max, And, Or, Xor, Exchange, CompareExchange };
+/// The threads an atomic or fence orders with (CUDA's thread scopes).
+enum class MemoryScope : std::uint8_t { Block, Device, System };
+/// Memory ordering of an atomic (C++ semantics).
+enum class MemoryOrder : std::uint8_t { Relaxed, Acquire, Release, AcqRel };
+const char* atomic_kind_name(AtomicKind k);
+const char* memory_scope_name(MemoryScope s);
+const char* memory_order_name(MemoryOrder o);
+
+/// How a load uses the caches (optional attribute of `load` and `vload`).
+enum class CacheHint : std::uint8_t {
+  Default,     ///< ld.global (cache at all levels)
+  ReadOnly,    ///< ld.global.nc: through the read-only (texture) path; the data must not change during the kernel
+  Streaming,   ///< ld.global.cs: likely accessed once
+  LastUse,     ///< ld.global.lu: last use of the line
+  CacheGlobal, ///< ld.global.cg: cache in L2 only
+};
+const char* cache_hint_name(CacheHint h);
+
+/// Block-wide barriers that also reduce a predicate (attribute of `barrier_reduce`).
+enum class BarrierReduceKind : std::uint8_t { Count, And, Or };
+/// Shuffle modes (attribute of `shuffle`).
+enum class ShuffleKind : std::uint8_t { Idx, Up, Down, Xor };
+/// Vote modes (attribute of `vote`): all/any give i1, ballot gives u32.
+enum class VoteKind : std::uint8_t { All, Any, Ballot };
+/// Match modes (attribute of `match`): lanes holding the same value.
+enum class MatchKind : std::uint8_t { Any, All };
+/// Warp reductions (attribute of `redux`, sm_80+).
+enum class ReduxKind : std::uint8_t { Add, Min, Max, And, Or, Xor };
 
 }  // namespace cutlet::ir

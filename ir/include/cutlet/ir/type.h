@@ -16,7 +16,7 @@ enum class ScalarKind : std::uint8_t { I1, I8, I16, I32, I64, U8, U16, U32, U64,
 enum class AddressSpace : std::uint8_t { Generic = 0, Global = 1, Shared = 3, Const = 4, Local = 5 };
 
 /// What kind of type a Type is.
-enum class TypeKind : std::uint8_t { Void, Scalar, Pointer, Tile };
+enum class TypeKind : std::uint8_t { Void, Scalar, Pointer, Tile, Vector };
 
 namespace detail {
 struct TypeStorage;
@@ -48,6 +48,9 @@ class Type {
   static Type f64() { return scalar(ScalarKind::F64); }
   /// A pointer to `element` (a scalar) in `space`.
   static Type pointer(Type element, AddressSpace space = AddressSpace::Global);
+  /// A short vector of `lanes` (2, 4 or 8) scalars held by one thread: the unit of 8- and
+  /// 16-byte memory access and of packed f16/bf16 arithmetic ("vec<4xf32>").
+  static Type vector(Type element, int lanes);
   /// A tile of `element` (a scalar) with the given shape (every extent >= 1).
   static Type tile(std::span<const std::int64_t> shape, Type element);
 
@@ -56,6 +59,11 @@ class Type {
   bool is_scalar() const { return kind() == TypeKind::Scalar; }
   bool is_pointer() const { return kind() == TypeKind::Pointer; }
   bool is_tile() const { return kind() == TypeKind::Tile; }
+  bool is_vector() const { return kind() == TypeKind::Vector; }
+  /// The number of lanes of a vector type.
+  int lanes() const;
+  /// The scalar type of a scalar, or the element type of a vector or tile.
+  Type scalar_type() const { return is_scalar() ? *this : element(); }
 
   /// The scalar kind of a scalar type. Precondition: is_scalar().
   ScalarKind scalar_kind() const;
@@ -66,7 +74,7 @@ class Type {
   bool is_signed_integer() const;
   bool is_unsigned_integer() const;
   bool is_float() const;
-  /// Width in bits of a scalar (1 for i1); 64 for pointers.
+  /// Width in bits of a scalar (1 for i1), of all lanes of a vector; 64 for pointers.
   int bits() const;
 
   /// The pointee of a pointer, or the element of a tile.

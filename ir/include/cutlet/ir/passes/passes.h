@@ -5,8 +5,9 @@
 
 namespace cutlet::ir {
 
-/// Dead-code elimination: drops pure ops and loads whose results are never used, to a
-/// fixed point. Ops with effects (stores, barriers, region ops) are kept.
+/// Dead-code elimination: drops pure ops, loads and unused allocations whose results are
+/// never used, to a fixed point. Ops with effects (stores, atomics, barriers, warp
+/// collectives, region ops) are kept.
 Function dead_code_elimination(Function f);
 
 }  // namespace cutlet::ir

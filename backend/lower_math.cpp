@@ -1,0 +1,46 @@
+// Lowering of the `math` op to libdevice calls (linked in by the compiler) or LLVM intrinsics.
+#include <llvm/IR/Function.h>
+#include <llvm/IR/Intrinsics.h>
+
+#include "cutlet/error.h"
+#include "cutlet/ir/math.h"
+#include "lowering.h"
+
+namespace cutlet::backend {
+namespace {
+
+llvm::Value* lower_math(LoweringContext& c, const ir::Instruction& inst) {
+  auto fn = static_cast<ir::MathFn>(inst.int_attr());
+  ir::Type t = c.fn.type_of(inst.operands[0]);
+  const char* impl = ir::math_implementation(fn, t);
+  CUTLET_ASSERT(impl != nullptr, "math op without an implementation for its type");
+  std::vector<llvm::Value*> args;
+  for (auto v : inst.operands) args.push_back(c.get(v));
+  llvm::Type* arg_type = llvm_type(c.ctx, t);
+  std::string name = impl;
+  if (name.rfind("llvm.", 0) == 0) {
+    llvm::Intrinsic::ID id = llvm::Function::lookupIntrinsicID(name);
+    CUTLET_ASSERT(id != llvm::Intrinsic::not_intrinsic, "unknown LLVM intrinsic in math.def");
+    return c.b.CreateIntrinsic(id, {arg_type}, args);
+  }
+  // Approximate math: the __nv_fast_* variants (what nvcc --use_fast_math uses).
+  if (c.options.approx_math && t == ir::Type::f32()) {
+    static const char* fast[] = {"__nv_expf", "__nv_exp10f", "__nv_logf", "__nv_log2f", "__nv_log10f",
+                                 "__nv_powf", "__nv_sinf",   "__nv_cosf", "__nv_tanf", "__nv_tanhf"};
+    for (const char* f : fast)
+      if (name == f) name = "__nv_fast_" + name.substr(5);
+  }
+  // libdevice: classification and bit counts return i32.
+  ir::MathResult rule = ir::math_info(fn).result;
+  llvm::Type* ret = rule == ir::MathResult::Same ? arg_type : c.b.getInt32Ty();
+  auto callee = c.module.getOrInsertFunction(name, llvm::FunctionType::get(ret, std::vector<llvm::Type*>(args.size(), arg_type), false));
+  llvm::Value* r = c.b.CreateCall(callee, args);
+  if (rule == ir::MathResult::Bool) return c.b.CreateICmpNE(r, c.b.getInt32(0));
+  return r;
+}
+
+}  // namespace
+
+void register_math(LoweringTable& t) { t.set(ir::Opcode::Math, lower_math); }
+
+}  // namespace cutlet::backend

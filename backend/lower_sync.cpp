@@ -1,0 +1,99 @@
+// Lowering of barriers, fences and atomics. Atomics are written as PTX (atom.sem.scope.space)
+// so that every scope and memory order maps to exactly the instruction CUDA C++ uses.
+#include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/IntrinsicsNVPTX.h>
+
+#include "cutlet/error.h"
+#include "lowering.h"
+
+namespace cutlet::backend {
+namespace {
+using ir::AtomicKind;
+using ir::Opcode;
+
+llvm::Value* lower_barrier(LoweringContext& c, const ir::Instruction&) {
+  c.b.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});
+  return nullptr;
+}
+
+llvm::Value* lower_barrier_reduce(LoweringContext& c, const ir::Instruction& inst) {
+  static constexpr llvm::Intrinsic::ID ids[] = {llvm::Intrinsic::nvvm_barrier0_popc, llvm::Intrinsic::nvvm_barrier0_and,
+                                                llvm::Intrinsic::nvvm_barrier0_or};
+  auto kind = static_cast<ir::BarrierReduceKind>(inst.int_attr());
+  llvm::Value* pred = c.b.CreateZExt(c.get(inst.operands[0]), c.b.getInt32Ty());
+  llvm::Value* r = c.b.CreateIntrinsic(ids[static_cast<int>(kind)], {}, {pred});
+  if (kind == ir::BarrierReduceKind::Count) return r;
+  return c.b.CreateICmpNE(r, c.b.getInt32(0));
+}
+
+llvm::Value* lower_fence(LoweringContext& c, const ir::Instruction& inst) {
+  static constexpr llvm::Intrinsic::ID ids[] = {llvm::Intrinsic::nvvm_membar_cta, llvm::Intrinsic::nvvm_membar_gl,
+                                                llvm::Intrinsic::nvvm_membar_sys};
+  c.b.CreateIntrinsic(ids[inst.int_attr()], {}, {});
+  return nullptr;
+}
+
+/// The PTX type of an atomic on `t` for `kind` (bitwise ops and exchanges use .b, adds of
+/// signed integers .u, as in CUDA's own headers).
+std::string atomic_type(AtomicKind kind, ir::Type t) {
+  if (t.is_float()) {
+    if (kind == AtomicKind::CompareExchange || kind == AtomicKind::Exchange) return "b" + std::to_string(t.bits());
+    if (t.bits() == 16) return std::string("noftz.") + ptx_type(t);
+    return ptx_type(t);
+  }
+  switch (kind) {
+    case AtomicKind::Min:
+    case AtomicKind::Max: return ptx_type(t);
+    case AtomicKind::Add:
+    case AtomicKind::Sub: return "u" + std::to_string(t.bits());
+    default: return "b" + std::to_string(t.bits());
+  }
+}
+
+llvm::Value* lower_atomic(LoweringContext& c, const ir::Instruction& inst) {
+  static const char* ops[] = {"add", "add", "min", "max", "and", "or", "xor", "exch", "cas"};
+  static const char* scopes[] = {"cta", "gpu", "sys"};
+  static const char* orders[] = {"relaxed", "acquire", "release", "acq_rel"};
+  auto kind = static_cast<AtomicKind>(inst.int_attr(0));
+  auto scope = inst.int_attr(1);
+  auto order = inst.int_attr(2);
+  ir::Type pt = c.fn.type_of(inst.operands[0]);
+  ir::Type t = pt.element();
+  const char* space = pt.address_space() == ir::AddressSpace::Shared ? "shared" : "global";
+  llvm::Value* value = c.get(inst.operands[1]);
+  if (kind == AtomicKind::Sub) value = t.is_float() ? c.b.CreateFNeg(value) : c.b.CreateNeg(value);
+  // 16-bit float atomics take their operand as .b16 bits in an "h" register.
+  std::string reg = ptx_constraint(t);
+  // Relaxed device-scope atomics are written without qualifiers, exactly as nvcc writes
+  // atomicAdd (ptxas then also turns an unused result into a reduction, red.*).
+  std::string qualifiers = (order == 0 && scope == 1) ? "" : std::string(orders[order]) + "." + scopes[scope] + ".";
+  std::string text = std::string("atom.") + qualifiers + space + "." + ops[static_cast<int>(kind)] + "." +
+                     atomic_type(kind, t) + " $0, [$1], $2";
+  std::vector<llvm::Value*> args{c.get(inst.operands[0]), value};
+  std::string cons = "=" + reg + ",l," + reg;
+  if (kind == AtomicKind::CompareExchange) {
+    text += ", $3";
+    args.push_back(c.get(inst.operands[2]));
+    cons += "," + reg;
+  }
+  text += ";";
+  llvm::Type* lt = llvm_type(c.ctx, t);
+  if (t.bits() == 16) {
+    // Inline asm passes 16-bit floats as i16 bit patterns.
+    llvm::Type* i16 = c.b.getInt16Ty();
+    for (std::size_t i = 1; i < args.size(); ++i) args[i] = c.b.CreateBitCast(args[i], i16);
+    return c.b.CreateBitCast(inline_ptx(c, i16, text, cons, args), lt);
+  }
+  return inline_ptx(c, lt, text, cons, args);
+}
+
+}  // namespace
+
+void register_sync(LoweringTable& t) {
+  t.set(Opcode::Barrier, lower_barrier);
+  t.set(Opcode::BarrierReduce, lower_barrier_reduce);
+  t.set(Opcode::Fence, lower_fence);
+  t.set(Opcode::Atomic, lower_atomic);
+}
+
+}  // namespace cutlet::backend
