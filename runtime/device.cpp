@@ -41,6 +41,51 @@ int get_attribute(const DriverApi& api, CUdevice dev, CUdevice_attribute attr) {
   return value;
 }
 
+/// An attribute the driver may not report (deprecated or newer than the driver): 0 then.
+int attr_or_zero(const DriverApi& api, CUdevice dev, CUdevice_attribute attr) {
+  int value = 0;
+  return api.cuDeviceGetAttribute(&value, attr, dev) == CUDA_SUCCESS ? value : 0;
+}
+
+void fill_properties(const DriverApi& api, DeviceState& s) {
+  auto attr = [&](CUdevice_attribute a) { return attr_or_zero(api, s.handle, a); };
+  auto bytes = [&](CUdevice_attribute a) { return static_cast<std::size_t>(attr(a)); };
+  DeviceProperties& p = s.props;
+  const DeviceLimits& l = s.limits;
+  p.name = s.name;
+  char bus[64] = {};
+  if (api.cuDeviceGetPCIBusId(bus, sizeof bus - 1, s.handle) == CUDA_SUCCESS) p.pci_bus_id = bus;
+  p.compute_capability = s.cc;
+  p.sm_count = l.sm_count;
+  p.warp_size = l.warp_size;
+  p.max_threads_per_block = l.max_threads_per_block;
+  p.max_threads_per_sm = attr(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR);
+  p.max_blocks_per_sm = attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR);
+  p.registers_per_block = attr(CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK);
+  p.registers_per_sm = attr(CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR);
+  p.shared_per_block = l.max_shared_per_block;
+  p.shared_per_block_optin = l.max_shared_per_block_optin;
+  p.shared_per_sm = bytes(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR);
+  p.reserved_shared_per_block = bytes(CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK);
+  p.constant_memory = bytes(CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY);
+  p.l2_cache_bytes = bytes(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);
+  p.persisting_l2_max_bytes = bytes(CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE);
+  p.total_memory = s.total_memory;
+  p.clock_khz = attr(CU_DEVICE_ATTRIBUTE_CLOCK_RATE);
+  p.memory_clock_khz = attr(CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE);
+  p.memory_bus_width_bits = attr(CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH);
+  p.async_engine_count = attr(CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT);
+  p.unified_addressing = attr(CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING) != 0;
+  p.managed_memory = attr(CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY) != 0;
+  p.concurrent_managed_access = attr(CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS) != 0;
+  p.memory_pools = attr(CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED) != 0;
+  p.can_map_host_memory = attr(CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY) != 0;
+  p.cooperative_launch = l.cooperative_launch;
+  p.cluster_launch = l.cluster_launch;
+  p.stream_priorities = attr(CU_DEVICE_ATTRIBUTE_STREAM_PRIORITIES_SUPPORTED) != 0;
+  p.integrated = attr(CU_DEVICE_ATTRIBUTE_INTEGRATED) != 0;
+}
+
 void fill(DeviceState& s, int ordinal) {
   const DriverApi& api = driver();
   char name[256] = {};
@@ -67,6 +112,10 @@ void fill(DeviceState& s, int ordinal) {
   std::size_t total = 0;
   check(api.cuDeviceTotalMem(&total, s.handle), "cuDeviceTotalMem");
   s.total_memory = total;
+  l.sm = s.cc.sm();
+  l.cluster_launch = attr_or_zero(api, s.handle, CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH) != 0;
+  l.cooperative_launch = attr_or_zero(api, s.handle, CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH) != 0;
+  fill_properties(api, s);
   // Retained once and never released: the context then lives as long as the process, as the
   // CUDA runtime's does, and contexts other libraries share with us are never torn down.
   CUresult r = api.cuDevicePrimaryCtxRetain(&s.context, s.handle);
@@ -146,6 +195,60 @@ const DeviceLimits& Device::limits() const { return detail::device_state(ordinal
 void Device::set_current() const { detail::ensure_current(ordinal_); }
 
 void* Device::context() const { return detail::device_state(ordinal_).context; }
+
+std::vector<Device> Device::all() {
+  std::vector<Device> out;
+  const int n = detail::device_count();
+  for (int i = 0; i < n; ++i) out.push_back(Device(Unchecked{}, i));
+  return out;
+}
+
+const DeviceProperties& Device::properties() const { return detail::device_state(ordinal_).props; }
+
+std::size_t Device::free_memory() const {
+  const detail::DeviceState& s = detail::device_state(ordinal_);
+  detail::ensure_current(s);
+  std::size_t free_bytes = 0, total = 0;
+  CUresult r = detail::driver().cuMemGetInfo(&free_bytes, &total);
+  if (r != CUDA_SUCCESS) detail::throw_cuda_error(r, "cuMemGetInfo(" + s.label + ")");
+  return free_bytes;
+}
+
+bool Device::can_access_peer(const Device& peer) const {
+  if (peer.ordinal_ == ordinal_) return false;
+  const detail::DeviceState& a = detail::device_state(ordinal_);
+  const detail::DeviceState& b = detail::device_state(peer.ordinal_);
+  int can = 0;
+  CUresult r = detail::driver().cuDeviceCanAccessPeer(&can, a.handle, b.handle);
+  if (r != CUDA_SUCCESS)
+    detail::throw_cuda_error(r, "cuDeviceCanAccessPeer(" + a.label + ", " + b.label + ")");
+  return can != 0;
+}
+
+void Device::enable_peer_access(const Device& peer) const {
+  const detail::DeviceState& a = detail::device_state(ordinal_);
+  const detail::DeviceState& b = detail::device_state(peer.ordinal_);
+  if (peer.ordinal_ == ordinal_)
+    throw Error("Device::enable_peer_access: " + a.label +
+                " cannot be its own peer; a device always reaches its own memory");
+  if (!can_access_peer(peer))
+    throw Error("Device::enable_peer_access: " + a.label + " cannot access the memory of " +
+                b.label + " directly (cuDeviceCanAccessPeer says no: no NVLink or PCIe peer "
+                "path); copy through DeviceMemory::copy_from, which stages through the host");
+  detail::ensure_current(a);
+  CUresult r = detail::driver().cuCtxEnablePeerAccess(b.context, 0);
+  if (r != CUDA_SUCCESS && r != CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED)
+    detail::throw_cuda_error(r, "cuCtxEnablePeerAccess(" + a.label + " -> " + b.label + ")");
+}
+
+void Device::disable_peer_access(const Device& peer) const {
+  const detail::DeviceState& a = detail::device_state(ordinal_);
+  const detail::DeviceState& b = detail::device_state(peer.ordinal_);
+  detail::ensure_current(a);
+  CUresult r = detail::driver().cuCtxDisablePeerAccess(b.context);
+  if (r != CUDA_SUCCESS && r != CUDA_ERROR_PEER_ACCESS_NOT_ENABLED)
+    detail::throw_cuda_error(r, "cuCtxDisablePeerAccess(" + a.label + " -> " + b.label + ")");
+}
 
 void Device::synchronize() const {
   const detail::DeviceState& s = detail::device_state(ordinal_);

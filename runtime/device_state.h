@@ -6,6 +6,7 @@
 #include <string>
 
 #include "cutlet/runtime/device.h"
+#include "cutlet/runtime/stream.h"
 #include "driver_api.h"
 
 namespace cutlet::detail {
@@ -18,6 +19,7 @@ struct DeviceState {
   CUcontext context = nullptr;     ///< Retained primary context, never released.
   ComputeCapability cc;
   DeviceLimits limits;
+  DeviceProperties props;
   std::string name;
   std::size_t total_memory = 0;
   std::string label;  ///< "device 0 (NVIDIA H200)", for messages.
@@ -39,6 +41,38 @@ inline void ensure_current(const DeviceState& state) {
   check(api.cuCtxGetCurrent(&current), "cuCtxGetCurrent");
   if (current != state.context) [[unlikely]]
     check(api.cuCtxSetCurrent(state.context), "cuCtxSetCurrent");
+}
+
+/// Makes `context` current on the calling thread unless it already is.
+inline void ensure_current(CUcontext context) {
+  const DriverApi& api = driver();
+  CUcontext current = nullptr;
+  check(api.cuCtxGetCurrent(&current), "cuCtxGetCurrent");
+  if (current != context) [[unlikely]]
+    check(api.cuCtxSetCurrent(context), "cuCtxSetCurrent");
+}
+
+/// What the runtime's sources read and build inside a Stream.
+struct StreamAccess {
+  /// The context `stream`'s work runs in: its green context's, else `state`'s primary one.
+  static CUcontext context(const Stream& stream, const DeviceState& state) noexcept {
+    return stream.context_ ? static_cast<CUcontext>(stream.context_) : state.context;
+  }
+  /// A Stream over `handle` of `device`; `keep` (when set) owns it, `green`/`context` name
+  /// the green context it runs in (null for the primary context).
+  static Stream make(void* handle, Device device, bool owning, void* green, void* context,
+                     std::shared_ptr<void> keep) noexcept {
+    Stream s(handle, device, owning);
+    s.green_ = green;
+    s.context_ = context;
+    s.keep_ = std::move(keep);
+    return s;
+  }
+};
+
+/// Makes the context of `stream` (of device state `state`) current on the calling thread.
+inline void ensure_current(const DeviceState& state, const Stream& stream) {
+  ensure_current(StreamAccess::context(stream, state));
 }
 
 /// Makes device `ordinal`'s primary context current on the calling thread (see above).

@@ -69,6 +69,17 @@ LoadResult try_load() {
 #define CUTLET_RESOLVE(name, version) resolve(#name, reinterpret_cast<void**>(&api.name));
   CUTLET_DRIVER_FUNCTIONS(CUTLET_RESOLVE)
 #undef CUTLET_RESOLVE
+#define CUTLET_RESOLVE_OPTIONAL(name, version)                                                    \
+  {                                                                                               \
+    CUdriverProcAddressQueryResult found = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;                  \
+    void* fn = nullptr;                                                                           \
+    if (api.cuGetProcAddress(#name, &fn, version, CU_GET_PROC_ADDRESS_DEFAULT, &found) ==         \
+            CUDA_SUCCESS &&                                                                       \
+        found == CU_GET_PROC_ADDRESS_SUCCESS)                                                     \
+      api.name = reinterpret_cast<decltype(api.name)>(fn);                                        \
+  }
+  CUTLET_DRIVER_OPTIONAL_FUNCTIONS(CUTLET_RESOLVE_OPTIONAL)
+#undef CUTLET_RESOLVE_OPTIONAL
   if (!missing.empty()) {
     out.failure = "no CUDA driver found: libcuda.so.1 was loaded but lacks " + missing +
                   "; install a newer NVIDIA driver" + kNoDriverTail;
@@ -103,6 +114,16 @@ const DriverApi& load_driver() {
   if (!r.ok) throw NoDriverError(r.failure);
   g_driver_api.store(&r.api, std::memory_order_release);
   return r.api;
+}
+
+void throw_missing_driver_function(const char* what, const char* name, int version) {
+  const int have = g_driver_api.load(std::memory_order_acquire)
+                       ? g_driver_api.load(std::memory_order_acquire)->version
+                       : 0;
+  throw Error(std::string(what) + " needs the driver function " + name + " of CUDA " +
+              std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10) +
+              ", which this driver (CUDA " + std::to_string(have / 1000) + "." +
+              std::to_string(have % 1000 / 10) + ") lacks; install a newer NVIDIA driver");
 }
 
 void throw_cuda_error(CUresult result, std::string call, const std::string& hint) {

@@ -58,13 +58,90 @@ inline constexpr int kDriverAbiVersion = 12000;
   X(cuModuleGetFunction, 2000)      \
   X(cuFuncGetAttribute, 2020)       \
   X(cuFuncSetAttribute, 9000)       \
-  X(cuLaunchKernel, 4000)
+  X(cuLaunchKernel, 4000)           \
+  CUTLET_DRIVER_FUNCTIONS_12(X)
 
-/// Pointers to the resolved driver functions; all non-null once loaded.
+/// The rest of the functions every CUDA 12.0 driver has: peers, stream priorities and
+/// waits, host functions, capture and graphs, pools and other allocators, extended launches,
+/// occupancy, and context-independent libraries.
+#define CUTLET_DRIVER_FUNCTIONS_12(X)                        \
+  X(cuDeviceGetPCIBusId, 4010)                               \
+  X(cuDeviceCanAccessPeer, 4000)                             \
+  X(cuCtxEnablePeerAccess, 4000)                             \
+  X(cuCtxDisablePeerAccess, 4000)                            \
+  X(cuCtxGetStreamPriorityRange, 5050)                       \
+  X(cuStreamCreateWithPriority, 5050)                        \
+  X(cuStreamGetPriority, 5050)                               \
+  X(cuStreamGetFlags, 5050)                                  \
+  X(cuStreamWaitEvent, 3020)                                 \
+  X(cuLaunchHostFunc, 10000)                                 \
+  X(cuStreamBeginCapture, 10010)                             \
+  X(cuStreamEndCapture, 10000)                               \
+  X(cuStreamIsCapturing, 10000)                              \
+  X(cuGraphCreate, 10000)                                    \
+  X(cuGraphDestroy, 10000)                                   \
+  X(cuGraphAddKernelNode, 12000)                             \
+  X(cuGraphAddMemcpyNode, 10000)                             \
+  X(cuGraphAddMemsetNode, 10000)                             \
+  X(cuGraphAddEmptyNode, 10000)                              \
+  X(cuGraphAddDependencies, 10000)                           \
+  X(cuGraphGetNodes, 10000)                                  \
+  X(cuGraphNodeGetType, 10000)                               \
+  X(cuGraphKernelNodeGetParams, 12000)                       \
+  X(cuGraphKernelNodeSetAttribute, 11000)                    \
+  X(cuGraphInstantiateWithFlags, 11040)                      \
+  X(cuGraphLaunch, 10000)                                    \
+  X(cuGraphUpload, 11010)                                    \
+  X(cuGraphExecDestroy, 10000)                               \
+  X(cuGraphExecKernelNodeSetParams, 12000)                   \
+  X(cuMemAllocAsync, 11020)                                  \
+  X(cuMemAllocFromPoolAsync, 11020)                          \
+  X(cuMemFreeAsync, 11020)                                   \
+  X(cuMemPoolCreate, 11020)                                  \
+  X(cuMemPoolDestroy, 11020)                                 \
+  X(cuMemPoolSetAttribute, 11020)                            \
+  X(cuMemPoolGetAttribute, 11020)                            \
+  X(cuMemPoolTrimTo, 11020)                                  \
+  X(cuMemPoolSetAccess, 11020)                               \
+  X(cuDeviceGetDefaultMemPool, 11020)                        \
+  X(cuMemHostAlloc, 2020)                                    \
+  X(cuMemFreeHost, 2000)                                     \
+  X(cuMemAllocManaged, 6000)                                 \
+  X(cuMemcpyAsync, 4000)                                     \
+  X(cuMemcpyPeerAsync, 4000)                                 \
+  X(cuMemsetD32Async, 3020)                                  \
+  X(cuPointerGetAttribute, 4000)                             \
+  X(cuLaunchKernelEx, 11060)                                 \
+  X(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, 7000) \
+  X(cuOccupancyMaxPotentialBlockSize, 6050)                  \
+  X(cuOccupancyMaxActiveClusters, 11070)                     \
+  X(cuLibraryLoadData, 12000)                                \
+  X(cuLibraryUnload, 12000)                                  \
+  X(cuLibraryGetKernel, 12000)                               \
+  X(cuLibraryGetModule, 12000)                               \
+  X(cuKernelGetFunction, 12000)                              \
+  X(cuKernelSetAttribute, 12000)
+
+/// Functions newer than CUDA 12.0, requested in the ABI of the version in their PFN_ name
+/// and left null when the driver is older: X(name, version). Their users check for null and
+/// say which driver version they need (see require()).
+#define CUTLET_DRIVER_OPTIONAL_FUNCTIONS(X) \
+  X(cuFuncGetName, 12030)                   \
+  X(cuDeviceGetDevResource, 12040)          \
+  X(cuDevSmResourceSplitByCount, 12040)     \
+  X(cuDevResourceGenerateDesc, 12040)       \
+  X(cuGreenCtxCreate, 12040)                \
+  X(cuGreenCtxDestroy, 12040)               \
+  X(cuCtxFromGreenCtx, 12040)               \
+  X(cuGreenCtxStreamCreate, 12050)
+
+/// Pointers to the resolved driver functions; all required ones non-null once loaded, the
+/// optional ones null when the driver predates them.
 struct DriverApi {
   PFN_cuGetProcAddress_v12000 cuGetProcAddress = nullptr;
 #define CUTLET_DRIVER_MEMBER(name, version) PFN_##name##_v##version name = nullptr;
   CUTLET_DRIVER_FUNCTIONS(CUTLET_DRIVER_MEMBER)
+  CUTLET_DRIVER_OPTIONAL_FUNCTIONS(CUTLET_DRIVER_MEMBER)
 #undef CUTLET_DRIVER_MEMBER
   int version = 0;  ///< cuDriverGetVersion's answer.
 };
@@ -85,6 +162,19 @@ inline const DriverApi& driver() {
 
 /// Throws CudaError(result, call, hint). Out of line so that callers stay small.
 [[noreturn]] void throw_cuda_error(CUresult result, std::string call, const std::string& hint = {});
+
+/// Throws Error saying that `what` needs the driver function `name` of CUDA `version`
+/// (1000*major + 10*minor), which this driver lacks. Used when an optional entry is null.
+[[noreturn]] void throw_missing_driver_function(const char* what, const char* name, int version);
+
+/// Returns `fn` (an optional entry of DriverApi) when it is not null; otherwise throws as
+/// throw_missing_driver_function does.
+template <class Fn>
+Fn require(Fn fn, const char* what, const char* name, int version) {
+  if (!fn) [[unlikely]]
+    throw_missing_driver_function(what, name, version);
+  return fn;
+}
 
 /// Throws CudaError naming `call` unless `result` is CUDA_SUCCESS.
 inline void check(CUresult result, const char* call) {

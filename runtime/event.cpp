@@ -48,7 +48,7 @@ void Event::record(const Stream& stream) {
                 " but the stream to " + detail::device_label(stream.device().ordinal()) +
                 "; create the event on the stream's device");
   const detail::DeviceState& s = detail::device_state(device_.ordinal());
-  detail::ensure_current(s);
+  detail::ensure_current(s, stream);
   CUresult r = detail::driver().cuEventRecord(ev, static_cast<CUstream>(stream.handle()));
   if (r != CUDA_SUCCESS) detail::throw_cuda_error(r, "cuEventRecord(" + s.label + ")");
 }

@@ -1,22 +1,54 @@
-// Creation, destruction and synchronization of CUDA streams.
+// Creation, release, synchronization, waits and host functions of CUDA streams.
 #include "cutlet/runtime/stream.h"
 
+#include <cstdio>
+#include <exception>
 #include <utility>
 
+#include "cutlet/runtime/event.h"
 #include "device_state.h"
 
 namespace cutlet {
+namespace {
+
+/// Destroys an owned CUstream when the last holder lets go. Errors (e.g. at exit) are ignored.
+void destroy_stream(void* stream) {
+  if (const detail::DriverApi* api = detail::g_driver_api.load(std::memory_order_acquire))
+    api->cuStreamDestroy(static_cast<CUstream>(stream));
+}
+
+/// The trampoline cuLaunchHostFunc calls: runs and deletes the std::function.
+void CUDA_CB run_host_function(void* data) {
+  std::unique_ptr<std::function<void()>> fn(static_cast<std::function<void()>*>(data));
+  try {
+    (*fn)();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "cutlet: a host function queued with Stream::launch_host_function threw "
+                         "(ignored; the stream goes on): %s\n", e.what());
+  } catch (...) {
+    std::fprintf(stderr, "cutlet: a host function queued with Stream::launch_host_function threw "
+                         "a non-standard exception (ignored; the stream goes on)\n");
+  }
+}
+
+}  // namespace
 
 Stream::Stream() : Stream(Device::current()) {}
 
-Stream::Stream(Device device) : device_(device) {
+Stream::Stream(Device device) : Stream(device, StreamOptions{}) {}
+
+Stream::Stream(Device device, StreamOptions options) : device_(device) {
   const detail::DeviceState& s = detail::device_state(device.ordinal());
   detail::ensure_current(s);
   CUstream stream = nullptr;
-  CUresult r = detail::driver().cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING);
+  const unsigned flags = options.non_blocking ? CU_STREAM_NON_BLOCKING : CU_STREAM_DEFAULT;
+  CUresult r = options.priority == 0
+                   ? detail::driver().cuStreamCreate(&stream, flags)
+                   : detail::driver().cuStreamCreateWithPriority(&stream, flags, options.priority);
   if (r != CUDA_SUCCESS) detail::throw_cuda_error(r, "cuStreamCreate(" + s.label + ")");
   handle_ = stream;
   owning_ = true;
+  keep_ = std::shared_ptr<void>(stream, destroy_stream);
 }
 
 Stream::Stream(void* handle, Device device, bool owning) noexcept
@@ -26,41 +58,117 @@ Stream Stream::wrap(void* cu_stream, Device device) noexcept {
   return Stream(cu_stream, device, false);
 }
 
+Stream Stream::legacy_default(Device device) noexcept {
+  return Stream(CU_STREAM_LEGACY, device, false);
+}
+
+Stream Stream::per_thread_default(Device device) noexcept {
+  return Stream(CU_STREAM_PER_THREAD, device, false);
+}
+
+StreamPriorityRange Stream::priority_range(Device device) {
+  const detail::DeviceState& s = detail::device_state(device.ordinal());
+  detail::ensure_current(s);
+  StreamPriorityRange range;
+  CUresult r = detail::driver().cuCtxGetStreamPriorityRange(&range.least, &range.greatest);
+  if (r != CUDA_SUCCESS) detail::throw_cuda_error(r, "cuCtxGetStreamPriorityRange(" + s.label + ")");
+  return range;
+}
+
+Stream Stream::share() const noexcept {
+  Stream s(handle_, device_, false);
+  s.green_ = green_;
+  s.context_ = context_;
+  s.keep_ = keep_;
+  return s;
+}
+
 Stream::Stream(Stream&& other) noexcept
     : handle_(std::exchange(other.handle_, nullptr)),
       device_(other.device_),
-      owning_(std::exchange(other.owning_, false)) {}
+      owning_(std::exchange(other.owning_, false)),
+      green_(std::exchange(other.green_, nullptr)),
+      context_(std::exchange(other.context_, nullptr)),
+      keep_(std::move(other.keep_)) {}
 
 Stream& Stream::operator=(Stream&& other) noexcept {
   if (this != &other) {
-    Stream old(std::move(*this));  // destroyed at the end of this scope
+    Stream old(std::move(*this));  // released at the end of this scope
     handle_ = std::exchange(other.handle_, nullptr);
     device_ = other.device_;
     owning_ = std::exchange(other.owning_, false);
+    green_ = std::exchange(other.green_, nullptr);
+    context_ = std::exchange(other.context_, nullptr);
+    keep_ = std::move(other.keep_);
   }
   return *this;
 }
 
-Stream::~Stream() {
-  if (!owning_ || !handle_) return;
-  if (const detail::DriverApi* api = detail::g_driver_api.load(std::memory_order_acquire))
-    api->cuStreamDestroy(static_cast<CUstream>(handle_));  // errors (e.g. at exit) ignored
+Stream::~Stream() = default;  // keep_ destroys an owned stream once its last holder is gone
+
+void* Stream::context() const {
+  return detail::StreamAccess::context(*this, detail::device_state(device_.ordinal()));
 }
 
 void Stream::synchronize() const {
   const detail::DeviceState& s = detail::device_state(device_.ordinal());
-  detail::ensure_current(s);  // a null handle means the current context's default stream
+  detail::ensure_current(s, *this);  // a null handle means the current context's default stream
   CUresult r = detail::driver().cuStreamSynchronize(static_cast<CUstream>(handle_));
   if (r != CUDA_SUCCESS) detail::throw_cuda_error(r, "cuStreamSynchronize(" + s.label + ")");
 }
 
 bool Stream::query() const {
   const detail::DeviceState& s = detail::device_state(device_.ordinal());
-  detail::ensure_current(s);
+  detail::ensure_current(s, *this);
   CUresult r = detail::driver().cuStreamQuery(static_cast<CUstream>(handle_));
   if (r == CUDA_SUCCESS) return true;
   if (r == CUDA_ERROR_NOT_READY) return false;
   detail::throw_cuda_error(r, "cuStreamQuery(" + s.label + ")");
+}
+
+void Stream::wait(const Event& event) const {
+  if (!event.handle()) throw Error("Stream::wait: the event is empty (moved from)");
+  const detail::DeviceState& s = detail::device_state(device_.ordinal());
+  detail::ensure_current(s, *this);
+  CUresult r = detail::driver().cuStreamWaitEvent(static_cast<CUstream>(handle_),
+                                                  static_cast<CUevent>(event.handle()), 0);
+  if (r != CUDA_SUCCESS) detail::throw_cuda_error(r, "cuStreamWaitEvent(" + s.label + ")");
+}
+
+void Stream::wait(const Stream& other) const {
+  Event marker(other.device(), false);
+  marker.record(other);
+  wait(marker);  // the driver keeps the recorded state alive after the event is destroyed
+}
+
+void Stream::launch_host_function(std::function<void()> fn) const {
+  if (!fn) throw Error("Stream::launch_host_function: empty std::function");
+  const detail::DeviceState& s = detail::device_state(device_.ordinal());
+  detail::ensure_current(s, *this);
+  auto* data = new std::function<void()>(std::move(fn));
+  CUresult r = detail::driver().cuLaunchHostFunc(static_cast<CUstream>(handle_), run_host_function, data);
+  if (r != CUDA_SUCCESS) {
+    delete data;
+    detail::throw_cuda_error(r, "cuLaunchHostFunc(" + s.label + ")");
+  }
+}
+
+int Stream::priority() const {
+  const detail::DeviceState& s = detail::device_state(device_.ordinal());
+  detail::ensure_current(s, *this);
+  int p = 0;
+  CUresult r = detail::driver().cuStreamGetPriority(static_cast<CUstream>(handle_), &p);
+  if (r != CUDA_SUCCESS) detail::throw_cuda_error(r, "cuStreamGetPriority(" + s.label + ")");
+  return p;
+}
+
+bool Stream::non_blocking() const {
+  const detail::DeviceState& s = detail::device_state(device_.ordinal());
+  detail::ensure_current(s, *this);
+  unsigned flags = 0;
+  CUresult r = detail::driver().cuStreamGetFlags(static_cast<CUstream>(handle_), &flags);
+  if (r != CUDA_SUCCESS) detail::throw_cuda_error(r, "cuStreamGetFlags(" + s.label + ")");
+  return (flags & CU_STREAM_NON_BLOCKING) != 0;
 }
 
 }  // namespace cutlet

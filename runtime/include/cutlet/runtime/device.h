@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 namespace cutlet {
 
@@ -25,6 +26,45 @@ struct DeviceLimits {
   std::size_t max_shared_per_block_optin = 0;  ///< Most shared bytes a block can opt in to.
   int warp_size = 0;                           ///< Threads per warp (32).
   int sm_count = 0;                            ///< Number of streaming multiprocessors.
+  int sm = 0;                    ///< Compute capability as 10 * major + minor (90 for sm_90).
+  bool cluster_launch = false;   ///< Thread-block clusters are supported (sm_90 and newer).
+  bool cooperative_launch = false;  ///< Cooperative (grid-synchronizing) launches are supported.
+};
+
+/// The device attributes that kernels, tuners and memory managers need, read once per
+/// device (cuDeviceGetAttribute) and cached. Sizes are in bytes, clocks in kHz.
+struct DeviceProperties {
+  std::string name;                         ///< Product name, e.g. "NVIDIA H200".
+  std::string pci_bus_id;                   ///< "domain:bus:device.function", e.g. "0000:19:00.0".
+  ComputeCapability compute_capability;     ///< E.g. {9, 0}.
+  int sm_count = 0;                         ///< Streaming multiprocessors.
+  int warp_size = 0;                        ///< Threads per warp.
+  int max_threads_per_block = 0;            ///< Most threads in one block.
+  int max_threads_per_sm = 0;               ///< Most resident threads per SM.
+  int max_blocks_per_sm = 0;                ///< Most resident blocks per SM.
+  int registers_per_block = 0;              ///< Most 32-bit registers one block may use.
+  int registers_per_sm = 0;                 ///< 32-bit registers per SM.
+  std::size_t shared_per_block = 0;         ///< Shared memory per block without opting in.
+  std::size_t shared_per_block_optin = 0;   ///< Most shared memory a block can opt in to.
+  std::size_t shared_per_sm = 0;            ///< Shared memory per SM.
+  std::size_t reserved_shared_per_block = 0;  ///< Shared memory the driver reserves per block.
+  std::size_t constant_memory = 0;          ///< __constant__ memory.
+  std::size_t l2_cache_bytes = 0;           ///< L2 cache size.
+  std::size_t persisting_l2_max_bytes = 0;  ///< Most L2 that can be set aside for persisting lines.
+  std::size_t total_memory = 0;             ///< Device memory.
+  int clock_khz = 0;                        ///< Typical SM clock (0 when the driver no longer reports it).
+  int memory_clock_khz = 0;                 ///< Peak memory clock (0 when not reported).
+  int memory_bus_width_bits = 0;            ///< Global memory bus width (0 when not reported).
+  int async_engine_count = 0;               ///< Copy engines that overlap with kernels.
+  bool unified_addressing = false;          ///< Shares one address space with the host.
+  bool managed_memory = false;              ///< Can allocate managed (unified) memory.
+  bool concurrent_managed_access = false;   ///< CPU and GPU may touch managed memory at once.
+  bool memory_pools = false;                ///< Supports cuMemAllocAsync and memory pools.
+  bool can_map_host_memory = false;         ///< Can map pinned host memory.
+  bool cooperative_launch = false;          ///< Supports cooperative launches.
+  bool cluster_launch = false;              ///< Supports thread-block clusters.
+  bool stream_priorities = false;           ///< Honours stream priorities.
+  bool integrated = false;                  ///< Shares memory with the host (an integrated GPU).
 };
 
 /// A CUDA device, named by its ordinal (0 .. count()-1, as CUDA_VISIBLE_DEVICES presents
@@ -72,6 +112,25 @@ class Device {
   /// Throws CudaError for an error raised by that work, e.g. a kernel fault.
   void synchronize() const;
 
+  /// Every visible device, in ordinal order. Throws NoDriverError without a driver.
+  static std::vector<Device> all();
+  /// All the attributes in DeviceProperties, read once and cached; the reference stays valid
+  /// for the life of the process.
+  const DeviceProperties& properties() const;
+  /// Bytes of device memory free right now (cuMemGetInfo; other processes count too).
+  std::size_t free_memory() const;
+  /// True when kernels and copies on this device can access memory of `peer` directly
+  /// (cuDeviceCanAccessPeer); false for the device itself.
+  bool can_access_peer(const Device& peer) const;
+  /// Lets this device's primary context access the memory of `peer` (cuCtxEnablePeerAccess);
+  /// enabling it again does nothing. Access is one-way: enable it on both devices for both
+  /// directions. Memory from a PoolMemoryResource needs PoolMemoryResource::set_access too.
+  /// Throws Error when the devices cannot access each other (the message says so) or when
+  /// `peer` is this device.
+  void enable_peer_access(const Device& peer) const;
+  /// Revokes access enabled by enable_peer_access; does nothing when it is not enabled.
+  void disable_peer_access(const Device& peer) const;
+
   /// Same ordinal.
   bool operator==(const Device&) const = default;
 
@@ -79,6 +138,7 @@ class Device {
   struct Unchecked {};
   constexpr Device(Unchecked, int ordinal) noexcept : ordinal_(ordinal) {}
   friend class DeviceMemory;  // an empty DeviceMemory names device 0 without a driver
+  friend class Stream;        // so does a moved-from or empty Stream
   int ordinal_ = 0;
 };
 
