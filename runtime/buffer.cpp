@@ -1,15 +1,19 @@
-// Allocation, release, copies and fills of device memory.
+// Allocation from memory resources, stream-ordered release, copies and fills of memory.
 #include "cutlet/runtime/buffer.h"
 
 #include <string>
 #include <utility>
 
+#include "cutlet/runtime/memory_pool.h"
 #include "device_state.h"
 
 namespace cutlet {
 namespace {
 
 std::string describe(const DeviceMemory& m) {
+  if (m.freed())
+    return "freed device memory (free() was called on it, so it holds 0 bytes; allocate new "
+           "memory instead of using it after free)";
   return m.empty() ? std::string("empty device memory (0 bytes)")
                    : std::to_string(m.bytes()) + "-byte device memory";
 }
@@ -43,6 +47,11 @@ void throw_buffer_size_error(const char* op, std::size_t wanted, std::size_t ava
               " bytes)");
 }
 
+void throw_freed_buffer(const char* op) {
+  throw Error(std::string(op) + ": the buffer was freed by free() and holds no memory any more; "
+              "allocate a new buffer instead of using this one after free");
+}
+
 void throw_buffer_overflow(std::size_t n, std::size_t element_size) {
   throw Error("Buffer: " + std::to_string(n) + " elements of " + std::to_string(element_size) +
               " bytes overflow the size of an address space");
@@ -50,27 +59,33 @@ void throw_buffer_overflow(std::size_t n, std::size_t element_size) {
 
 }  // namespace detail
 
-DeviceMemory::DeviceMemory(std::size_t bytes, Device device) : device_(device) {
+DeviceMemory::DeviceMemory(std::size_t bytes, Device device)
+    : DeviceMemory(bytes, DeviceMemoryResource::shared(device)) {}
+
+DeviceMemory::DeviceMemory(std::size_t bytes, std::shared_ptr<MemoryResource> resource)
+    : device_(resource ? resource->device() : Device(Device::Unchecked{}, 0)) {
+  if (!resource) throw Error("DeviceMemory: null memory resource");
   if (bytes == 0) return;
-  const detail::DeviceState& s = detail::device_state(device.ordinal());
-  detail::ensure_current(s);
-  const detail::DriverApi& api = detail::driver();
-  CUdeviceptr ptr = 0;
-  CUresult r = api.cuMemAlloc(&ptr, bytes);
-  if (r != CUDA_SUCCESS) {
-    std::size_t free_bytes = 0, total_bytes = 0;
-    std::string free_text = "an unknown number of bytes are free";
-    if (api.cuMemGetInfo(&free_bytes, &total_bytes) == CUDA_SUCCESS)
-      free_text =
-          std::to_string(free_bytes) + " of " + std::to_string(total_bytes) + " bytes are free";
-    detail::throw_cuda_error(
-        r, "cuMemAlloc(" + std::to_string(bytes) + " bytes)",
-        std::to_string(bytes) + " bytes were requested on " + s.label + ", where " + free_text);
-  }
-  address_ = ptr;
+  address_ = resource->allocate(bytes);
   bytes_ = bytes;
   owning_ = true;
+  resource_ = std::move(resource);
 }
+
+DeviceMemory::DeviceMemory(std::size_t bytes, const Stream& stream,
+                           std::shared_ptr<MemoryResource> resource)
+    : device_(resource ? resource->device() : Device(Device::Unchecked{}, 0)) {
+  if (!resource) throw Error("DeviceMemory: null memory resource");
+  if (bytes == 0) return;
+  address_ = resource->allocate(bytes, stream);
+  bytes_ = bytes;
+  owning_ = true;
+  if (resource->stream_ordered()) stream_.emplace(stream.share());
+  resource_ = std::move(resource);
+}
+
+DeviceMemory::DeviceMemory(std::size_t bytes, const Stream& stream)
+    : DeviceMemory(bytes, stream, PoolMemoryResource::device_default(stream.device())) {}
 
 DeviceMemory DeviceMemory::wrap(std::uint64_t address, std::size_t bytes, Device device) {
   if (address == 0 && bytes != 0)
@@ -87,26 +102,66 @@ DeviceMemory::DeviceMemory(DeviceMemory&& other) noexcept
     : address_(std::exchange(other.address_, 0)),
       bytes_(std::exchange(other.bytes_, 0)),
       device_(other.device_),
-      owning_(std::exchange(other.owning_, false)) {}
+      owning_(std::exchange(other.owning_, false)),
+      freed_(std::exchange(other.freed_, false)),
+      resource_(std::move(other.resource_)),
+      stream_(std::move(other.stream_)) {
+  other.stream_.reset();
+}
 
 DeviceMemory& DeviceMemory::operator=(DeviceMemory&& other) noexcept {
   if (this != &other) {
-    DeviceMemory old(std::move(*this));
+    release();
     address_ = std::exchange(other.address_, 0);
     bytes_ = std::exchange(other.bytes_, 0);
     device_ = other.device_;
     owning_ = std::exchange(other.owning_, false);
+    freed_ = std::exchange(other.freed_, false);
+    resource_ = std::move(other.resource_);
+    stream_ = std::move(other.stream_);
+    other.stream_.reset();
   }
   return *this;
 }
 
-DeviceMemory::~DeviceMemory() {
-  if (!owning_ || address_ == 0) return;
-  try {
-    detail::ensure_current(device_.ordinal());
-    detail::driver().cuMemFree(static_cast<CUdeviceptr>(address_));
-  } catch (...) {  // never throw from a destructor; the driver may already be shut down
+DeviceMemory::~DeviceMemory() { release(); }
+
+void DeviceMemory::release() noexcept {
+  if (owning_ && address_ != 0 && resource_) {
+    if (stream_)
+      resource_->deallocate(address_, bytes_, *stream_);
+    else
+      resource_->deallocate(address_, bytes_);
   }
+  address_ = 0;
+  bytes_ = 0;
+  owning_ = false;
+  resource_.reset();
+  stream_.reset();
+}
+
+void DeviceMemory::free() noexcept {
+  release();
+  freed_ = true;
+}
+
+void DeviceMemory::free(const Stream& stream) {
+  if (owning_ && address_ != 0) {
+    check_stream("free", *this, stream);
+    stream_.emplace(stream.share());
+  }
+  free();
+}
+
+void* DeviceMemory::host_pointer() const {
+  if (empty() || !resource_ || !resource_->host_accessible())
+    throw Error("DeviceMemory::host_pointer: " +
+                (empty() ? describe(*this)
+                         : resource_ ? resource_->describe() + " is not host-accessible"
+                                     : std::string("borrowed memory's kind is unknown")) +
+                "; allocate from a PinnedMemoryResource or ManagedMemoryResource to touch it from "
+                "the host, or copy it with copy_to_host");
+  return reinterpret_cast<void*>(static_cast<std::uintptr_t>(address_));
 }
 
 void DeviceMemory::copy_from_host(const Stream& stream, const void* src, std::size_t bytes,
@@ -115,7 +170,7 @@ void DeviceMemory::copy_from_host(const Stream& stream, const void* src, std::si
   if (bytes == 0) return;
   if (!src) throw Error("DeviceMemory::copy_from_host: null host source pointer");
   check_stream("copy_from_host", *this, stream);
-  detail::ensure_current(device_.ordinal());
+  detail::ensure_current(detail::device_state(device_.ordinal()), stream);
   CUresult r = detail::driver().cuMemcpyHtoDAsync(static_cast<CUdeviceptr>(address_ + offset), src,
                                                   bytes, static_cast<CUstream>(stream.handle()));
   if (r != CUDA_SUCCESS)
@@ -128,7 +183,7 @@ void DeviceMemory::copy_to_host(const Stream& stream, void* dst, std::size_t byt
   if (bytes == 0) return;
   if (!dst) throw Error("DeviceMemory::copy_to_host: null host destination pointer");
   check_stream("copy_to_host", *this, stream);
-  detail::ensure_current(device_.ordinal());
+  detail::ensure_current(detail::device_state(device_.ordinal()), stream);
   CUresult r = detail::driver().cuMemcpyDtoHAsync(dst, static_cast<CUdeviceptr>(address_ + offset),
                                                   bytes, static_cast<CUstream>(stream.handle()));
   if (r != CUDA_SUCCESS)
@@ -139,23 +194,39 @@ void DeviceMemory::copy_from(const Stream& stream, const DeviceMemory& src, std:
   if (bytes > src.bytes_ || bytes > bytes_)
     throw Error("DeviceMemory::copy_from: cannot copy " + std::to_string(bytes) +
                 " bytes from a source of " + std::to_string(src.bytes_) +
-                " bytes into a destination of " + std::to_string(bytes_) + " bytes");
+                " bytes into a destination of " + std::to_string(bytes_) + " bytes" +
+                (src.freed_ || freed_ ? std::string(" (") + (src.freed_ ? "the source" : "the destination") +
+                                            " was freed by free())"
+                                      : std::string()));
   if (bytes == 0) return;
   if (src.address_ < address_ + bytes && address_ < src.address_ + bytes)
     throw Error("DeviceMemory::copy_from: source and destination overlap");
   check_stream("copy_from", *this, stream);
-  detail::ensure_current(device_.ordinal());
-  CUresult r = detail::driver().cuMemcpyDtoDAsync(static_cast<CUdeviceptr>(address_),
-                                                  static_cast<CUdeviceptr>(src.address_), bytes,
-                                                  static_cast<CUstream>(stream.handle()));
+  const detail::DeviceState& dst_state = detail::device_state(device_.ordinal());
+  detail::ensure_current(dst_state, stream);
+  const detail::DriverApi& api = detail::driver();
+  const auto cu_stream = static_cast<CUstream>(stream.handle());
+  if (src.device_ == device_) {
+    CUresult r = api.cuMemcpyAsync(static_cast<CUdeviceptr>(address_),
+                                   static_cast<CUdeviceptr>(src.address_), bytes, cu_stream);
+    if (r != CUDA_SUCCESS)
+      detail::throw_cuda_error(r, "cuMemcpyAsync(" + std::to_string(bytes) + " bytes)");
+    return;
+  }
+  const detail::DeviceState& src_state = detail::device_state(src.device_.ordinal());
+  CUresult r = api.cuMemcpyPeerAsync(static_cast<CUdeviceptr>(address_), dst_state.context,
+                                     static_cast<CUdeviceptr>(src.address_), src_state.context,
+                                     bytes, cu_stream);
   if (r != CUDA_SUCCESS)
-    detail::throw_cuda_error(r, "cuMemcpyDtoDAsync(" + std::to_string(bytes) + " bytes)");
+    detail::throw_cuda_error(r, "cuMemcpyPeerAsync(" + std::to_string(bytes) + " bytes, " +
+                                    src_state.label + " -> " + dst_state.label + ")");
 }
 
 void DeviceMemory::fill_bytes(const Stream& stream, unsigned char value) {
+  if (freed_) throw Error("DeviceMemory::fill_bytes on " + describe(*this));
   if (bytes_ == 0) return;
   check_stream("fill_bytes", *this, stream);
-  detail::ensure_current(device_.ordinal());
+  detail::ensure_current(detail::device_state(device_.ordinal()), stream);
   CUresult r = detail::driver().cuMemsetD8Async(static_cast<CUdeviceptr>(address_), value, bytes_,
                                                 static_cast<CUstream>(stream.handle()));
   if (r != CUDA_SUCCESS)

@@ -1,0 +1,19 @@
+// Internal: the exception for a failed allocation, saying what was asked and what is free.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "driver_api.h"
+
+namespace cutlet::detail {
+
+/// Throws CudaError for `result` of `call`, whose hint says that `bytes` bytes were
+/// requested from `what` (e.g. "the memory pool of device 0 (...)") and how much device
+/// memory is free right now (cuMemGetInfo in the current context), followed by `extra`
+/// when not empty.
+[[noreturn]] void throw_allocation_error(CUresult result, const std::string& call,
+                                         std::size_t bytes, const std::string& what,
+                                         const std::string& extra = {});
+
+}  // namespace cutlet::detail

@@ -1,0 +1,102 @@
+// The MemoryResource front end, plain device memory (cuMemAlloc) and pointer queries.
+#include "cutlet/runtime/memory_resource.h"
+
+#include <mutex>
+#include <vector>
+
+#include "allocation_error.h"
+#include "device_state.h"
+
+namespace cutlet {
+namespace detail {
+
+void throw_allocation_error(CUresult result, const std::string& call, std::size_t bytes,
+                            const std::string& what, const std::string& extra) {
+  std::size_t free_bytes = 0, total_bytes = 0;
+  std::string free_text = "an unknown number of bytes are free";
+  if (driver().cuMemGetInfo(&free_bytes, &total_bytes) == CUDA_SUCCESS)
+    free_text = std::to_string(free_bytes) + " of " + std::to_string(total_bytes) +
+                " bytes of device memory are free";
+  throw_cuda_error(result, call,
+                   std::to_string(bytes) + " bytes were requested from " + what + ", where " +
+                       free_text + (extra.empty() ? "" : "; " + extra));
+}
+
+}  // namespace detail
+
+std::uint64_t MemoryResource::allocate(std::size_t bytes) {
+  if (bytes == 0) return 0;
+  return do_allocate(bytes, nullptr);
+}
+
+std::uint64_t MemoryResource::allocate(std::size_t bytes, const Stream& stream) {
+  if (bytes == 0) return 0;
+  if (stream_ordered() && stream.device() != device_)
+    throw Error("MemoryResource::allocate: " + describe() + " cannot allocate on a stream of " +
+                detail::device_label(stream.device().ordinal()) +
+                "; use a stream of the resource's device");
+  return do_allocate(bytes, &stream);
+}
+
+void MemoryResource::deallocate(std::uint64_t address, std::size_t bytes) noexcept {
+  if (address != 0) do_deallocate(address, bytes, nullptr);
+}
+
+void MemoryResource::deallocate(std::uint64_t address, std::size_t bytes,
+                                const Stream& stream) noexcept {
+  if (address != 0) do_deallocate(address, bytes, &stream);
+}
+
+const std::shared_ptr<DeviceMemoryResource>& DeviceMemoryResource::shared(Device device) {
+  static std::mutex mu;
+  // Never destroyed: buffers freed during exit may still reach their resource.
+  static auto* table = new std::vector<std::shared_ptr<DeviceMemoryResource>>();
+  std::lock_guard lock(mu);
+  if (table->empty()) table->resize(static_cast<std::size_t>(Device::count()));
+  auto& slot = (*table)[static_cast<std::size_t>(device.ordinal())];
+  if (!slot) slot = std::make_shared<DeviceMemoryResource>(device);
+  return slot;
+}
+
+std::string DeviceMemoryResource::describe() const {
+  return "the cuMemAlloc device memory of " + detail::device_label(device().ordinal());
+}
+
+std::uint64_t DeviceMemoryResource::do_allocate(std::size_t bytes, const Stream*) {
+  const detail::DeviceState& s = detail::device_state(device().ordinal());
+  detail::ensure_current(s);
+  CUdeviceptr ptr = 0;
+  CUresult r = detail::driver().cuMemAlloc(&ptr, bytes);
+  if (r != CUDA_SUCCESS)
+    detail::throw_allocation_error(r, "cuMemAlloc(" + std::to_string(bytes) + " bytes)", bytes, s.label);
+  return ptr;
+}
+
+void DeviceMemoryResource::do_deallocate(std::uint64_t address, std::size_t, const Stream*) noexcept {
+  try {
+    detail::ensure_current(device().ordinal());
+    detail::driver().cuMemFree(static_cast<CUdeviceptr>(address));
+  } catch (...) {  // never throw from a free; the driver may already be shut down
+  }
+}
+
+PointerInfo pointer_info(std::uint64_t address) {
+  const detail::DriverApi& api = detail::driver();
+  PointerInfo info;
+  const auto ptr = static_cast<CUdeviceptr>(address);
+  unsigned type = 0;
+  if (api.cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, ptr) != CUDA_SUCCESS)
+    return info;  // CUDA_ERROR_INVALID_VALUE: not an address the driver knows
+  info.known = true;
+  unsigned managed = 0;
+  api.cuPointerGetAttribute(&managed, CU_POINTER_ATTRIBUTE_IS_MANAGED, ptr);
+  int ordinal = -1;
+  if (api.cuPointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, ptr) == CUDA_SUCCESS)
+    info.device = ordinal;
+  info.kind = managed ? MemoryKind::managed
+              : type == CU_MEMORYTYPE_HOST ? MemoryKind::pinned_host
+                                           : MemoryKind::device;
+  return info;
+}
+
+}  // namespace cutlet
