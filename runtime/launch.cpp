@@ -7,6 +7,7 @@
 #include "cutlet/runtime/module.h"
 #include "cutlet/runtime/stream.h"
 #include "device_state.h"
+#include "launch_internal.h"
 
 namespace cutlet {
 namespace {
@@ -22,17 +23,54 @@ bool fits(const DeviceLimits& l, const LaunchConfig& c) noexcept {
          c.shared_bytes <= l.max_shared_per_block_optin;
 }
 
+/// The most blocks in a cluster that every cluster-capable device accepts.
+constexpr long long kMaxClusterBlocks = 8;
+
+}  // namespace
+
+namespace detail {
+
 std::string dims(const Dim3& d) {
   return "(" + std::to_string(d.x) + "," + std::to_string(d.y) + "," + std::to_string(d.z) + ")";
 }
 
-[[noreturn]] void bad_config(const char* kernel_name, const LaunchConfig& c,
-                             const std::string& problem) {
+void bad_config(const char* kernel_name, const LaunchConfig& c, const std::string& problem) {
   throw Error("cannot launch kernel '" + std::string(kernel_name ? kernel_name : "?") + "' at " +
               to_string(c.where) + ": " + problem);
 }
 
-}  // namespace
+void launch_failed(CUresult r, const Function& f, const LaunchConfig& c, const char* call) {
+  std::string hint = "launched at " + to_string(c.where);
+  if (r == CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES) {
+    try {
+      FunctionAttributes a = f.attributes();
+      hint += "; the kernel uses " + std::to_string(a.num_regs) + " registers per thread and " +
+              std::to_string(a.shared_size_bytes) + " static shared bytes, and allows at most " +
+              std::to_string(a.max_threads_per_block) + " threads per block: use smaller blocks";
+    } catch (const Error&) {
+    }
+  } else if (r == CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE) {
+    hint += "; a cooperative grid must fit on the SMs it may use at once (fewer on a green "
+            "context): use fewer blocks";
+  } else if (r == CUDA_ERROR_INVALID_CLUSTER_SIZE) {
+    hint += "; the kernel cannot run clusters of this size (its resources or a "
+            "__cluster_dims__ it was compiled with disagree): use a smaller cluster";
+  }
+  throw_cuda_error(r,
+                   std::string(call) + "(kernel '" + f.name() + "', grid " + dims(c.grid) +
+                       ", block " + dims(c.block) + ", " + std::to_string(c.shared_bytes) +
+                       " shared bytes" +
+                       (c.cluster != Dim3{} ? ", cluster " + dims(c.cluster) : std::string()) +
+                       (c.cooperative ? ", cooperative" : "") +
+                       (c.programmatic_dependent_launch ? ", programmatic dependent launch" : "") +
+                       ")",
+                   hint);
+}
+
+}  // namespace detail
+
+using detail::bad_config;
+using detail::dims;
 
 void check_launch_config(const DeviceLimits& l, const LaunchConfig& c, const char* kernel_name,
                          std::string_view device_label) {
@@ -84,6 +122,36 @@ void check_launch_config(const DeviceLimits& l, const LaunchConfig& c, const cha
                    " allows at most " + std::to_string(l.max_shared_per_block_optin) +
                    " bytes of shared memory per block (with opt-in; " +
                    std::to_string(l.max_shared_per_block) + " without)");
+  if (c.cluster != Dim3{}) {
+    const long long cluster[3] = {c.cluster.x, c.cluster.y, c.cluster.z};
+    if (!l.cluster_launch)
+      bad_config(kernel_name, c,
+                 "thread-block clusters (cluster " + dims(c.cluster) +
+                     ") need compute capability 9.0 or newer, but " + dev + " is sm_" +
+                     std::to_string(l.sm) + " and cannot launch clusters; launch without .cluster");
+    for (int i = 0; i < 3; ++i)
+      if (cluster[i] < 1)
+        bad_config(kernel_name, c,
+                   std::string("cluster.") + kAxis[i] + " is " + std::to_string(cluster[i]) +
+                       "; every cluster extent must be at least 1");
+    if (cluster[0] * cluster[1] * cluster[2] > kMaxClusterBlocks)
+      bad_config(kernel_name, c,
+                 "cluster " + dims(c.cluster) + " has " +
+                     std::to_string(cluster[0] * cluster[1] * cluster[2]) + " blocks; " + dev +
+                     " allows at most " + std::to_string(kMaxClusterBlocks) +
+                     " blocks per cluster (the portable limit)");
+    for (int i = 0; i < 3; ++i)
+      if (grid[i] % cluster[i] != 0)
+        bad_config(kernel_name, c,
+                   std::string("grid.") + kAxis[i] + " (" + std::to_string(grid[i]) +
+                       ") is not a multiple of cluster." + kAxis[i] + " (" +
+                       std::to_string(cluster[i]) +
+                       "); round the grid up to a whole number of clusters");
+  }
+  if (c.cooperative && !l.cooperative_launch)
+    bad_config(kernel_name, c,
+               dev + " does not support cooperative launches (CU_DEVICE_ATTRIBUTE_COOPERATIVE_"
+                     "LAUNCH is 0); launch without .cooperative");
   CUTLET_ASSERT(fits(l, c), "check_launch_config and fits disagree");
 }
 
@@ -94,24 +162,6 @@ void check_launch_config(const Device& device, const LaunchConfig& config,
 }
 
 namespace {
-
-[[noreturn]] void launch_failed(CUresult r, const Function& f, const LaunchConfig& c) {
-  std::string hint = "launched at " + to_string(c.where);
-  if (r == CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES) {
-    try {
-      FunctionAttributes a = f.attributes();
-      hint += "; the kernel uses " + std::to_string(a.num_regs) + " registers per thread and " +
-              std::to_string(a.shared_size_bytes) + " static shared bytes, and allows at most " +
-              std::to_string(a.max_threads_per_block) + " threads per block: use smaller blocks";
-    } catch (const Error&) {
-    }
-  }
-  detail::throw_cuda_error(r,
-                           "cuLaunchKernel(kernel '" + f.name() + "', grid " + dims(c.grid) +
-                               ", block " + dims(c.block) + ", " + std::to_string(c.shared_bytes) +
-                               " shared bytes)",
-                           hint);
-}
 
 [[noreturn]] void device_mismatch(const Stream& s, const Function& f, const LaunchConfig& c) {
   bad_config(f.name().c_str(), c,
@@ -131,6 +181,8 @@ void launch(const Stream& stream, const Function& function, const LaunchConfig& 
   const DeviceLimits& l = s.limits;
   if (!fits(l, config)) [[unlikely]]
     check_launch_config(l, config, function.name().c_str(), s.label);  // throws
+  if (config.extended() || stream.green_context()) [[unlikely]]
+    return detail::launch_extended(stream, function, config, args, s);
   detail::ensure_current(s);
   const detail::DriverApi& api = detail::driver();
   auto f = static_cast<CUfunction>(function.handle());
@@ -153,7 +205,7 @@ void launch(const Stream& stream, const Function& function, const LaunchConfig& 
       static_cast<unsigned>(config.shared_bytes), static_cast<CUstream>(stream.handle()), args,
       nullptr);
   if (r != CUDA_SUCCESS) [[unlikely]]
-    launch_failed(r, function, config);
+    detail::launch_failed(r, function, config, "cuLaunchKernel");
 }
 
 }  // namespace cutlet

@@ -1,4 +1,4 @@
-// Loading cubin, fatbin and PTX images into a device context, and looking up their kernels.
+// Loading cubin, fatbin and PTX images as context-independent libraries, and their kernels.
 #include "cutlet/runtime/module.h"
 
 #include <algorithm>
@@ -115,43 +115,58 @@ Module Module::load(Device device, std::span<const char> image) {
   CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
   void* values[] = {log.data(),
                     reinterpret_cast<void*>(static_cast<std::uintptr_t>(log.size() - 1))};
+  const detail::DriverApi& api = detail::driver();
+  CUlibrary library = nullptr;
+  CUresult r = api.cuLibraryLoadData(&library, data, options, values, 2, nullptr, nullptr, 0);
   CUmodule module = nullptr;
-  CUresult r = detail::driver().cuModuleLoadDataEx(&module, data, 2, options, values);
+  if (r == CUDA_SUCCESS) {
+    // Loads the code into the primary context now, so that errors surface here and the
+    // first launch pays nothing.
+    r = api.cuLibraryGetModule(&module, library);
+    if (r != CUDA_SUCCESS) api.cuLibraryUnload(library);
+  }
   if (r != CUDA_SUCCESS) {
     log.resize(std::strlen(log.c_str()));
     std::string hint = arch_hint(s, r);
     if (!log.empty()) hint += (hint.empty() ? "" : "; ") + std::string("driver log:\n") + log;
     detail::throw_cuda_error(r,
-                             "cuModuleLoadDataEx(" + std::string(binary ? "binary" : "PTX") +
+                             "cuLibraryLoadData(" + std::string(binary ? "binary" : "PTX") +
                                  " image of " + std::to_string(image.size()) + " bytes, " +
                                  s.label + ")",
                              hint);
   }
-  return Module(module, device);
+  return Module(library, module, device);
 }
 
 Function Module::function(const std::string& name) const {
-  if (!handle_) throw Error("Module::function('" + name + "') on an empty (moved-from) Module");
+  if (!library_) throw Error("Module::function('" + name + "') on an empty (moved-from) Module");
+  const detail::DeviceState& s = detail::device_state(device_.ordinal());
+  detail::ensure_current(s);  // cuKernelGetFunction answers for the current context
+  const detail::DriverApi& api = detail::driver();
+  CUkernel kernel = nullptr;
+  CUresult r = api.cuLibraryGetKernel(&kernel, static_cast<CUlibrary>(library_), name.c_str());
   CUfunction f = nullptr;
-  CUresult r =
-      detail::driver().cuModuleGetFunction(&f, static_cast<CUmodule>(handle_), name.c_str());
+  if (r == CUDA_SUCCESS) r = api.cuKernelGetFunction(&f, kernel);
   if (r != CUDA_SUCCESS)
     detail::throw_cuda_error(
-        r, "cuModuleGetFunction(\"" + name + "\")",
+        r, "cuLibraryGetKernel(\"" + name + "\")",
         r == CUDA_ERROR_NOT_FOUND
             ? "the module has no kernel named '" + name +
                   "'; the name must match the .entry exactly (CUDA C++ mangles names unless "
                   "the kernel is extern \"C\")"
             : std::string());
-  return Function(f, device_, name);
+  return Function(f, kernel, device_, name);
 }
 
 Module::Module(Module&& other) noexcept
-    : handle_(std::exchange(other.handle_, nullptr)), device_(other.device_) {}
+    : library_(std::exchange(other.library_, nullptr)),
+      handle_(std::exchange(other.handle_, nullptr)),
+      device_(other.device_) {}
 
 Module& Module::operator=(Module&& other) noexcept {
   if (this != &other) {
     Module old(std::move(*this));
+    library_ = std::exchange(other.library_, nullptr);
     handle_ = std::exchange(other.handle_, nullptr);
     device_ = other.device_;
   }
@@ -159,12 +174,9 @@ Module& Module::operator=(Module&& other) noexcept {
 }
 
 Module::~Module() {
-  if (!handle_) return;
-  try {
-    detail::ensure_current(device_.ordinal());  // cuModuleUnload acts on the current context
-    detail::driver().cuModuleUnload(static_cast<CUmodule>(handle_));
-  } catch (...) {  // never throw from a destructor; the driver may already be shut down
-  }
+  if (!library_) return;
+  if (const detail::DriverApi* api = detail::g_driver_api.load(std::memory_order_acquire))
+    api->cuLibraryUnload(static_cast<CUlibrary>(library_));  // errors (e.g. at exit) ignored
 }
 
 }  // namespace cutlet

@@ -21,11 +21,16 @@ struct FunctionAttributes {
 };
 
 /// A kernel in a loaded Module: a copyable, non-owning handle. It is valid only while the
-/// Module it came from is alive; using it after that is undefined behaviour.
+/// Module it came from is alive; using it after that is undefined behaviour. It names the
+/// kernel both in the device's primary context (handle(), a CUfunction) and independently
+/// of any context (kernel_handle(), a CUkernel), so that it also launches on streams of
+/// green contexts of its device.
 class Function {
  public:
-  /// The CUfunction as a void*.
+  /// The CUfunction in the device's primary context, as a void*.
   void* handle() const noexcept { return handle_; }
+  /// The context-independent CUkernel, as a void* (launchable in any context of the device).
+  void* kernel_handle() const noexcept { return kernel_; }
   /// The device whose context the module was loaded into.
   Device device() const noexcept { return device_; }
   /// The kernel's name in the image (its .entry name).
@@ -35,15 +40,17 @@ class Function {
 
  private:
   friend class Module;
-  Function(void* handle, Device device, std::string name)
-      : handle_(handle), device_(device), name_(std::move(name)) {}
+  Function(void* handle, void* kernel, Device device, std::string name)
+      : handle_(handle), kernel_(kernel), device_(device), name_(std::move(name)) {}
   void* handle_;
+  void* kernel_;
   Device device_;
   std::string name_;
 };
 
-/// Code loaded into a device's primary context. Move-only; the destructor unloads it, after
-/// which its Functions must not be used.
+/// Code loaded for a device (cuLibraryLoadData: context-independent, so its kernels run in
+/// the primary context and in green contexts alike). Move-only; the destructor unloads it,
+/// after which its Functions must not be used.
 class Module {
  public:
   /// Loads `image` on `device`. The image may be a cubin (ELF), a fatbin, or PTX text, which
@@ -58,8 +65,10 @@ class Module {
   /// CUDA C++). Throws CudaError naming the kernel when there is none.
   Function function(const std::string& name) const;
 
-  /// The CUmodule as a void*; null after a move.
+  /// The CUmodule of the device's primary context as a void*; null after a move.
   void* handle() const noexcept { return handle_; }
+  /// The CUlibrary as a void*; null after a move.
+  void* library() const noexcept { return library_; }
   /// The device the module was loaded on.
   Device device() const noexcept { return device_; }
 
@@ -69,11 +78,13 @@ class Module {
   Module& operator=(Module&& other) noexcept;
   Module(const Module&) = delete;
   Module& operator=(const Module&) = delete;
-  /// Unloads the module (cuModuleUnload). Never throws.
+  /// Unloads the library (cuLibraryUnload). Never throws.
   ~Module();
 
  private:
-  Module(void* handle, Device device) noexcept : handle_(handle), device_(device) {}
+  Module(void* library, void* handle, Device device) noexcept
+      : library_(library), handle_(handle), device_(device) {}
+  void* library_ = nullptr;
   void* handle_ = nullptr;
   Device device_;
 };

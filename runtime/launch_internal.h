@@ -1,0 +1,29 @@
+// Internal: what launch.cpp and the extended launch path share.
+#pragma once
+
+#include <string>
+
+#include "cutlet/runtime/launch.h"
+#include "cutlet/runtime/module.h"
+#include "device_state.h"
+
+namespace cutlet::detail {
+
+/// "(x,y,z)", for messages.
+std::string dims(const Dim3& d);
+
+/// Throws Error "cannot launch kernel '<kernel_name>' at <file:line>: <problem>".
+[[noreturn]] void bad_config(const char* kernel_name, const LaunchConfig& c, const std::string& problem);
+
+/// Throws CudaError for a launch the driver rejected, naming `call`, the kernel and the
+/// config, with a hint for the common causes.
+[[noreturn]] void launch_failed(CUresult r, const Function& f, const LaunchConfig& c, const char* call);
+
+/// The launch path for configs with extended attributes and for streams of green contexts:
+/// checks the whole config, checks a cooperative grid's co-residency, raises the dynamic
+/// shared memory limit when needed, and queues one cuLaunchKernelEx (with the context-free
+/// CUkernel on green streams). `state` is the device's.
+void launch_extended(const Stream& stream, const Function& function, const LaunchConfig& config,
+                     void** args, const DeviceState& state);
+
+}  // namespace cutlet::detail

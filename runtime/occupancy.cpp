@@ -1,0 +1,76 @@
+// Occupancy queries through the driver's occupancy calculator.
+#include "cutlet/runtime/occupancy.h"
+
+#include <string>
+
+#include "cutlet/runtime/launch.h"
+#include "cutlet/runtime/module.h"
+#include "device_state.h"
+
+namespace cutlet {
+
+int max_active_blocks_per_sm(const Function& function, int block_threads,
+                             std::size_t dynamic_shared_bytes) {
+  const detail::DeviceState& s = detail::device_state(function.device().ordinal());
+  detail::ensure_current(s);
+  int blocks = 0;
+  CUresult r = detail::driver().cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+      &blocks, static_cast<CUfunction>(function.handle()), block_threads, dynamic_shared_bytes,
+      CU_OCCUPANCY_DEFAULT);
+  if (r != CUDA_SUCCESS)
+    detail::throw_cuda_error(r, "cuOccupancyMaxActiveBlocksPerMultiprocessor(kernel '" +
+                                    function.name() + "', " + std::to_string(block_threads) +
+                                    " threads, " + std::to_string(dynamic_shared_bytes) +
+                                    " shared bytes)");
+  return blocks;
+}
+
+BlockSizeSuggestion suggest_block_size(const Function& function, std::size_t dynamic_shared_bytes,
+                                       int block_size_limit) {
+  const detail::DeviceState& s = detail::device_state(function.device().ordinal());
+  detail::ensure_current(s);
+  BlockSizeSuggestion out;
+  CUresult r = detail::driver().cuOccupancyMaxPotentialBlockSize(
+      &out.min_grid_size, &out.block_size, static_cast<CUfunction>(function.handle()), nullptr,
+      dynamic_shared_bytes, block_size_limit);
+  if (r != CUDA_SUCCESS)
+    detail::throw_cuda_error(r, "cuOccupancyMaxPotentialBlockSize(kernel '" + function.name() + "')");
+  return out;
+}
+
+long long max_cooperative_blocks(const Function& function, int block_threads,
+                                 std::size_t dynamic_shared_bytes) {
+  return static_cast<long long>(max_active_blocks_per_sm(function, block_threads, dynamic_shared_bytes)) *
+         function.device().sm_count();
+}
+
+int max_active_clusters(const Function& function, const LaunchConfig& config) {
+  const detail::DeviceState& s = detail::device_state(function.device().ordinal());
+  if (!s.limits.cluster_launch)
+    throw Error("max_active_clusters: " + s.label + " (sm_" + std::to_string(s.limits.sm) +
+                ") has no thread-block clusters; they need compute capability 9.0 or newer");
+  detail::ensure_current(s);
+  CUlaunchAttribute attr = {};
+  attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+  attr.value.clusterDim.x = static_cast<unsigned>(config.cluster.x);
+  attr.value.clusterDim.y = static_cast<unsigned>(config.cluster.y);
+  attr.value.clusterDim.z = static_cast<unsigned>(config.cluster.z);
+  CUlaunchConfig lc = {};
+  lc.gridDimX = static_cast<unsigned>(config.grid.x);
+  lc.gridDimY = static_cast<unsigned>(config.grid.y);
+  lc.gridDimZ = static_cast<unsigned>(config.grid.z);
+  lc.blockDimX = static_cast<unsigned>(config.block.x);
+  lc.blockDimY = static_cast<unsigned>(config.block.y);
+  lc.blockDimZ = static_cast<unsigned>(config.block.z);
+  lc.sharedMemBytes = static_cast<unsigned>(config.shared_bytes);
+  lc.attrs = &attr;
+  lc.numAttrs = 1;
+  int clusters = 0;
+  CUresult r = detail::driver().cuOccupancyMaxActiveClusters(
+      &clusters, static_cast<CUfunction>(function.handle()), &lc);
+  if (r != CUDA_SUCCESS)
+    detail::throw_cuda_error(r, "cuOccupancyMaxActiveClusters(kernel '" + function.name() + "')");
+  return clusters;
+}
+
+}  // namespace cutlet
