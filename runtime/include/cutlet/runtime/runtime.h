@@ -1,4 +1,6 @@
-// The whole cutlet runtime: driver, devices, streams, events, memory, modules and launches.
+// The whole cutlet runtime: driver, devices, streams, events, memory resources, modules,
+// launches, occupancy, graphs, green contexts, NVRTC programs and the linker. The interop
+// headers cutlet/runtime/dlpack.h and cutlet/runtime/cccl.h are included separately.
 #pragma once
 
 #include "cutlet/runtime/buffer.h"
@@ -6,6 +8,14 @@
 #include "cutlet/runtime/device.h"
 #include "cutlet/runtime/driver.h"
 #include "cutlet/runtime/event.h"
+#include "cutlet/runtime/graph.h"
+#include "cutlet/runtime/green_context.h"
 #include "cutlet/runtime/launch.h"
+#include "cutlet/runtime/linker.h"
+#include "cutlet/runtime/memory_pool.h"
+#include "cutlet/runtime/memory_resource.h"
 #include "cutlet/runtime/module.h"
+#include "cutlet/runtime/object_code.h"
+#include "cutlet/runtime/occupancy.h"
+#include "cutlet/runtime/program.h"
 #include "cutlet/runtime/stream.h"

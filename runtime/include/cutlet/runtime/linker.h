@@ -1,0 +1,66 @@
+// Linker: nvJitLink over PTX, cubins, fatbins, LTO-IR and objects, to one cubin.
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cutlet/runtime/object_code.h"
+
+namespace cutlet {
+
+/// How a Linker links.
+struct LinkerOptions {
+  /// The architecture to link for, e.g. "sm_90". Empty: default_arch() (device 0's, or sm_90
+  /// without a driver).
+  std::string arch;
+  /// Link-time optimization over LTO-IR inputs (-lto); turned on automatically when an
+  /// LTO-IR input is added.
+  bool lto = false;
+  /// Optimization level for PTX and LTO-IR compiled during the link (-O0 .. -O3).
+  int opt_level = 3;
+  /// Ask nvJitLink for a verbose info log (register and memory use per kernel).
+  bool verbose = false;
+  /// Further nvJitLink options, passed as they are.
+  std::vector<std::string> options;
+};
+
+/// Links GPU code from several sources into one cubin with nvJitLink (in the manner of
+/// cuda.core's Linker): cutlet-generated PTX (CompiledKernel::ptx), PTX written by hand,
+/// Programs compiled by NVRTC, cubins, fatbins and LTO-IR from nvcc. A call in one input to
+/// a function defined in another (a PTX `.extern .func`, a CUDA C++ `extern __device__`
+/// declaration) is resolved here; compile the callee as relocatable code
+/// (ProgramOptions::relocatable, or LTO-IR). Linking needs no GPU.
+class Linker {
+ public:
+  /// An empty linker.
+  explicit Linker(LinkerOptions options = {});
+
+  /// Adds `code` (any CodeKind); returns *this for chaining.
+  Linker& add(const ObjectCode& code);
+  /// Adds PTX text called `name`.
+  Linker& add_ptx(std::string_view ptx, std::string name = "input.ptx");
+  /// Adds a cubin.
+  Linker& add_cubin(std::span<const char> cubin, std::string name = "input.cubin");
+  /// Adds a fatbin.
+  Linker& add_fatbin(std::span<const char> fatbin, std::string name = "input.fatbin");
+  /// Adds LTO-IR (and turns on link-time optimization).
+  Linker& add_ltoir(std::span<const char> ltoir, std::string name = "input.ltoir");
+
+  /// Links the inputs into a cubin (ObjectCode of kind cubin, with nvJitLink's info log).
+  /// Throws LinkError with nvJitLink's error log when linking fails (e.g. an undefined
+  /// function, naming it), Error when there are no inputs.
+  ObjectCode link() const;
+
+  /// The number of inputs added.
+  std::size_t input_count() const noexcept { return inputs_.size(); }
+  /// The options nvJitLink gets.
+  std::vector<std::string> nvjitlink_options() const;
+
+ private:
+  LinkerOptions options_;
+  std::vector<ObjectCode> inputs_;
+};
+
+}  // namespace cutlet
