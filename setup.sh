@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Installs what cutlet needs to build on Debian 12 / Ubuntu 24.04 (as root, or with sudo):
-# a C++20 compiler, CMake, Ninja, LLVM 19, GoogleTest and Google Benchmark. The CUDA 13
+# a C++20 compiler, CMake, Ninja, LLVM 19, GoogleTest, Google Benchmark and DLPack. The CUDA 13
 # toolkit is expected at /usr/local/cuda (CUDA_HOME overrides); it is not an apt package here.
 set -euo pipefail
 
-packages=(g++ cmake ninja-build llvm-19-dev llvm-19-tools libzstd-dev zlib1g-dev libgtest-dev libbenchmark-dev)
+packages=(g++ cmake ninja-build llvm-19-dev llvm-19-tools libzstd-dev zlib1g-dev libgtest-dev libbenchmark-dev libdlpack-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
