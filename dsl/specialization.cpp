@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstring>
 
+#include "cutlet/dsl/disk_cache.h"
 #include "cutlet/dsl/trace.h"
 #include "cutlet/dump.h"
 #include "cutlet/ir/builder.h"
@@ -20,6 +21,9 @@ double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std
 
 struct Stats {
   std::atomic<std::uint64_t> traces{0}, compiles{0}, ir_hits{0}, loads{0};
+  std::atomic<std::uint64_t> disk_hits{0}, disk_misses{0}, disk_writes{0}, disk_corrupt{0};
+  std::atomic<std::uint64_t> disk_bytes_read{0}, disk_bytes_written{0};
+  std::atomic<std::uint64_t> time_saved_us{0};
 };
 Stats& stats() {
   static Stats s;
@@ -56,7 +60,8 @@ class OnceMap {
   std::map<Key, std::shared_ptr<Slot<T>>> map_;
 };
 
-using CompileKey = std::tuple<std::uint64_t, std::string, int, int, bool>;
+/// The in-memory compile key: the IR's structural hash, its name, and every compile option.
+using CompileKey = std::tuple<std::uint64_t, std::string, std::vector<std::pair<std::string, std::string>>>;
 OnceMap<CompileKey, CompiledKernel>& compiled_map() {
   static auto* m = new OnceMap<CompileKey, CompiledKernel>();  // outlives static destructors
   return *m;
@@ -68,7 +73,50 @@ OnceMap<LoadKey, LoadedKernel>& loaded_map() {
 }
 
 CompileKey compile_key(const ir::Function& fn, const CompileOptions& o) {
-  return {ir::structural_hash(fn), fn.name(), o.target.sm, o.opt_level, o.fma_contraction};
+  return {ir::structural_hash(fn), fn.name(), compile_option_fields(o)};
+}
+
+/// True while a compiler stage is dumped: those dumps need a real compile.
+bool compiler_stage_dumped() {
+  return dump_enabled("llvm") || dump_enabled("llvm-opt") || dump_enabled("ptx") || dump_enabled("resources");
+}
+
+/// Compiles `fn` through the persistent cache `cache` (read unless `read` is false).
+std::shared_ptr<const CompiledKernel> compile_through_disk(const ir::Function& fn, std::uint64_t ir_hash,
+                                                           const CompileOptions& options, CompileInfo& info) {
+  auto& st = stats();
+  const auto cache = disk_cache();
+  const auto t0 = Clock::now();
+  std::optional<DiskCacheKey> key;
+  if (cache->enabled()) {
+    key = DiskCacheKey::make(ir_hash, fn.name(), options);
+    if (!compiler_stage_dumped()) {
+      DiskLookup found = cache->load(*key);
+      if (found.status == DiskLookupStatus::Hit) {
+        st.disk_hits.fetch_add(1, std::memory_order_relaxed);
+        st.disk_bytes_read.fetch_add(found.bytes, std::memory_order_relaxed);
+        st.time_saved_us.fetch_add(static_cast<std::uint64_t>(found.compile_ms * 1000), std::memory_order_relaxed);
+        info.source = CompileSource::Disk;
+        info.ms = ms_since(t0);
+        return found.kernel;
+      }
+      if (found.status == DiskLookupStatus::Corrupt) st.disk_corrupt.fetch_add(1, std::memory_order_relaxed);
+      if (found.status != DiskLookupStatus::Disabled) st.disk_misses.fetch_add(1, std::memory_order_relaxed);
+    }
+  }
+  const auto t1 = Clock::now();
+  auto compiled = std::make_shared<const CompiledKernel>(compile(fn, options));
+  const double compile_ms = ms_since(t1);
+  st.compiles.fetch_add(1, std::memory_order_relaxed);
+  if (key && cache->enabled()) {
+    if (const std::uint64_t bytes = cache->store(*key, *compiled, compile_ms)) {
+      st.disk_writes.fetch_add(1, std::memory_order_relaxed);
+      st.disk_bytes_written.fetch_add(bytes, std::memory_order_relaxed);
+    }
+  }
+  info.source = CompileSource::Compiled;
+  info.ms = ms_since(t0);
+  return compiled;
 }
 
 /// Restores the previous trace even when tracing throws.
@@ -85,22 +133,58 @@ class TraceInstall {
 }  // namespace
 
 const Specialization& SpecializationCache::get_or_make(std::uint32_t signature, int device,
+                                                      std::span<const std::uint64_t> consts,
                                                       const std::function<std::shared_ptr<const LoadedKernel>()>& make) {
   std::lock_guard lock(mu_);
-  if (auto* e = signature < kFast ? find(signature, device) : find_slow_unlocked(signature, device)) return *e;
+  if (!consts.empty()) {
+    if (auto* e = find(signature, device, consts)) return *e;
+  } else if (auto* e = signature < kFast ? find(signature, device) : find_slow_unlocked(signature, device)) {
+    return *e;
+  }
   auto loaded = make();
   auto& s = storage_.emplace_back();
   s.device = device;
   s.loaded = loaded;
   s.function = &loaded->function;
+  s.signature = signature;
   last_ = loaded;
-  if (signature < kFast) {
+  if (!consts.empty()) {
+    s.consts.assign(consts.begin(), consts.end());
+    s.consts_hash = consts_hash(signature, device, consts);
+    insert_const(&s);
+  } else if (signature < kFast) {
     s.next = fast_[signature].load(std::memory_order_relaxed);
     fast_[signature].store(&s, std::memory_order_release);
   } else {
     slow_[{signature, device}] = &s;
   }
   return s;
+}
+
+void SpecializationCache::insert_const(const Specialization* s) {
+  const ConstTable* t = const_table_.load(std::memory_order_relaxed);
+  ConstTable* table = const_tables_.empty() ? nullptr : const_tables_.back().get();
+  if (!t || (table->count + 1) * 2 > table->mask + 1) {
+    // Grow: a table twice the size, filled with every entry, published in one store.
+    const std::size_t capacity = table ? (table->mask + 1) * 2 : 16;
+    auto bigger = std::make_unique<ConstTable>(capacity);
+    if (table) {
+      for (std::size_t i = 0; i <= table->mask; ++i)
+        if (const Specialization* e = table->slots[i].load(std::memory_order_relaxed)) {
+          std::size_t j = e->consts_hash & bigger->mask;
+          while (bigger->slots[j].load(std::memory_order_relaxed)) j = (j + 1) & bigger->mask;
+          bigger->slots[j].store(e, std::memory_order_relaxed);
+          ++bigger->count;
+        }
+    }
+    table = bigger.get();
+    const_tables_.push_back(std::move(bigger));  // older tables stay alive for readers still probing them
+    const_table_.store(table, std::memory_order_release);
+  }
+  std::size_t j = s->consts_hash & table->mask;
+  while (table->slots[j].load(std::memory_order_relaxed)) j = (j + 1) & table->mask;
+  table->slots[j].store(s, std::memory_order_release);
+  ++table->count;
 }
 
 const Specialization* SpecializationCache::find_slow_unlocked(std::uint32_t signature, int device) const {
@@ -161,16 +245,20 @@ CompileOptions compile_options_for(const KernelOptions& opts, const Device& devi
   return o;
 }
 
-std::shared_ptr<const CompiledKernel> compile_cached(const ir::Function& fn, const CompileOptions& options) {
+std::shared_ptr<const CompiledKernel> compile_cached(const ir::Function& fn, const CompileOptions& options,
+                                                     CompileInfo* info) {
   bool hit = false;
+  CompileInfo local;
+  const auto t0 = Clock::now();
+  const CompileKey key = compile_key(fn, options);
   auto r = compiled_map().get(
-      compile_key(fn, options),
-      [&] {
-        stats().compiles.fetch_add(1, std::memory_order_relaxed);
-        return std::make_shared<const CompiledKernel>(compile(fn, options));
-      },
-      &hit);
-  if (hit) stats().ir_hits.fetch_add(1, std::memory_order_relaxed);
+      key, [&] { return compile_through_disk(fn, std::get<0>(key), options, local); }, &hit);
+  if (hit) {
+    stats().ir_hits.fetch_add(1, std::memory_order_relaxed);
+    local.source = CompileSource::Memory;
+    local.ms = ms_since(t0);
+  }
+  if (info) *info = local;
   return r;
 }
 
@@ -178,7 +266,8 @@ std::shared_ptr<const LoadedKernel> load_cached(const ir::Function& fn, const Ke
                                                 double trace_ms, double passes_ms) {
   CompileOptions options = compile_options_for(opts, device);
   return loaded_map().get(LoadKey{compile_key(fn, options), device.ordinal()}, [&] {
-    auto compiled = compile_cached(fn, options);
+    CompileInfo info;
+    auto compiled = compile_cached(fn, options, &info);
     auto t0 = Clock::now();
     Module module = Module::load(device, compiled->cubin);
     Function function = module.function(compiled->name);
@@ -186,6 +275,8 @@ std::shared_ptr<const LoadedKernel> load_cached(const ir::Function& fn, const Ke
     lk->load_ms = ms_since(t0);
     lk->trace_ms = trace_ms;
     lk->passes_ms = passes_ms;
+    lk->source = info.source;
+    lk->compile_ms = info.ms;
     stats().loads.fetch_add(1, std::memory_order_relaxed);
     return std::shared_ptr<const LoadedKernel>(std::move(lk));
   });
@@ -207,7 +298,19 @@ std::uint32_t next_signature_id(std::atomic<std::uint32_t>& counter) { return co
 
 CacheStats cache_stats() {
   auto& s = detail::stats();
-  return CacheStats{s.traces.load(), s.compiles.load(), s.ir_hits.load(), s.loads.load()};
+  CacheStats c;
+  c.traces = s.traces.load();
+  c.compiles = s.compiles.load();
+  c.ir_hits = s.ir_hits.load();
+  c.loads = s.loads.load();
+  c.disk_hits = s.disk_hits.load();
+  c.disk_misses = s.disk_misses.load();
+  c.disk_writes = s.disk_writes.load();
+  c.disk_corrupt = s.disk_corrupt.load();
+  c.disk_bytes_read = s.disk_bytes_read.load();
+  c.disk_bytes_written = s.disk_bytes_written.load();
+  c.time_saved_ms = static_cast<double>(s.time_saved_us.load()) / 1000.0;
+  return c;
 }
 
 }  // namespace cutlet

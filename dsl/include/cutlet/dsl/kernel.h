@@ -1,12 +1,16 @@
 // Kernel: a traced lambda with its specializations, launched on a stream.
 #pragma once
 
+#include <array>
+#include <concepts>
 #include <memory>
 #include <source_location>
+#include <span>
 #include <string>
 #include <tuple>
 #include <utility>
 
+#include "cutlet/dsl/disk_cache_key.h"
 #include "cutlet/dsl/signature.h"
 #include "cutlet/dsl/specialization.h"
 #include "cutlet/runtime/launch.h"
@@ -29,7 +33,12 @@ namespace detail {
 /// compiles a second specialization next to the Buffer<float> one.
 ///
 /// The lambda runs once per specialization, on the host, to trace the kernel. Host values
-/// it reads then (captures, globals) are frozen into that specialization.
+/// it reads then (captures, globals) are frozen into that specialization. Const<T>
+/// parameters are compile-time constants: their values are part of the specialization key
+/// (see Const).
+///
+/// Compiled code is shared between Kernel objects and between processes: by the structural
+/// hash of the traced IR in memory, and through the persistent disk cache (disk_cache.h).
 template <class F>
 class Kernel {
  public:
@@ -44,39 +53,97 @@ class Kernel {
   /// not 2.0, for an f32), Buffer<T> for Ptr<T> parameters. Throws cutlet::Error when the
   /// arguments do not match the parameters, a buffer is empty, the launch shape breaks a
   /// device limit, or tracing/compiling fails; the message names the launch's line.
-  /// After the first launch with these argument types on this device, a launch costs a
-  /// lookup and a cuLaunchKernel. Thread-safe.
+  /// Const<T> parameters take host numbers (or Const<U>, or a ConstValue that must fit T).
+  /// After the first launch with these argument types (and Const values) on this device, a
+  /// launch costs a lookup and a cuLaunchKernel. Thread-safe.
   template <class... Args>
   void launch(const Stream& stream, const LaunchConfig& config, const Args&... args) {
     using Params = typename detail::launch_signature<F, Args...>::params;
     check_arguments<Params, Args...>(config.where);
     if constexpr (valid_arguments<Params, Args...>()) {
       const int device = stream.device().ordinal();
-      const detail::Specialization* spec = cache_->find(signature_id<Params>(), device);
-      if (!spec) [[unlikely]]
-        spec = &specialize<Params>(stream.device());
+      const detail::Specialization* spec;
+      if constexpr (detail::const_count_v<Params> == 0) {
+        spec = cache_->find(signature_id<Params>(), device);
+        if (!spec) [[unlikely]]
+          spec = &specialize<Params>(stream.device(), {});
+      } else {
+        const auto consts = gather_consts<Params>(args...);
+        spec = cache_->find(signature_id<Params>(), device, consts);
+        if (!spec) [[unlikely]]
+          spec = &specialize<Params>(stream.device(), consts);
+      }
       check_buffers(config.where, std::index_sequence_for<Args...>{}, args...);
       pack_and_launch<Params>(stream, *spec->function, config, std::index_sequence_for<Args...>{}, args...);
     }
   }
 
   /// Traces and compiles the kernel for parameter types Ps (kernel parameter types such as
-  /// f32 and Ptr<float>, or launch argument types such as float and Buffer<float>); with no
-  /// Ps, the lambda's own parameter types. Needs no GPU. The result holds the PTX, the
-  /// cubin, the register/shared memory use and the stage timings.
-  template <class... Ps>
-  std::shared_ptr<const CompiledKernel> compile() const {
+  /// f32, Ptr<float> and Const<int>, or launch argument types such as float and
+  /// Buffer<float>); with no Ps, the lambda's own parameter types. `consts` are the values
+  /// of the Const parameters, in order: `k.compile(4)` for a lambda whose one Const parameter
+  /// should be 4. Compiles for KernelOptions::target (default: Target::default_target()).
+  /// Needs no GPU. The result holds the PTX, the cubin, the register/shared memory use and
+  /// the stage timings (zero when the code came from a cache).
+  template <class... Ps, class... Cs>
+  std::shared_ptr<const CompiledKernel> compile(const Cs&... consts) const {
     using Params = compile_params<Ps...>;
-    auto fn = trace<Params>();
-    return detail::compile_cached(fn, detail::compile_options_for(options_));
+    const auto bits = encode_consts<Params>(consts...);
+    auto fn = trace<Params>(bits);
+    const CompileOptions options = detail::compile_options_for(options_);
+    record<Params>(bits, -1, options);
+    return detail::compile_cached(fn, options);
   }
 
-  /// Traces the kernel for parameter types Ps (as in compile()) and returns its IR after
-  /// the IR passes.
-  template <class... Ps>
-  ir::Function trace_ir() const {
-    return trace<compile_params<Ps...>>();
+  /// Traces and compiles (without loading) the specialization that launching with `args`
+  /// on `device` would use: the argument types and Const values select it, and the device
+  /// its architecture (unless KernelOptions::target is set). Thread-safe; used to compile
+  /// ahead, e.g. on other threads while the GPU is busy.
+  template <class... Args>
+  std::shared_ptr<const CompiledKernel> compile_for(const Device& device, const Args&... args) const {
+    using Params = typename detail::launch_signature<F, Args...>::params;
+    static_assert(valid_arguments<Params, Args...>(),
+                  "cutlet: Kernel::compile_for: these arguments do not match the kernel's parameters (launch() "
+                  "with them reports which one)");
+    const auto bits = gather_consts<Params>(args...);
+    auto fn = trace<Params>(bits);
+    const CompileOptions options = detail::compile_options_for(options_, device);
+    record<Params>(bits, device.ordinal(), options);
+    return detail::compile_cached(fn, options);
   }
+
+  /// Traces the kernel for parameter types Ps and Const values `consts` (as in compile())
+  /// and returns its IR after the IR passes.
+  template <class... Ps, class... Cs>
+  ir::Function trace_ir(const Cs&... consts) const {
+    using Params = compile_params<Ps...>;
+    return trace<Params>(encode_consts<Params>(consts...));
+  }
+
+  /// The IR after the IR passes of the specialization that launching with `args` would use.
+  template <class... Args>
+  ir::Function trace_ir_for(const Args&... args) const {
+    using Params = typename detail::launch_signature<F, Args...>::params;
+    return trace<Params>(gather_consts<Params>(args...));
+  }
+
+  /// A Kernel running the same lambda with other options: its own specializations, the same
+  /// definition site. An empty options.name keeps this kernel's name.
+  Kernel with_options(KernelOptions options) const
+    requires std::copy_constructible<F>
+  {
+    if (options.name.empty()) options.name = options_.name;
+    return Kernel(fn_, std::move(options), defined_);
+  }
+
+  /// Why this Kernel object compiled each specialization after its first, oldest first:
+  /// e.g. "cutlet: kernel 'saxpy' recompiled (specialization 2 of this Kernel object):
+  /// argument 2 changed from f32 to f64 (compared with specialization 1)". Set
+  /// CUTLET_EXPLAIN_RECOMPILES=1 to have them printed on stderr as they happen.
+  std::vector<std::string> recompile_reasons() const { return cache_->recompiles().reasons(); }
+
+  /// The lambda.
+  const F& lambda() const { return fn_; }
 
   /// The most recently compiled specialization launched by this object (nullptr before the
   /// first launch): its PTX, cubin, resource use and timings.
@@ -151,15 +218,56 @@ class Kernel {
   }
 
   template <class Params>
-  ir::Function trace(double* trace_ms = nullptr, double* passes_ms = nullptr) const {
-    return detail::trace_kernel(options_.name, [this] {
+  using ConstBits = std::array<std::uint64_t, detail::const_count_v<Params>>;
+
+  /// The key bits of the Const arguments among a launch's `args`.
+  template <class Params, class... Args>
+  static ConstBits<Params> gather_consts(const Args&... args) {
+    ConstBits<Params> out{};
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+      auto one = [&]<std::size_t K>(std::integral_constant<std::size_t, K>, const auto& a) {
+        using P = std::tuple_element_t<K, Params>;
+        if constexpr (detail::param_traits<P>::constant)
+          out[detail::const_position_v<Params, K>] = detail::param_traits<P>::encode(a);
+      };
+      (one(std::integral_constant<std::size_t, I>{}, args), ...);
+    }(std::index_sequence_for<Args...>{});
+    return out;
+  }
+
+  /// The key bits of Const values given in order, one per Const parameter.
+  template <class Params, class... Cs>
+  static ConstBits<Params> encode_consts(const Cs&... consts) {
+    constexpr auto positions = []<std::size_t... I>(std::index_sequence<I...>) {
+      std::array<std::size_t, detail::const_count_v<Params>> out{};
+      std::size_t k = 0;
+      ((detail::param_traits<std::tuple_element_t<I, Params>>::constant ? void(out[k++] = I) : void()), ...);
+      return out;
+    }(std::make_index_sequence<std::tuple_size_v<Params>>{});
+    static_assert(sizeof...(Cs) == positions.size(),
+                  "cutlet: give one value per Const parameter of the kernel, in order (k.compile(4) for one "
+                  "Const<int>), and none for a kernel without Const parameters");
+    return [&]<std::size_t... K>(std::index_sequence<K...>) {
+      return ConstBits<Params>{encode_const<std::tuple_element_t<positions[K], Params>>(consts)...};
+    }(std::index_sequence_for<Cs...>{});
+  }
+  template <class P, class C>
+  static std::uint64_t encode_const(const C& c) {
+    static_assert(detail::param_traits<P>::template accepts<C>(),
+                  "cutlet: a Const value does not convert to its parameter's type without narrowing (pass 2.0f "
+                  "for a Const<float>, an integer for a Const<int>)");
+    return detail::param_traits<P>::encode(c);
+  }
+
+  template <class Params>
+  ir::Function trace(std::span<const std::uint64_t> consts, double* trace_ms = nullptr,
+                     double* passes_ms = nullptr) const {
+    return detail::trace_kernel(options_.name, [this, consts] {
       auto& b = detail::builder();
       [&]<std::size_t... I>(std::index_sequence<I...>) {
         using Ts = Params;
         // Parameters are created in order (a braced list evaluates left to right).
-        std::tuple<std::tuple_element_t<I, Ts>...> params{
-            detail::param_traits<std::tuple_element_t<I, Ts>>::make(
-                b.add_param(detail::param_traits<std::tuple_element_t<I, Ts>>::ir_type()))...};
+        std::tuple<std::tuple_element_t<I, Ts>...> params{make_param<Ts, I>(b, consts)...};
         if constexpr (detail::NonGenericCallable<F>) {
           std::apply(fn_, params);
         } else {
@@ -171,12 +279,43 @@ class Kernel {
     }, trace_ms, passes_ms);
   }
 
+  /// Parameter I: a Const from its key bits, or a new IR parameter.
+  template <class Params, std::size_t I>
+  static auto make_param(ir::Builder& b, std::span<const std::uint64_t> consts) {
+    using P = std::tuple_element_t<I, Params>;
+    if constexpr (detail::param_traits<P>::constant) return detail::param_traits<P>::from_bits(consts[detail::const_position_v<Params, I>]);
+    else return detail::param_traits<P>::make(b.add_param(detail::param_traits<P>::ir_type()));
+  }
+
+  /// Records a specialization for recompile explanations.
   template <class Params>
-  const detail::Specialization& specialize(const Device& device) {
-    return cache_->get_or_make(signature_id<Params>(), device.ordinal(), [&] {
+  void record(std::span<const std::uint64_t> consts, int device, const CompileOptions& options) const {
+    detail::SpecializationRecord r;
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+      auto one = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) {
+        using P = std::tuple_element_t<K, Params>;
+        r.params.push_back(detail::param_label<P>());
+        if constexpr (detail::param_traits<P>::constant)
+          r.values.push_back(detail::param_traits<P>::text(consts[detail::const_position_v<Params, K>]));
+        else
+          r.values.emplace_back();
+      };
+      (one(std::integral_constant<std::size_t, I>{}), ...);
+    }(std::make_index_sequence<std::tuple_size_v<Params>>{});
+    r.device = device;
+    r.arch = options.target.arch();
+    r.options = compile_option_fields(options);
+    cache_->recompiles().record(options_.name, std::move(r));
+  }
+
+  template <class Params>
+  const detail::Specialization& specialize(const Device& device, std::span<const std::uint64_t> consts) {
+    return cache_->get_or_make(signature_id<Params>(), device.ordinal(), consts, [&] {
       double trace_ms = 0, passes_ms = 0;
-      auto fn = trace<Params>(&trace_ms, &passes_ms);
-      return detail::load_cached(fn, options_, device, trace_ms, passes_ms);
+      auto fn = trace<Params>(consts, &trace_ms, &passes_ms);
+      auto loaded = detail::load_cached(fn, options_, device, trace_ms, passes_ms);
+      record<Params>(consts, device.ordinal(), detail::compile_options_for(options_, device));
+      return loaded;
     });
   }
 
@@ -195,8 +334,17 @@ class Kernel {
                        std::index_sequence<I...>, const Args&... args) const {
     std::tuple<typename detail::param_traits<std::tuple_element_t<I, Params>>::storage...> values{
         detail::param_traits<std::tuple_element_t<I, Params>>::convert(args)...};
-    void* pointers[sizeof...(I) + 1] = {static_cast<void*>(&std::get<I>(values))..., nullptr};
-    cutlet::launch(stream, function, config, pointers);
+    if constexpr (detail::const_count_v<Params> == 0) {
+      void* pointers[sizeof...(I) + 1] = {static_cast<void*>(&std::get<I>(values))..., nullptr};
+      cutlet::launch(stream, function, config, pointers);
+    } else {
+      // Const parameters are not the PTX's parameters: pass only the run-time ones.
+      static constexpr auto runtime = detail::runtime_param_indices<Params>();
+      [&]<std::size_t... J>(std::index_sequence<J...>) {
+        void* pointers[sizeof...(J) + 1] = {static_cast<void*>(&std::get<runtime[J]>(values))..., nullptr};
+        cutlet::launch(stream, function, config, pointers);
+      }(std::make_index_sequence<runtime.size()>{});
+    }
   }
 
   F fn_;

@@ -1,12 +1,16 @@
 // Kernel parameter types: mapping launch arguments to kernel parameters and checking them.
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <tuple>
 #include <type_traits>
 #include <typeinfo>
+#include <utility>
 
+#include "cutlet/dsl/const_param.h"
 #include "cutlet/dsl/pointer.h"
 #include "cutlet/runtime/buffer.h"
 
@@ -18,14 +22,18 @@ struct is_buffer : std::false_type {};
 template <class T>
 struct is_buffer<Buffer<T>> : std::true_type {};
 
-/// Facts about a kernel parameter type P (Value<T> or Ptr<T>).
+/// Facts about a kernel parameter type P (Value<T>, Ptr<T> or Const<T>). `constant` is true
+/// for Const<T>, whose values are part of the specialization key instead of the PTX's
+/// parameters.
 template <class P>
 struct param_traits {
   static constexpr bool valid = false;
+  static constexpr bool constant = false;
 };
 template <ScalarType T>
 struct param_traits<Value<T>> {
   static constexpr bool valid = true;
+  static constexpr bool constant = false;
   using storage = T;
   static ir::Type ir_type() { return ir_type_of<T>(); }
   /// A host argument of type A is accepted when it converts to T without narrowing.
@@ -42,12 +50,50 @@ struct param_traits<Value<T>> {
 template <ScalarType T>
 struct param_traits<Ptr<T>> {
   static constexpr bool valid = true;
+  static constexpr bool constant = false;
   using storage = std::uint64_t;
   static ir::Type ir_type() { return ir::Type::pointer(ir_type_of<T>(), ir::AddressSpace::Global); }
   template <class A>
   static constexpr bool accepts() { return std::is_same_v<A, Buffer<T>>; }
   static storage convert(const Buffer<T>& b) { return b.data(); }
   static Ptr<T> make(ir::ValueId id) { return Ptr<T>::wrap(id); }
+};
+template <ConstType T>
+struct param_traits<Const<T>> {
+  static constexpr bool valid = true;
+  static constexpr bool constant = true;
+  using storage = char;  ///< unused: a Const is not passed to the kernel
+  /// A host number converting to T without narrowing, a Const<U> of such a U, or a ConstValue
+  /// (checked when launched).
+  template <class A>
+  static constexpr bool accepts() {
+    using R = std::remove_cvref_t<A>;
+    if constexpr (std::is_same_v<R, ConstValue>) return true;
+    else if constexpr (is_const_param_v<R>) return accepts_number<typename R::value_type>();
+    else return accepts_number<R>();
+  }
+  template <class A>
+  static storage convert(const A&) { return 0; }
+  /// The key bits of argument `a` (see const_bits). Throws Error for a ConstValue that does
+  /// not fit T.
+  template <class A>
+  static std::uint64_t encode(const A& a) {
+    using R = std::remove_cvref_t<A>;
+    if constexpr (std::is_same_v<R, ConstValue>) return const_bits<T>(a.template to<T>());
+    else if constexpr (is_const_param_v<R>) return const_bits<T>(static_cast<T>(a.value()));
+    else return const_bits<T>(static_cast<T>(a));
+  }
+  static Const<T> from_bits(std::uint64_t b) { return Const<T>(const_from_bits<T>(b)); }
+  /// The value as text, for recompile explanations.
+  static std::string text(std::uint64_t b) { return ConstValue(const_from_bits<T>(b)).str(); }
+
+ private:
+  template <class U>
+  static constexpr bool accepts_number() {
+    if constexpr (!std::is_arithmetic_v<U>) return false;
+    else if constexpr (std::is_same_v<T, bool> != std::is_same_v<U, bool>) return false;
+    else return requires(U u) { T{u}; };
+  }
 };
 
 /// The kernel parameter type a launch argument of host type A maps to, for generic
@@ -73,6 +119,10 @@ struct param_of<Value<T>> {
 template <class T>
 struct param_of<Ptr<T>> {
   using type = Ptr<T>;
+};
+template <class T>
+struct param_of<Const<T>> {
+  using type = Const<T>;
 };
 template <class A>
 using param_of_t = typename param_of<std::remove_cvref_t<A>>::type;
@@ -102,16 +152,57 @@ struct launch_signature {
   using params = typename decltype(pick())::type;
 };
 
+/// The number of Const parameters in the tuple of parameter types Params.
+template <class Params>
+inline constexpr std::size_t const_count_v = []<std::size_t... I>(std::index_sequence<I...>) {
+  return (std::size_t{0} + ... + (param_traits<std::tuple_element_t<I, Params>>::constant ? 1 : 0));
+}(std::make_index_sequence<std::tuple_size_v<Params>>{});
+
+/// For parameter I of Params, a Const: its position among the Const parameters.
+template <class Params, std::size_t I>
+inline constexpr std::size_t const_position_v = []<std::size_t... J>(std::index_sequence<J...>) {
+  return (std::size_t{0} + ... + (param_traits<std::tuple_element_t<J, Params>>::constant ? 1 : 0));
+}(std::make_index_sequence<I>{});
+
+/// The positions of the run-time (non-Const) parameters of Params: the PTX's parameters.
+template <class Params>
+constexpr auto runtime_param_indices() {
+  std::array<std::size_t, std::tuple_size_v<Params> - const_count_v<Params>> out{};
+  std::size_t k = 0;
+  [&]<std::size_t... I>(std::index_sequence<I...>) {
+    ((param_traits<std::tuple_element_t<I, Params>>::constant ? void() : void(out[k++] = I)), ...);
+  }(std::make_index_sequence<std::tuple_size_v<Params>>{});
+  return out;
+}
+
+/// The name of a Const's value type: "i32", "f64", "bool".
+template <class T>
+std::string const_type_name() {
+  if constexpr (std::is_same_v<T, bool>) return "bool";
+  else return ir_type_of<canonical_scalar_t<T>>().str();
+}
+
 /// A readable name for a host argument type or a kernel parameter type.
 template <class A>
 std::string type_name() {
   using R = std::remove_cvref_t<A>;
   if constexpr (std::is_arithmetic_v<R>) return std::string("host ") + ir_type_of<canonical_scalar_t<R>>().str();
+  else if constexpr (is_const_param_v<R>) return "Const<" + const_type_name<typename R::value_type>() + ">";
+  else if constexpr (std::is_same_v<R, ConstValue>) return "ConstValue";
   else if constexpr (is_buffer<R>::value) return "Buffer<" + ir_type_of<typename R::element_type>().str() + ">";
   else if constexpr (Traced<R>) return "Value<" + ir_type_of<traced_type_t<R>>().str() + ">";
   else if constexpr (requires { typename R::element_type; } && param_traits<R>::valid)
     return "Ptr<" + ir_type_of<typename R::element_type>().str() + ">";
   else return std::string("an unsupported type (") + typeid(R).name() + ")";
+}
+
+/// A kernel parameter's type as recompile explanations name it: "f32", "Ptr<f32>",
+/// "Const<i32>".
+template <class P>
+std::string param_label() {
+  using R = std::remove_cvref_t<P>;
+  if constexpr (Traced<R>) return ir_type_of<traced_type_t<R>>().str();
+  else return type_name<R>();
 }
 
 }  // namespace detail

@@ -1,0 +1,555 @@
+// The persistent kernel cache: keys, the entry format's safety checks, hits across processes,
+// concurrent writers, unusable directories, eviction at the size cap, and cutlet-cache.
+#include <gtest/gtest.h>
+
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cutlet/cutlet.h>
+
+#include <atomic>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <thread>
+
+#include "child_process.h"
+#include "cutlet/dsl/cache_tool.h"
+#include "cutlet/dsl/disk_cache.h"
+#include "cutlet/ir/structural_hash.h"
+#include "isolated_cache_dir.h"
+
+using namespace cutlet;
+namespace fs = std::filesystem;
+
+// Every process of this test executable gets its own empty kernel cache.
+static const bool kIsolated = cutlet::test::isolate_kernel_cache();
+
+namespace {
+
+/// A new empty directory, removed (with its contents) at the end of the test.
+class TempDir {
+ public:
+  TempDir() {
+    std::string t = (fs::temp_directory_path() / "cutlet-disk-cache-test-XXXXXX").string();
+    if (!::mkdtemp(t.data())) ADD_FAILURE() << "mkdtemp failed";
+    path_ = t;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::permissions(path_, fs::perms::owner_all, fs::perm_options::add, ec);
+    fs::remove_all(path_, ec);
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+CompiledKernel fake_kernel(const std::string& name, std::size_t cubin_bytes = 1000) {
+  CompiledKernel k;
+  k.name = name;
+  k.ptx = "// PTX of " + name + "\n.visible .entry " + name + "()\n{\n\tret;\n}\n";
+  k.cubin.assign(cubin_bytes, 'c');
+  k.cubin[0] = 0x7f;
+  k.link_log = "info: Function properties for " + name;
+  k.resources.registers = 12;
+  k.resources.stack_bytes = 8;
+  return k;
+}
+
+DiskCacheKey key_for(std::uint64_t ir_hash, const std::string& name = "fake") {
+  return DiskCacheKey::make(ir_hash, name, CompileOptions{});
+}
+
+fs::path entry_path(const fs::path& dir, const DiskCacheKey& key) {
+  return dir / "kernels" / (key.file_stem() + ".entry");
+}
+
+std::string read_bytes(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void write_bytes(const fs::path& p, const std::string& bytes) {
+  std::ofstream out(p, std::ios::binary | std::ios::trunc);
+  out << bytes;
+}
+
+/// Kernels of the child processes: K makes each a different kernel.
+auto child_kernel() {
+  return kernel(
+      [](Ptr<int> y, i32 n, Const<int> K) {
+        i32 i = block_idx().x * block_dim().x + thread_idx().x;
+        if_(i < n, [&] { y[i] = y[i] * K + K; });
+      },
+      {.name = "disk_cache_child"});
+}
+
+std::uint64_t value_of(const test::ChildResult& r, const std::string& name) {
+  auto it = r.values.find(name);
+  EXPECT_NE(it, r.values.end()) << "the child printed no " << name << "; it printed:\n" << r.output;
+  return it == r.values.end() ? ~0ull : std::stoull(it->second);
+}
+
+std::string child_env(const fs::path& dir) { return "CUTLET_CACHE_DIR=" + dir.string(); }
+
+// ---------------------------------------------------------------------------------------------
+// The child process: compiles child_kernel() for the Const values in CUTLET_TEST_CONSTS
+// ("1,2,3"; default "1") on CUTLET_TEST_THREADS threads, then prints its cache statistics.
+// CUTLET_TEST_FSIZE limits the size of files it may write (a full disk).
+TEST(DiskCacheChild, DISABLED_Compile) {
+  if (const char* fsize = std::getenv("CUTLET_TEST_FSIZE")) {
+    ::signal(SIGXFSZ, SIG_IGN);
+    rlimit lim{};
+    ::getrlimit(RLIMIT_FSIZE, &lim);
+    lim.rlim_cur = std::strtoull(fsize, nullptr, 10);
+    ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &lim), 0);
+  }
+  std::vector<int> consts;
+  std::stringstream list(std::getenv("CUTLET_TEST_CONSTS") ? std::getenv("CUTLET_TEST_CONSTS") : "1");
+  for (std::string v; std::getline(list, v, ',');) consts.push_back(std::stoi(v));
+  const int threads = std::getenv("CUTLET_TEST_THREADS") ? std::atoi(std::getenv("CUTLET_TEST_THREADS")) : 1;
+  auto k = child_kernel();
+  std::atomic<std::size_t> next{0};
+  std::atomic<std::uint64_t> ptx_hash{0};
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t)
+    pool.emplace_back([&] {
+      for (std::size_t i; (i = next.fetch_add(1)) < consts.size();) {
+        auto c = k.compile(consts[i]);
+        ptx_hash.fetch_xor(detail::checksum64(c->ptx) + i);
+      }
+    });
+  for (auto& t : pool) t.join();
+  const CacheStats s = cache_stats();
+  std::printf("cutlet-child compiles=%llu disk_hits=%llu disk_misses=%llu disk_writes=%llu disk_corrupt=%llu "
+              "time_saved_us=%llu ptx_hash=%llu\n",
+              (unsigned long long)s.compiles, (unsigned long long)s.disk_hits, (unsigned long long)s.disk_misses,
+              (unsigned long long)s.disk_writes, (unsigned long long)s.disk_corrupt,
+              (unsigned long long)(s.time_saved_ms * 1000), (unsigned long long)ptx_hash.load());
+  std::fflush(stdout);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+TEST(DiskCache, StoreThenLoadHits) {
+  TempDir dir;
+  DiskCache cache({dir.path()});
+  const auto key = key_for(42);
+  EXPECT_EQ(cache.load(key).status, DiskLookupStatus::Absent);
+  const CompiledKernel k = fake_kernel("fake");
+  EXPECT_GT(cache.store(key, k, 12.5), 0u);
+  const DiskLookup hit = cache.load(key);
+  ASSERT_EQ(hit.status, DiskLookupStatus::Hit) << hit.problem;
+  EXPECT_EQ(hit.kernel->name, k.name);
+  EXPECT_EQ(hit.kernel->ptx, k.ptx);
+  EXPECT_EQ(hit.kernel->cubin, k.cubin);
+  EXPECT_EQ(hit.kernel->link_log, k.link_log);
+  EXPECT_EQ(hit.kernel->resources.registers, 12);
+  EXPECT_EQ(hit.kernel->resources.stack_bytes, 8);
+  EXPECT_EQ(hit.compile_ms, 12.5);
+  cache.load(key);
+  const auto entries = cache.list();
+  ASSERT_EQ(entries.size(), 1u);
+  EXPECT_EQ(entries[0].kernel_name, "fake");
+  EXPECT_EQ(entries[0].arch, "sm_90");
+  EXPECT_EQ(entries[0].hits, 2u);
+  EXPECT_EQ(entries[0].problem, "");
+  EXPECT_EQ(entries[0].id, key.file_stem());
+}
+
+TEST(DiskCache, EveryKeyPartMatters) {
+  TempDir dir;
+  DiskCache cache({dir.path()});
+  const DiskCacheKey base = key_for(7, "k");
+  ASSERT_GT(cache.store(base, fake_kernel("k"), 1), 0u);
+  EXPECT_EQ(cache.load(key_for(7, "k")).status, DiskLookupStatus::Hit) << "changing nothing hits";
+
+  std::vector<std::pair<std::string, DiskCacheKey>> variants;
+  auto vary = [&](const std::string& what, auto change) {
+    DiskCacheKey k = base;
+    change(k);
+    variants.emplace_back(what, k);
+  };
+  vary("ir hash", [](DiskCacheKey& k) { k.ir_hash = 8; });
+  vary("kernel name", [](DiskCacheKey& k) { k.kernel_name = "k2"; });
+  vary("arch", [](DiskCacheKey& k) { k.arch = "sm_80"; });
+  vary("ptx version", [](DiskCacheKey& k) { k.ptx_version = 81; });
+  vary("cutlet version", [](DiskCacheKey& k) { k.cutlet_version += ".1"; });
+  vary("llvm version", [](DiskCacheKey& k) { k.llvm_version = "20.0.0"; });
+  vary("nvjitlink version", [](DiskCacheKey& k) { k.nvjitlink_version = "13.1"; });
+  vary("extra inputs", [](DiskCacheKey& k) { k.extra_inputs.push_back(0x1234); });
+  for (std::size_t i = 0; i < base.options.size(); ++i)
+    vary("option " + base.options[i].first, [&](DiskCacheKey& k) { k.options[i].second += "x"; });
+  // And through DiskCacheKey::make, every compile option and the target.
+  CompileOptions o;
+  o.target = Target{80};
+  variants.emplace_back("target via make", DiskCacheKey::make(7, "k", o));
+  o = CompileOptions{};
+  o.opt_level = 2;
+  variants.emplace_back("opt_level via make", DiskCacheKey::make(7, "k", o));
+  o = CompileOptions{};
+  o.fma_contraction = false;
+  variants.emplace_back("fma_contraction via make", DiskCacheKey::make(7, "k", o));
+  o = CompileOptions{};
+  o.keep_llvm_ir = true;
+  variants.emplace_back("keep_llvm_ir via make", DiskCacheKey::make(7, "k", o));
+
+  for (const auto& [what, key] : variants) {
+    EXPECT_NE(key.text(), base.text()) << what;
+    EXPECT_NE(key.file_stem(), base.file_stem()) << what;
+    EXPECT_EQ(cache.load(key).status, DiskLookupStatus::Absent) << "changing the " << what << " must miss";
+  }
+  EXPECT_EQ(DiskCacheKey::parse(base.text()), base);
+}
+
+TEST(DiskCache, KeyIsTheIrNotTheLambdaType) {
+  // Two lambdas (two C++ types) with one body trace to the same IR, hence the same key.
+  auto a = kernel([](Ptr<int> y, i32 v) { y[thread_idx().x] = v + 1; }, {.name = "same_body"});
+  auto b = kernel([](Ptr<int> y, i32 v) { y[thread_idx().x] = v + 1; }, {.name = "same_body"});
+  auto c = kernel([](Ptr<int> y, i32 v) { y[thread_idx().x] = v + 2; }, {.name = "same_body"});
+  static_assert(!std::is_same_v<decltype(a), decltype(b)>);
+  const CompileOptions o;
+  auto key = [&](const ir::Function& f) { return DiskCacheKey::make(ir::structural_hash(f), f.name(), o); };
+  EXPECT_EQ(key(a.trace_ir()), key(b.trace_ir()));
+  EXPECT_NE(key(a.trace_ir()), key(c.trace_ir()));
+}
+
+TEST(DiskCache, TruncatedEntriesAreIgnoredAndRewritten) {
+  TempDir dir;
+  DiskCache cache({dir.path()});
+  const auto key = key_for(1);
+  cache.store(key, fake_kernel("fake"), 1);
+  const std::string whole = read_bytes(entry_path(dir.path(), key));
+  for (std::size_t len : {std::size_t{0}, std::size_t{5}, std::size_t{39}, std::size_t{40}, whole.size() / 2,
+                          whole.size() - 1}) {
+    write_bytes(entry_path(dir.path(), key), whole.substr(0, len));
+    const DiskLookup r = cache.load(key);
+    EXPECT_EQ(r.status, DiskLookupStatus::Corrupt) << "truncated to " << len;
+    EXPECT_FALSE(r.kernel) << "a corrupt entry is never loaded";
+    cache.store(key, fake_kernel("fake"), 1);
+    EXPECT_EQ(cache.load(key).status, DiskLookupStatus::Hit) << "rewritten after truncation to " << len;
+  }
+  write_bytes(entry_path(dir.path(), key), whole + "x");
+  EXPECT_EQ(cache.load(key).status, DiskLookupStatus::Corrupt) << "extended";
+}
+
+TEST(DiskCache, FlippedBytesAreIgnored) {
+  TempDir dir;
+  DiskCache cache({dir.path()});
+  const auto key = key_for(2);
+  cache.store(key, fake_kernel("fake"), 1);
+  const std::string whole = read_bytes(entry_path(dir.path(), key));
+  std::mt19937 rng(5);
+  std::vector<std::size_t> positions = {0, 7, 8, 12, 16, 24, 32, 40, 60, whole.size() / 2, whole.size() - 1};
+  for (int i = 0; i < 40; ++i) positions.push_back(rng() % whole.size());
+  for (std::size_t pos : positions) {
+    std::string bad = whole;
+    bad[pos] = static_cast<char>(bad[pos] ^ (1 << (pos % 8)));
+    write_bytes(entry_path(dir.path(), key), bad);
+    const DiskLookup r = cache.load(key);
+    EXPECT_EQ(r.status, DiskLookupStatus::Corrupt) << "byte " << pos << " of " << whole.size();
+    EXPECT_FALSE(r.problem.empty());
+  }
+}
+
+TEST(DiskCache, EntryOfAnotherKeyIsIgnored) {
+  TempDir dir;
+  DiskCache cache({dir.path()});
+  const auto a = key_for(10, "a"), b = key_for(11, "b");
+  cache.store(a, fake_kernel("a"), 1);
+  fs::copy_file(entry_path(dir.path(), a), entry_path(dir.path(), b));
+  const DiskLookup r = cache.load(b);
+  EXPECT_EQ(r.status, DiskLookupStatus::Corrupt);
+  EXPECT_NE(r.problem.find("another key"), std::string::npos) << r.problem;
+  bool flagged = false;
+  for (const auto& e : cache.list()) flagged |= e.id == b.file_stem() && !e.problem.empty();
+  EXPECT_TRUE(flagged) << "cutlet-cache lists it as unusable";
+  cache.store(b, fake_kernel("b"), 1);
+  ASSERT_EQ(cache.load(b).status, DiskLookupStatus::Hit);
+  EXPECT_EQ(cache.load(b).kernel->name, "b");
+}
+
+TEST(DiskCache, KernelCompileGoesThroughTheCache) {
+  TempDir dir;
+  set_disk_cache_settings({dir.path()});
+  auto k = child_kernel();
+  const CacheStats before = cache_stats();
+  auto compiled = k.compile(900001);
+  const CacheStats after = cache_stats();
+  set_disk_cache_settings(DiskCacheSettings::from_environment());
+  EXPECT_EQ(after.compiles - before.compiles, 1u);
+  EXPECT_EQ(after.disk_misses - before.disk_misses, 1u);
+  EXPECT_EQ(after.disk_writes - before.disk_writes, 1u);
+  EXPECT_GT(after.disk_bytes_written, before.disk_bytes_written);
+  DiskCache view({dir.path()});
+  const auto entries = view.list();
+  ASSERT_EQ(entries.size(), 1u);
+  EXPECT_EQ(entries[0].kernel_name, "disk_cache_child");
+  EXPECT_EQ(view.read(entries[0].id.substr(0, 6)).kernel.ptx, compiled->ptx);
+}
+
+TEST(DiskCache, SecondProcessHitsTheDisk) {
+  TempDir dir;
+  const auto first = test::run_child("DiskCacheChild.DISABLED_Compile", {child_env(dir.path())});
+  ASSERT_EQ(first.status, 0) << first.output;
+  EXPECT_EQ(value_of(first, "compiles"), 1u);
+  EXPECT_EQ(value_of(first, "disk_writes"), 1u);
+  EXPECT_EQ(value_of(first, "disk_hits"), 0u);
+  const auto second = test::run_child("DiskCacheChild.DISABLED_Compile", {child_env(dir.path())});
+  ASSERT_EQ(second.status, 0) << second.output;
+  EXPECT_EQ(value_of(second, "compiles"), 0u) << "LLVM and nvJitLink must not run";
+  EXPECT_EQ(value_of(second, "disk_hits"), 1u);
+  EXPECT_GT(value_of(second, "time_saved_us"), 0u);
+  EXPECT_EQ(value_of(second, "ptx_hash"), value_of(first, "ptx_hash")) << "the same PTX";
+}
+
+TEST(DiskCache, CompilePathCountsAndRewritesCorruptEntries) {
+  TempDir dir;
+  ASSERT_EQ(test::run_child("DiskCacheChild.DISABLED_Compile", {child_env(dir.path())}).status, 0);
+  DiskCache view({dir.path()});
+  auto entries = view.list();
+  ASSERT_EQ(entries.size(), 1u);
+  const fs::path path = dir.path() / "kernels" / (entries[0].id + ".entry");
+  std::string bytes = read_bytes(path);
+  bytes[bytes.size() - 3] ^= 0x10;
+  write_bytes(path, bytes);
+  const auto second = test::run_child("DiskCacheChild.DISABLED_Compile", {child_env(dir.path())});
+  ASSERT_EQ(second.status, 0) << second.output;
+  EXPECT_EQ(value_of(second, "disk_corrupt"), 1u);
+  EXPECT_EQ(value_of(second, "disk_hits"), 0u);
+  EXPECT_EQ(value_of(second, "compiles"), 1u) << "a corrupt entry is never loaded";
+  EXPECT_EQ(value_of(second, "disk_writes"), 1u) << "and is rewritten";
+  const auto third = test::run_child("DiskCacheChild.DISABLED_Compile", {child_env(dir.path())});
+  EXPECT_EQ(value_of(third, "disk_hits"), 1u);
+  EXPECT_EQ(value_of(third, "disk_corrupt"), 0u);
+}
+
+TEST(DiskCache, ConcurrentThreadsAndInstancesNeverSeeACorruptEntry) {
+  TempDir dir;
+  // Two instances on one directory behave as two processes would.
+  DiskCache one({dir.path()}), two({dir.path()});
+  constexpr int kKeys = 12, kThreads = 8, kOps = 60;
+  std::atomic<int> corrupt{0}, hits{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      DiskCache& cache = t % 2 ? one : two;
+      std::mt19937 rng(t);
+      for (int i = 0; i < kOps; ++i) {
+        const int k = static_cast<int>(rng() % kKeys);
+        const auto key = key_for(1000 + k, "k" + std::to_string(k));
+        if (rng() % 2) {
+          cache.store(key, fake_kernel("k" + std::to_string(k), 2000 + 100 * k), k);
+        } else {
+          const DiskLookup r = cache.load(key);
+          if (r.status == DiskLookupStatus::Corrupt) ++corrupt;
+          if (r.status == DiskLookupStatus::Hit) {
+            ++hits;
+            if (r.kernel->name != "k" + std::to_string(k) || r.kernel->cubin.size() != 2000u + 100 * k) ++corrupt;
+          }
+        }
+      }
+    });
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(corrupt.load(), 0);
+  for (const auto& e : one.list()) EXPECT_EQ(e.problem, "") << e.id;
+  for (const auto& e : fs::directory_iterator(dir.path() / "kernels"))
+    EXPECT_NE(e.path().filename().string().rfind(".tmp-", 0), 0u) << "no temporary file is left behind";
+}
+
+TEST(DiskCache, ConcurrentProcessesFillOneDirectory) {
+  TempDir dir;
+  // Three processes, three threads each, compiling overlapping sets of kernels at once.
+  const std::vector<std::string> sets = {"1,2,3,4,5,6", "4,5,6,7,8,9", "1,3,5,7,9,2"};
+  std::vector<std::unique_ptr<test::Child>> children;
+  for (const auto& s : sets)
+    children.push_back(std::make_unique<test::Child>(
+        "DiskCacheChild.DISABLED_Compile",
+        std::vector<std::string>{child_env(dir.path()), "CUTLET_TEST_CONSTS=" + s, "CUTLET_TEST_THREADS=3"}));
+  for (auto& c : children) {
+    const auto r = c->wait();
+    EXPECT_EQ(r.status, 0) << r.output;
+    EXPECT_EQ(value_of(r, "disk_corrupt"), 0u) << r.output;
+  }
+  DiskCache view({dir.path()});
+  const auto entries = view.list();
+  EXPECT_EQ(entries.size(), 9u) << "one entry per distinct kernel: no write lost";
+  for (const auto& e : entries) EXPECT_EQ(e.problem, "") << e.id;
+  const auto all = test::run_child("DiskCacheChild.DISABLED_Compile",
+                                   {child_env(dir.path()), "CUTLET_TEST_CONSTS=1,2,3,4,5,6,7,8,9"});
+  EXPECT_EQ(value_of(all, "disk_hits"), 9u) << all.output;
+  EXPECT_EQ(value_of(all, "compiles"), 0u);
+}
+
+std::size_t warnings_in(const std::string& s) {
+  std::size_t n = 0;
+  for (auto p = s.find("cannot be used"); p != std::string::npos; p = s.find("cannot be used", p + 1)) ++n;
+  return n;
+}
+
+TEST(DiskCache, UnusableDirectoryDegradesToNoCacheWithOneWarning) {
+  TempDir dir;
+  write_bytes(dir.path() / "file", "x");
+  DiskCache cache({dir.path() / "file" / "cache"});  // mkdir fails: a file is in the way, even for root
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(cache.load(key_for(1)).status, DiskLookupStatus::Disabled);
+  EXPECT_EQ(cache.store(key_for(1), fake_kernel("fake"), 1), 0u);
+  EXPECT_EQ(cache.store(key_for(2), fake_kernel("fake"), 1), 0u);
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(warnings_in(err), 1u) << err;
+  EXPECT_NE(err.find("CUTLET_CACHE_DIR"), std::string::npos) << "says what to do: " << err;
+  EXPECT_FALSE(cache.enabled());
+}
+
+TEST(DiskCache, ReadOnlyDirectoryDegradesToNoCache) {
+  if (::geteuid() == 0)
+    GTEST_SKIP() << "running as root, which chmod does not stop from writing; the unusable-directory and "
+                    "full-disk tests cover degrading";
+  TempDir dir;
+  fs::create_directories(dir.path() / "kernels");
+  fs::permissions(dir.path() / "kernels", fs::perms::owner_read | fs::perms::owner_exec);
+  DiskCache cache({dir.path()});
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(cache.store(key_for(1), fake_kernel("fake"), 1), 0u);
+  EXPECT_EQ(cache.load(key_for(1)).status, DiskLookupStatus::Disabled);
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(warnings_in(err), 1u) << err;
+}
+
+TEST(DiskCache, FullDiskDegradesAndTheKernelStillCompiles) {
+  TempDir dir;
+  // The child may write files of at most 64 bytes: every entry write fails as on a full disk.
+  const auto r = test::run_child("DiskCacheChild.DISABLED_Compile",
+                                 {child_env(dir.path()), "CUTLET_TEST_FSIZE=64", "CUTLET_TEST_CONSTS=1,2,3"});
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(value_of(r, "compiles"), 3u);
+  EXPECT_EQ(value_of(r, "disk_writes"), 0u);
+  EXPECT_EQ(warnings_in(r.output), 1u) << r.output;
+  EXPECT_TRUE(DiskCache({dir.path()}).list().empty());
+  for (const auto& e : fs::directory_iterator(dir.path() / "kernels"))
+    ADD_FAILURE() << "left behind: " << e.path();
+}
+
+TEST(DiskCache, EvictsTheLeastRecentlyUsedAtTheCap) {
+  TempDir dir;
+  const std::uint64_t entry_bytes = DiskCache({dir.path()}).store(key_for(0, "probe"), fake_kernel("probe"), 1);
+  ASSERT_GT(entry_bytes, 0u);
+  DiskCache({dir.path()}).clear();
+  // Room for about five entries.
+  DiskCache cache({dir.path(), 5 * entry_bytes + entry_bytes / 2});
+  const auto old = fs::file_time_type::clock::now() - std::chrono::hours(1);
+  for (int i = 0; i < 12; ++i) {
+    const auto key = key_for(100 + i, "probe");
+    ASSERT_GT(cache.store(key, fake_kernel("probe"), 1), 0u);
+    // Distinct, increasing last-use times an hour ago (so a hit, now, is the most recent).
+    fs::last_write_time(entry_path(dir.path(), key), old + std::chrono::seconds(i));
+    if (i == 2) {
+      EXPECT_EQ(cache.load(key_for(101, "probe")).status, DiskLookupStatus::Hit);
+    }
+    EXPECT_LE(cache.total_bytes(), 5 * entry_bytes + entry_bytes / 2 + 16) << "after entry " << i;
+  }
+  EXPECT_EQ(cache.load(key_for(101, "probe")).status, DiskLookupStatus::Hit) << "recently used: kept";
+  EXPECT_EQ(cache.load(key_for(111, "probe")).status, DiskLookupStatus::Hit) << "the newest: kept";
+  EXPECT_EQ(cache.load(key_for(100, "probe")).status, DiskLookupStatus::Absent) << "least recently used: evicted";
+  EXPECT_EQ(cache.load(key_for(102, "probe")).status, DiskLookupStatus::Absent);
+  EXPECT_GE(cache.list().size(), 3u);
+}
+
+TEST(DiskCache, TrimAndClear) {
+  TempDir dir;
+  DiskCache cache({dir.path()});
+  for (int i = 0; i < 6; ++i) cache.store(key_for(200 + i), fake_kernel("fake"), 1);
+  const std::uint64_t total = cache.total_bytes();
+  EXPECT_GT(cache.trim(total / 2), 0u);
+  EXPECT_LE(cache.total_bytes(), total / 2);
+  const std::size_t left = cache.list().size();
+  EXPECT_GT(left, 0u);
+  EXPECT_EQ(cache.clear(), left);
+  EXPECT_TRUE(cache.list().empty());
+}
+
+TEST(DiskCache, SettingsFromTheEnvironment) {
+  auto with_env = [](std::vector<std::pair<const char*, const char*>> vars, auto fn) {
+    std::vector<std::pair<std::string, std::optional<std::string>>> saved;
+    for (auto [name, value] : vars) {
+      const char* old = std::getenv(name);
+      saved.emplace_back(name, old ? std::optional<std::string>(old) : std::nullopt);
+      if (value) ::setenv(name, value, 1);
+      else ::unsetenv(name);
+    }
+    fn();
+    for (auto& [name, value] : saved) {
+      if (value) ::setenv(name.c_str(), value->c_str(), 1);
+      else ::unsetenv(name.c_str());
+    }
+  };
+  with_env({{"CUTLET_CACHE", "0"}}, [] { EXPECT_TRUE(DiskCacheSettings::from_environment().dir.empty()); });
+  with_env({{"CUTLET_CACHE", nullptr}, {"CUTLET_CACHE_DIR", "/somewhere/cache"}, {"CUTLET_CACHE_MAX_BYTES", "64M"}},
+           [] {
+             auto s = DiskCacheSettings::from_environment();
+             EXPECT_EQ(s.dir, "/somewhere/cache");
+             EXPECT_EQ(s.max_bytes, 64u << 20);
+           });
+  with_env({{"CUTLET_CACHE_DIR", nullptr}, {"XDG_CACHE_HOME", "/xdg"}},
+           [] { EXPECT_EQ(DiskCacheSettings::from_environment().dir, "/xdg/cutlet"); });
+  with_env({{"CUTLET_CACHE_DIR", nullptr}, {"XDG_CACHE_HOME", nullptr}, {"HOME", "/home/u"}}, [] {
+    auto s = DiskCacheSettings::from_environment();
+    EXPECT_EQ(s.dir, "/home/u/.cache/cutlet");
+    EXPECT_EQ(s.max_bytes, 1u << 30);
+  });
+  EXPECT_EQ(detail::parse_byte_size("1024"), 1024u);
+  EXPECT_EQ(detail::parse_byte_size("2KiB"), 2048u);
+  EXPECT_EQ(detail::parse_byte_size("1G"), 1u << 30);
+  EXPECT_EQ(detail::parse_byte_size("ten"), std::nullopt);
+  EXPECT_EQ(detail::parse_byte_size("-5"), std::nullopt);
+}
+
+std::pair<int, std::string> tool(const std::vector<std::string>& args) {
+  std::ostringstream out, err;
+  const int status = run_cache_tool(args, out, err);
+  return {status, out.str() + err.str()};
+}
+
+TEST(CacheTool, ListsShowsPtxTrimsAndClears) {
+  TempDir dir;
+  DiskCache cache({dir.path()});
+  const auto a = key_for(300, "alpha"), b = key_for(301, "beta");
+  cache.store(a, fake_kernel("alpha"), 3);
+  cache.store(b, fake_kernel("beta"), 4);
+  cache.load(a);
+  const std::string d = dir.path().string();
+  auto [status, listing] = tool({"--dir", d, "list"});
+  EXPECT_EQ(status, 0) << listing;
+  EXPECT_NE(listing.find("alpha"), std::string::npos) << listing;
+  EXPECT_NE(listing.find("beta"), std::string::npos) << listing;
+  EXPECT_NE(listing.find("sm_90"), std::string::npos) << listing;
+  EXPECT_NE(listing.find("2 entries"), std::string::npos) << listing;
+  auto [ps, ptx] = tool({"--dir", d, "ptx", a.file_stem().substr(0, 8)});
+  EXPECT_EQ(ps, 0) << ptx;
+  EXPECT_EQ(ptx, fake_kernel("alpha").ptx);
+  auto [is, info] = tool({"--dir", d, "info", b.file_stem()});
+  EXPECT_EQ(is, 0) << info;
+  EXPECT_NE(info.find("kernel=beta"), std::string::npos) << info;
+  EXPECT_EQ(tool({"--dir", d, "ptx", "zzzz"}).first, 1);
+  auto [ts, trimmed] = tool({"--dir", d, "trim", "0"});
+  EXPECT_EQ(ts, 0) << trimmed;
+  EXPECT_TRUE(cache.list().empty());
+  cache.store(a, fake_kernel("alpha"), 3);
+  auto [cs, cleared] = tool({"--dir", d, "clear"});
+  EXPECT_EQ(cs, 0);
+  EXPECT_NE(cleared.find("removed 1 entry"), std::string::npos) << cleared;
+  EXPECT_EQ(tool({"--dir", d, "bogus"}).first, 2);
+  EXPECT_EQ(tool({"--dir", d, "trim", "lots"}).first, 2);
+  EXPECT_EQ(tool({"--dir", d, "path"}).second, d + "\n");
+}
+
+}  // namespace

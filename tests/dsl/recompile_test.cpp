@@ -1,0 +1,80 @@
+// Recompile explanations: which part of a specialization's key changed, per Kernel object.
+#include <gtest/gtest.h>
+
+#include <cutlet/cutlet.h>
+
+using namespace cutlet;
+
+namespace {
+
+bool contains(const std::vector<std::string>& v, const std::string& what) {
+  for (const auto& s : v)
+    if (s.find(what) != std::string::npos) return true;
+  return false;
+}
+
+TEST(Recompile, ArgumentTypeChangeIsExplained) {
+  auto scale = kernel([](auto x, auto s, i32 n) {
+    i32 i = thread_idx().x;
+    if_(i < n, [&] { x[i] = x[i] * s; });
+  }, {.name = "scale_explained"});
+  scale.compile<Buffer<float>, float, int>();
+  EXPECT_TRUE(scale.recompile_reasons().empty()) << "the first specialization is no recompile";
+  scale.compile<Buffer<float>, float, int>();
+  EXPECT_TRUE(scale.recompile_reasons().empty()) << "the same key again is no recompile";
+  scale.compile<Buffer<double>, float, int>();
+  auto reasons = scale.recompile_reasons();
+  ASSERT_EQ(reasons.size(), 1u);
+  EXPECT_NE(reasons[0].find("kernel 'scale_explained' recompiled"), std::string::npos) << reasons[0];
+  EXPECT_NE(reasons[0].find("argument 1 changed from Ptr<f32> to Ptr<f64>"), std::string::npos) << reasons[0];
+  scale.compile<Buffer<double>, double, int>();
+  reasons = scale.recompile_reasons();
+  ASSERT_EQ(reasons.size(), 2u);
+  // Closest earlier one: (Buffer<double>, float), which differs in argument 2 only.
+  EXPECT_NE(reasons[1].find("argument 2 changed from f32 to f64"), std::string::npos) << reasons[1];
+  EXPECT_EQ(reasons[1].find("argument 1"), std::string::npos) << reasons[1];
+}
+
+TEST(Recompile, ConstValueChangeIsExplained) {
+  auto k = kernel([](Ptr<int> y, Const<int> K) { y[0] = i32(K); }, {.name = "const_explained"});
+  k.compile(4);
+  k.compile(8);
+  const auto reasons = k.recompile_reasons();
+  ASSERT_EQ(reasons.size(), 1u);
+  EXPECT_NE(reasons[0].find("argument 2 (Const<i32>) changed from 4 to 8"), std::string::npos) << reasons[0];
+}
+
+TEST(Recompile, DeviceArchAndOptionsDifferencesAreNamed) {
+  detail::SpecializationRecord a;
+  a.params = {"f32", "Ptr<f32>"};
+  a.values = {"", ""};
+  a.device = 0;
+  a.arch = "sm_80";
+  a.options = {{"opt_level", "3"}, {"fma_contraction", "true"}};
+  detail::SpecializationRecord b = a;
+  b.device = 1;
+  b.arch = "sm_90";
+  b.options[1].second = "false";
+  const auto d = detail::record_differences(a, b);
+  EXPECT_TRUE(contains(d, "device changed from 0 to 1"));
+  EXPECT_TRUE(contains(d, "arch changed from sm_80 to sm_90"));
+  EXPECT_TRUE(contains(d, "options changed: fma_contraction (true to false)"));
+  EXPECT_TRUE(detail::record_differences(a, a).empty());
+  detail::SpecializationRecord c = a;
+  c.params.push_back("i32");
+  c.values.push_back("");
+  EXPECT_TRUE(contains(detail::record_differences(a, c), "argument count changed from 2 to 3"));
+}
+
+TEST(Recompile, ExplanationsCanBeDumped) {
+  auto k = kernel([](Ptr<int> y, Const<int> K) { y[0] = K * 2; }, {.name = "dumped_recompile"});
+  set_dump_stages("recompiles");
+  testing::internal::CaptureStderr();
+  k.compile(1);
+  k.compile(2);
+  const std::string err = testing::internal::GetCapturedStderr();
+  set_dump_stages("");
+  EXPECT_NE(err.find("argument 2 (Const<i32>) changed from 1 to 2"), std::string::npos) << err;
+}
+
+}  // namespace
