@@ -81,4 +81,34 @@ TEST(Device, Equality) {
   }
 }
 
+TEST(Device, PropertiesForTuners) {
+  CUTLET_REQUIRE_GPU();
+  cutlet::Device d(0);
+  const cutlet::DeviceProperties& p = d.properties();
+  EXPECT_EQ(&p, &cutlet::Device(0).properties());  // cached
+  EXPECT_EQ(p.name, d.name());
+  EXPECT_EQ(p.sm_count, d.sm_count());
+  EXPECT_EQ(p.compute_capability, d.compute_capability());
+  EXPECT_GE(p.max_threads_per_sm, p.max_threads_per_block);
+  EXPECT_GE(p.max_blocks_per_sm, 16);
+  EXPECT_GE(p.registers_per_sm, 65536);
+  EXPECT_GE(p.registers_per_block, 65536);
+  EXPECT_GE(p.shared_per_sm, p.shared_per_block_optin);
+  EXPECT_EQ(p.shared_per_block, 48u * 1024);
+  EXPECT_GT(p.l2_cache_bytes, std::size_t{1} << 20);
+  EXPECT_EQ(p.total_memory, d.total_memory());
+  EXPECT_TRUE(p.unified_addressing);
+  EXPECT_TRUE(p.memory_pools);
+  EXPECT_TRUE(p.cooperative_launch);
+  EXPECT_EQ(p.cluster_launch, p.compute_capability.major >= 9);
+  EXPECT_FALSE(p.pci_bus_id.empty());
+  EXPECT_GT(p.async_engine_count, 0);
+  const std::size_t free_bytes = d.free_memory();
+  EXPECT_GT(free_bytes, 0u);
+  EXPECT_LE(free_bytes, d.total_memory());
+  EXPECT_EQ(cutlet::Device::all().size(), static_cast<std::size_t>(cutlet::Device::count()));
+  EXPECT_FALSE(d.can_access_peer(d));
+  EXPECT_CONTAINS(cutlet::test::error_message([&] { d.enable_peer_access(d); }), "its own peer");
+}
+
 }  // namespace

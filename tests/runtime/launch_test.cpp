@@ -24,6 +24,18 @@ cutlet::DeviceLimits h200_limits() {
   l.max_shared_per_block_optin = 227 * 1024;
   l.warp_size = 32;
   l.sm_count = 132;
+  l.sm = 90;
+  l.cluster_launch = true;
+  l.cooperative_launch = true;
+  return l;
+}
+
+/// The limits of an A100-like device: no clusters.
+cutlet::DeviceLimits a100_limits() {
+  cutlet::DeviceLimits l = h200_limits();
+  l.sm_count = 108;
+  l.sm = 80;
+  l.cluster_launch = false;
   return l;
 }
 
@@ -111,6 +123,49 @@ TEST(CheckLaunchConfig, RejectsSharedMemoryAboveTheOptInLimit) {
   const std::string msg = problem({.grid = 1, .block = 1, .shared_bytes = 227 * 1024 + 1});
   EXPECT_CONTAINS(msg, "shared_bytes is 232449");
   EXPECT_CONTAINS(msg, "at most 232448");
+}
+
+TEST(LaunchConfig, ExtendedAttributesAreOptIn) {
+  constexpr cutlet::LaunchConfig plain{.grid = 4, .block = 32};
+  static_assert(!plain.extended());
+  static_assert(cutlet::LaunchConfig{.grid = 4, .block = 32, .cluster = 2}.extended());
+  static_assert(cutlet::LaunchConfig{.grid = 4, .block = 32, .cooperative = true}.extended());
+  static_assert(cutlet::LaunchConfig{.grid = 4, .block = 32, .programmatic_dependent_launch = true}.extended());
+  EXPECT_EQ(problem({.grid = 8, .block = 128, .cluster = {2, 1, 1}}), "");
+}
+
+TEST(CheckLaunchConfig, ClustersNeedSm90NamingTheDevice) {
+  cutlet::LaunchConfig c{.grid = 8, .block = 128, .cluster = 2};
+  const int line = __LINE__ - 1;
+  std::string msg;
+  try {
+    cutlet::check_launch_config(a100_limits(), c, "my_kernel", "device 0 (Test A100)");
+  } catch (const cutlet::Error& e) {
+    msg = e.what();
+  }
+  EXPECT_CONTAINS(msg, "compute capability 9.0");
+  EXPECT_CONTAINS(msg, "sm_80");
+  EXPECT_CONTAINS(msg, "device 0 (Test A100)");
+  EXPECT_CONTAINS(msg, "launch_test.cpp:" + std::to_string(line));
+}
+
+TEST(CheckLaunchConfig, ClusterShapeRules) {
+  EXPECT_CONTAINS(problem({.grid = 5, .block = 32, .cluster = 2}),
+                  "grid.x (5) is not a multiple of cluster.x (2)");
+  EXPECT_CONTAINS(problem({.grid = 16, .block = 32, .cluster = 16}), "at most 8 blocks per cluster");
+  EXPECT_CONTAINS(problem({.grid = 16, .block = 32, .cluster = {0, 1, 1}}), "cluster.x is 0");
+  EXPECT_EQ(problem({.grid = {4, 6}, .block = 32, .cluster = {2, 3, 1}}), "");
+}
+
+TEST(CheckLaunchConfig, CooperativeNeedsDeviceSupport) {
+  cutlet::DeviceLimits l = h200_limits();
+  l.cooperative_launch = false;
+  try {
+    cutlet::check_launch_config(l, {.grid = 2, .block = 32, .cooperative = true}, "k", "device 0 (X)");
+    FAIL() << "no error";
+  } catch (const cutlet::Error& e) {
+    EXPECT_CONTAINS(e.what(), "cooperative");
+  }
 }
 
 }  // namespace
