@@ -1,0 +1,71 @@
+// The CUB peers of the benchmarks (see cub_baselines.h), built by nvcc into a shared library.
+#include <cub/device/device_histogram.cuh>
+#include <cub/device/device_reduce.cuh>
+#include <cub/device/device_transform.cuh>
+#include <cub/version.cuh>
+
+#include <cuda/std/tuple>
+
+#include "cub_baselines.h"
+
+namespace {
+
+/// Temporary storage kept between calls; grown (synchronously) when a call needs more.
+struct TempStorage {
+  void* ptr = nullptr;
+  size_t bytes = 0;
+
+  cudaError_t reserve(size_t need) {
+    if (need <= bytes) return cudaSuccess;
+    if (ptr) {
+      cudaError_t e = cudaFree(ptr);  // waits for the device: only while warming up
+      if (e != cudaSuccess) return e;
+      ptr = nullptr;
+      bytes = 0;
+    }
+    cudaError_t e = cudaMalloc(&ptr, need);
+    if (e == cudaSuccess) bytes = need;
+    return e;
+  }
+};
+
+TempStorage reduce_temp, histogram_temp;
+
+struct Saxpy {
+  float a;
+  __device__ float operator()(float x, float y) const { return a * x + y; }
+};
+
+}  // namespace
+
+extern "C" int cutlet_cub_saxpy(float a, const float* x, float* y, int n, void* stream) {
+  return cub::DeviceTransform::Transform(::cuda::std::make_tuple(x, static_cast<const float*>(y)), y, n, Saxpy{a},
+                                         static_cast<cudaStream_t>(stream));
+}
+
+extern "C" int cutlet_cub_reduce_sum(const float* x, float* out, int n, void* stream) {
+  size_t need = 0;
+  cudaError_t e = cub::DeviceReduce::Sum(nullptr, need, x, out, n, static_cast<cudaStream_t>(stream));
+  if (e == cudaSuccess) e = reduce_temp.reserve(need);
+  if (e == cudaSuccess)
+    e = cub::DeviceReduce::Sum(reduce_temp.ptr, need, x, out, n, static_cast<cudaStream_t>(stream));
+  return e;
+}
+
+extern "C" int cutlet_cub_histogram256(const unsigned* samples, unsigned* hist, int n, void* stream) {
+  size_t need = 0;
+  const int levels = 257;
+  cudaError_t e = cub::DeviceHistogram::HistogramEven(nullptr, need, samples, hist, levels, 0u, 256u, n,
+                                                      static_cast<cudaStream_t>(stream));
+  if (e == cudaSuccess) e = histogram_temp.reserve(need);
+  if (e == cudaSuccess)
+    e = cub::DeviceHistogram::HistogramEven(histogram_temp.ptr, need, samples, hist, levels, 0u, 256u, n,
+                                            static_cast<cudaStream_t>(stream));
+  return e;
+}
+
+extern "C" const char* cutlet_cub_error_string(int error) {
+  return cudaGetErrorName(static_cast<cudaError_t>(error));
+}
+
+extern "C" int cutlet_cub_version(void) { return CUB_VERSION; }

@@ -1,0 +1,32 @@
+// The CUB peers of the benchmarks, built by nvcc into libcutlet_cub_baselines.so (with the
+// CUDA runtime linked statically inside it). Raw device pointers and a CUstream passed as
+// void*: cutlet Buffers' data() and Stream::handle() work as they are, since the CUDA
+// runtime uses the device's primary context, as cutlet's runtime does. Each function queues
+// its work on the stream and returns a cudaError_t value (0 on success); temporary storage is
+// allocated at the first call and kept.
+#pragma once
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// y[i] = a * x[i] + y[i] for i < n with cub::DeviceTransform::Transform (x and y as its two
+/// inputs, y as its output).
+int cutlet_cub_saxpy(float a, const float* x, float* y, int n, void* stream);
+
+/// out[0] = the sum of x[0, n) with cub::DeviceReduce::Sum.
+int cutlet_cub_reduce_sum(const float* x, float* out, int n, void* stream);
+
+/// hist[b] = the number of samples[i] == b (b < 256; others not counted) with
+/// cub::DeviceHistogram::HistogramEven over levels 0, 1, ..., 256. Overwrites hist.
+int cutlet_cub_histogram256(const unsigned* samples, unsigned* hist, int n, void* stream);
+
+/// The name of a cudaError_t value returned above.
+const char* cutlet_cub_error_string(int error);
+
+/// CUB_VERSION of the CUB these were built with (e.g. 300001 for 3.0.1).
+int cutlet_cub_version(void);
+
+#ifdef __cplusplus
+}
+#endif
