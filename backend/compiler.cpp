@@ -108,7 +108,7 @@ LlvmResult run_llvm(const ir::Function& f, const CompileOptions& o, bool keep_ir
   LlvmResult r;
   llvm::LLVMContext ctx;
   auto t0 = Clock::now();
-  backend::LoweringOptions lo{o.fma_contraction, o.flush_denormals, o.approx_math};
+  backend::LoweringOptions lo{o.fma_contraction, o.flush_denormals, o.approx_math, o.line_info};
   auto module = backend::lower_to_llvm(f, ctx, lo);
   std::string err;
   llvm::raw_string_ostream es(err);
@@ -155,7 +155,7 @@ CompiledKernel compile(const ir::Function& f, const CompileOptions& options) {
   k.timings.optimize_ms = r.optimize_ms;
   k.timings.codegen_ms = r.codegen_ms;
   auto t0 = Clock::now();
-  k.cubin = link_ptx(k.ptx, options.target, k.name, &k.link_log);
+  k.cubin = link_ptx(k.ptx, options.target, k.name, &k.link_log, options.line_info);
   k.timings.link_ms = ms_since(t0);
   k.resources = parse_resource_usage(k.link_log, k.name);
   if (dump_enabled("resources")) dump("resources", k.name, k.link_log);

@@ -68,9 +68,9 @@ std::string nvjitlink_version() {
 }
 
 std::vector<char> link_ptx(const std::string& ptx, const Target& target, const std::string& name,
-                           std::string* info_log) {
+                           std::string* info_log, bool line_info) {
   std::string arch = "-arch=" + target.arch();
-  const char* opts[] = {arch.c_str(), "-verbose"};
+  const char* opts[] = {arch.c_str(), "-verbose", "-lineinfo"};
   Handle h;
   auto fail = [&](const char* call, nvJitLinkResult r) {
     std::string msg = "cutlet: nvJitLink failed to link kernel '" + name + "' for " + target.arch() + ": " +
@@ -82,7 +82,7 @@ std::vector<char> link_ptx(const std::string& ptx, const Target& target, const s
       msg += "\nCheck that this nvJitLink (" + nvjitlink_version() + ") supports " + target.arch() + ".";
     throw CompileError(msg);
   };
-  if (auto r = nvJitLinkCreate(&h.h, 2, opts); r != NVJITLINK_SUCCESS) fail("nvJitLinkCreate", r);
+  if (auto r = nvJitLinkCreate(&h.h, line_info ? 3 : 2, opts); r != NVJITLINK_SUCCESS) fail("nvJitLinkCreate", r);
   std::string input = name + ".ptx";
   if (auto r = nvJitLinkAddData(h.h, NVJITLINK_INPUT_PTX, ptx.data(), ptx.size(), input.c_str());
       r != NVJITLINK_SUCCESS)

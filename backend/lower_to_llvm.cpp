@@ -4,6 +4,7 @@
 #include <llvm/IR/Metadata.h>
 
 #include "cutlet/error.h"
+#include "debug_info.h"
 #include "lowering.h"
 
 namespace cutlet::backend {
@@ -49,13 +50,14 @@ const LoweringTable& table() {
 
 class Walker {
  public:
-  explicit Walker(LoweringContext& c) : c_(c) {}
-
   /// Lowers the region's instructions; returns the operands of its terminator.
+  Walker(LoweringContext& c, DebugInfo* debug) : c_(c), debug_(debug) {}
+
   std::vector<llvm::Value*> region(const ir::Region& r) {
     std::vector<llvm::Value*> term;
     for (ir::InstId id : r.body) {
       const ir::Instruction& inst = c_.fn.inst(id);
+      if (debug_) debug_->set_location(c_.b, inst.loc);
       switch (inst.op) {
         case ir::Opcode::If: lower_if(inst); break;
         case ir::Opcode::For: lower_for(inst); break;
@@ -172,6 +174,7 @@ class Walker {
   }
 
   LoweringContext& c_;
+  DebugInfo* debug_;
 };
 
 }  // namespace
@@ -212,9 +215,17 @@ std::unique_ptr<llvm::Module> lower_to_llvm(const ir::Function& fn, llvm::LLVMCo
 
   LoweringContext c{fn, ctx, *module, kernel, b, entry, std::vector<llvm::Value*>(fn.num_values(), nullptr), options};
   for (std::size_t i = 0; i < fn.params().size(); ++i) c.values[fn.params()[i]] = kernel->getArg(static_cast<unsigned>(i));
-  Walker(c).region(fn.body());
+  std::unique_ptr<DebugInfo> debug;
+  if (options.line_info) {
+    debug = std::make_unique<DebugInfo>(*module, *kernel, fn);
+    debug->set_location(b, {});
+    debug->set_location(entry, {});
+  }
+  Walker(c, debug.get()).region(fn.body());
+  if (debug) debug->set_location(b, {});
   b.CreateRetVoid();
   entry.CreateBr(start_bb);
+  if (debug) debug->finalize();
   return module;
 }
 

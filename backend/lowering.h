@@ -18,6 +18,7 @@ struct LoweringOptions {
   bool fma_contraction = true;
   bool flush_denormals = false;
   bool approx_math = false;
+  bool line_info = false;
 };
 
 /// The state of lowering one function.
@@ -46,6 +47,9 @@ struct LoweringTable {
   void set(ir::Opcode op, LowerFn fn) { fns[static_cast<int>(op)] = fn; }
   LowerFn get(ir::Opcode op) const { return fns[static_cast<int>(op)]; }
 };
+
+/// Line-table debug info for one kernel (see debug_info.cpp).
+class DebugInfo;
 
 /// Each family file registers its ops.
 void register_elementwise(LoweringTable& t);

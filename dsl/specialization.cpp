@@ -2,10 +2,13 @@
 #include "cutlet/dsl/specialization.h"
 
 #include <chrono>
+#include <cstdlib>
+#include <string_view>
 #include <cstring>
 
 #include "cutlet/dsl/disk_cache.h"
 #include "cutlet/dsl/trace.h"
+#include "source_lines.h"
 #include "cutlet/dump.h"
 #include "cutlet/ir/builder.h"
 #include "cutlet/ir/pipeline.h"
@@ -73,7 +76,8 @@ OnceMap<LoadKey, LoadedKernel>& loaded_map() {
 }
 
 CompileKey compile_key(const ir::Function& fn, const CompileOptions& o) {
-  return {ir::structural_hash(fn), fn.name(), compile_option_fields(o)};
+  // With line information the binary records source lines: they are part of the key then.
+  return {ir::structural_hash(fn, o.line_info), fn.name(), compile_option_fields(o)};
 }
 
 /// True while a compiler stage is dumped: those dumps need a real compile.
@@ -202,8 +206,16 @@ std::shared_ptr<const LoadedKernel> SpecializationCache::last() const {
   return last_;
 }
 
+TraceOptions trace_options_for(const KernelOptions& opts, bool wide_indices) {
+  static const bool bounds_env = [] {
+    const char* e = std::getenv("CUTLET_BOUNDS_CHECK");
+    return e && *e && std::string_view(e) != "0";
+  }();
+  return TraceOptions{opts.line_info || line_info_from_environment(), opts.bounds_check || bounds_env, wide_indices};
+}
+
 ir::Function trace_kernel(const std::string& name, const std::function<void()>& body, double* trace_ms,
-                          double* passes_ms) {
+                          double* passes_ms, const TraceOptions& trace_options) {
   if (current_trace())
     throw TraceError("cutlet: kernel '" + name +
                      "' was launched or compiled while another kernel was being traced; a kernel cannot launch "
@@ -214,6 +226,9 @@ ir::Function trace_kernel(const std::string& name, const std::function<void()>& 
     ir::Builder b(fn);
     TraceState state;
     state.builder = &b;
+    state.line_info = trace_options.line_info;
+    state.bounds_check = trace_options.bounds_check;
+    state.wide_indices = trace_options.wide_indices;
     TraceInstall install(&state);
     body();
   }
@@ -236,6 +251,9 @@ CompileOptions compile_options_for(const KernelOptions& opts) {
   o.target = opts.target.value_or(Target::default_target());
   o.opt_level = opts.opt_level;
   o.fma_contraction = opts.fma_contraction;
+  o.flush_denormals = opts.flush_denormals;
+  o.approx_math = opts.approx_math;
+  o.line_info = opts.line_info || line_info_from_environment();
   return o;
 }
 

@@ -1,6 +1,8 @@
 // The per-thread trace state.
 #include "cutlet/dsl/trace.h"
 
+#include "source_lines.h"
+
 namespace cutlet::detail {
 
 namespace {
@@ -10,6 +12,7 @@ thread_local TraceState* g_trace = nullptr;
 TraceState* current_trace() noexcept { return g_trace; }
 
 TraceState* set_current_trace(TraceState* s) noexcept {
+  if (s && line_info_from_environment()) s->line_info = true;
   TraceState* prev = g_trace;
   g_trace = s;
   return prev;
@@ -20,6 +23,11 @@ ir::Builder& builder(const char* what) {
     throw TraceError(std::string("cutlet: ") + what +
                      " needs a kernel being traced: cutlet values (Value, Var, Ptr) exist only inside a "
                      "kernel lambda while cutlet traces it at its first launch or compile");
+  if (g_trace->line_info) {
+    // Every op emitted from here on carries the user's line (a stack walk per op: opt-in).
+    ir::Location loc = caller_location();
+    if (loc.known()) g_trace->builder->set_location(loc);
+  }
   return *g_trace->builder;
 }
 

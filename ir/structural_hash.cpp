@@ -11,7 +11,7 @@ namespace {
 
 class StructuralHasher {
  public:
-  explicit StructuralHasher(const Function& f) : f_(f) {}
+  StructuralHasher(const Function& f, bool locations) : f_(f), locations_(locations) {}
 
   std::uint64_t run() {
     h_.add(f_.name());
@@ -36,6 +36,10 @@ class StructuralHasher {
 
   void instruction(const Instruction& inst) {
     h_.add(static_cast<std::uint64_t>(inst.op));
+    if (locations_) {
+      h_.add(inst.loc.known() ? std::string_view(inst.loc.file) : std::string_view());
+      h_.add(static_cast<std::uint64_t>(inst.loc.line));
+    }
     h_.add(inst.operands.size());
     for (auto v : inst.operands) value(v);
     h_.add(inst.attrs.size());
@@ -53,12 +57,15 @@ class StructuralHasher {
   }
 
   const Function& f_;
+  bool locations_;
   Hasher h_;
   std::unordered_map<ValueId, std::uint64_t> numbers_;
 };
 
 }  // namespace
 
-std::uint64_t structural_hash(const Function& f) { return StructuralHasher(f).run(); }
+std::uint64_t structural_hash(const Function& f, bool with_locations) {
+  return StructuralHasher(f, with_locations).run();
+}
 
 }  // namespace cutlet::ir

@@ -211,3 +211,57 @@ CHECK-NEXT: __assertfail,
 }
 
 }  // namespace
+
+namespace {
+
+int g_store_line = 0;  // set while tracing: the line of the store below
+
+TEST(KernelLanguageCodegen, LineInfoPointsAtTheKernelsSourceLines) {
+  auto k = kernel([](Ptr<float> y, i32 n) {
+    i32 i = thread_idx().x;
+    if_(i < n, [&] {
+      y[i] = y[i] * 2.0f; g_store_line = __LINE__;  // this line must appear in the PTX's .loc directives
+    });
+  }, {.name = "lines", .line_info = true});
+  auto compiled = k.compile<>();
+  expect_filecheck(compiled->ptx, R"(
+CHECK: .visible .entry lines(
+CHECK: .loc 1 )" + std::to_string(g_store_line) + R"( 0
+CHECK: st.global.f32
+CHECK: .file 1 "{{.*}}kernel_language_codegen_test.cpp"
+)");
+  // Without the option there is no line table.
+  auto plain = kernel([](Ptr<float> y) { y[0] = 1.0f; }, {.name = "no_lines"}).compile<>();
+  EXPECT_EQ(plain->ptx.find(".loc"), std::string::npos);
+}
+
+}  // namespace
+
+namespace {
+
+TEST(KernelLanguageCodegen, ViewsIndexWithThirtyTwoBitArithmetic) {
+  auto k = kernel([](Ptr<float> a, i32 rows, i32 cols) {
+    auto A = view(a, {rows, cols});
+    A(thread_idx().y, thread_idx().x) = 1.0f;
+  }, {.name = "view32"});
+  expect_filecheck(k.compile<>()->ptx, R"(
+CHECK: .visible .entry view32(
+CHECK: mad.lo.s32
+CHECK: mul.wide.s32
+CHECK: st.global.{{f32|u32}}
+)");
+}
+
+TEST(KernelLanguageCodegen, BoundsChecksAssertWithTheViewsName) {
+  auto k = kernel([](Ptr<float> a, i32 n) {
+    auto A = view(a, {n}, "weights");
+    A(thread_idx().x) = 1.0f;
+  }, {.name = "checked", .bounds_check = true});
+  expect_filecheck(k.compile<>()->ptx, R"(
+CHECK: .visible .entry checked(
+CHECK: vprintf
+CHECK: __assertfail
+)");
+}
+
+}  // namespace

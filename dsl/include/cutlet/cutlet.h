@@ -15,6 +15,7 @@
 #include "cutlet/dsl/pointer.h"
 #include "cutlet/dsl/value.h"
 #include "cutlet/dsl/vector.h"
+#include "cutlet/dsl/view.h"
 #include "cutlet/dsl/warp.h"
 #include "cutlet/dump.h"
 #include "cutlet/ir/printer.h"

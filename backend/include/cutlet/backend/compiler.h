@@ -28,6 +28,9 @@ struct CompileOptions {
   /// Approximate f32 division, square root and transcendental functions (nvcc
   /// --use_fast_math's __expf, __sinf, ...): faster, with larger documented errors.
   bool approx_math = false;
+  /// Emit line information (.loc) mapping the PTX and SASS to the user's source lines, for
+  /// Nsight Compute, compute-sanitizer and cuda-gdb (nvcc -lineinfo).
+  bool line_info = false;
   /// Keep the LLVM IR text (before and after optimization) in the result.
   bool keep_llvm_ir = false;
 
@@ -75,8 +78,9 @@ std::string compile_to_ptx(const ir::Function& f, const CompileOptions& options)
 
 /// Links PTX text to a cubin for `target` with nvJitLink; `info_log`, if given, receives
 /// the linker's report. Throws CompileError carrying nvJitLink's error log.
+/// With `line_info`, the cubin keeps the PTX's line information (-lineinfo).
 std::vector<char> link_ptx(const std::string& ptx, const Target& target, const std::string& name,
-                           std::string* info_log = nullptr);
+                           std::string* info_log = nullptr, bool line_info = false);
 
 /// Parses the resource report of nvJitLink/ptxas ("Used 10 registers, ...") for `kernel`.
 ResourceUsage parse_resource_usage(const std::string& log, const std::string& kernel);

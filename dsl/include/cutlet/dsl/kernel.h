@@ -62,16 +62,19 @@ class Kernel {
     check_arguments<Params, Args...>(config.where);
     if constexpr (valid_arguments<Params, Args...>()) {
       const int device = stream.device().ordinal();
+      // Buffers of 2^31 elements or more get a specialization with 64-bit index arithmetic.
+      const bool wide = (detail::is_wide_buffer(args) || ...);
+      const std::uint32_t id = wide ? signature_id<detail::WideIndices<Params>>() : signature_id<Params>();
       const detail::Specialization* spec;
       if constexpr (detail::const_count_v<Params> == 0) {
-        spec = cache_->find(signature_id<Params>(), device);
+        spec = cache_->find(id, device);
         if (!spec) [[unlikely]]
-          spec = &specialize<Params>(stream.device(), {});
+          spec = &specialize<Params>(stream.device(), {}, wide);
       } else {
         const auto consts = gather_consts<Params>(args...);
-        spec = cache_->find(signature_id<Params>(), device, consts);
+        spec = cache_->find(id, device, consts);
         if (!spec) [[unlikely]]
-          spec = &specialize<Params>(stream.device(), consts);
+          spec = &specialize<Params>(stream.device(), consts, wide);
       }
       check_buffers(config.where, std::index_sequence_for<Args...>{}, args...);
       pack_and_launch<Params>(stream, *spec->function, config, std::index_sequence_for<Args...>{}, args...);
@@ -261,7 +264,7 @@ class Kernel {
 
   template <class Params>
   ir::Function trace(std::span<const std::uint64_t> consts, double* trace_ms = nullptr,
-                     double* passes_ms = nullptr) const {
+                     double* passes_ms = nullptr, bool wide_indices = false) const {
     return detail::trace_kernel(options_.name, [this, consts] {
       auto& b = detail::builder();
       [&]<std::size_t... I>(std::index_sequence<I...>) {
@@ -276,7 +279,7 @@ class Kernel {
           std::apply(fn_, params);
         }
       }(std::make_index_sequence<std::tuple_size_v<Params>>{});
-    }, trace_ms, passes_ms);
+    }, trace_ms, passes_ms, detail::trace_options_for(options_, wide_indices));
   }
 
   /// Parameter I: a Const from its key bits, or a new IR parameter.
@@ -309,10 +312,12 @@ class Kernel {
   }
 
   template <class Params>
-  const detail::Specialization& specialize(const Device& device, std::span<const std::uint64_t> consts) {
-    return cache_->get_or_make(signature_id<Params>(), device.ordinal(), consts, [&] {
+  const detail::Specialization& specialize(const Device& device, std::span<const std::uint64_t> consts,
+                                          bool wide = false) {
+    const std::uint32_t id = wide ? signature_id<detail::WideIndices<Params>>() : signature_id<Params>();
+    return cache_->get_or_make(id, device.ordinal(), consts, [&] {
       double trace_ms = 0, passes_ms = 0;
-      auto fn = trace<Params>(consts, &trace_ms, &passes_ms);
+      auto fn = trace<Params>(consts, &trace_ms, &passes_ms, wide);
       auto loaded = detail::load_cached(fn, options_, device, trace_ms, passes_ms);
       record<Params>(consts, device.ordinal(), detail::compile_options_for(options_, device));
       return loaded;

@@ -22,6 +22,16 @@ struct is_buffer : std::false_type {};
 template <class T>
 struct is_buffer<Buffer<T>> : std::true_type {};
 
+/// True for a Buffer argument of 2^31 elements or more (its kernel needs 64-bit indices).
+template <class A>
+bool is_wide_buffer(const A& a) noexcept {
+  if constexpr (is_buffer<A>::value) return a.size() > static_cast<std::size_t>(0x7fffffff);
+  else return false;
+}
+/// Tags the 64-bit-index specialization of parameter list Params.
+template <class Params>
+struct WideIndices {};
+
 /// Facts about a kernel parameter type P (Value<T>, Ptr<T> or Const<T>). `constant` is true
 /// for Const<T>, whose values are part of the specialization key instead of the PTX's
 /// parameters.

@@ -18,6 +18,7 @@
 
 #include "cutlet/backend/compiler.h"
 #include "cutlet/dsl/recompile.h"
+#include "cutlet/dsl/trace.h"
 #include "cutlet/ir/hash.h"
 #include "cutlet/ir/function.h"
 #include "cutlet/runtime/device.h"
@@ -36,6 +37,20 @@ struct KernelOptions {
   int opt_level = 3;
   /// Fuse a*b+c into fma (on by default, as with nvcc).
   bool fma_contraction = true;
+  /// Flush f32 denormals to zero (nvcc --ftz=true).
+  bool flush_denormals = false;
+  /// Approximate f32 division, square root and transcendentals (nvcc --use_fast_math).
+  bool approx_math = false;
+  /// Line information in the PTX and cubin pointing at the kernel's C++ lines (nvcc
+  /// -lineinfo), for Nsight Compute and compute-sanitizer; also on for every kernel with
+  /// CUTLET_LINEINFO=1. Each traced op is then attributed to its line by a stack walk, which
+  /// needs the program built with debug information (-g) and makes tracing slower.
+  bool line_info = false;
+  /// Check every View index against the view's shape; an index out of bounds prints the
+  /// index, the shape, the dimension and the view's name, and stops the kernel with a
+  /// device-side assert (the next synchronization raises CUDA_ERROR_ASSERT). Also on for
+  /// every kernel with CUTLET_BOUNDS_CHECK=1. For debugging: it costs a compare per index.
+  bool bounds_check = false;
 };
 
 /// Compile statistics of this process, for every kernel. A compile request (a traced
@@ -181,7 +196,11 @@ class SpecializationCache {
 /// with a fresh builder installed as this thread's trace, then runs the IR pipeline.
 /// Dumps "ir" (and "ir-after-<pass>") when enabled.
 ir::Function trace_kernel(const std::string& name, const std::function<void()>& body, double* trace_ms = nullptr,
-                          double* passes_ms = nullptr);
+                          double* passes_ms = nullptr, const TraceOptions& trace_options = {});
+
+/// The trace options for `opts` (line info and bounds checks also from CUTLET_LINEINFO and
+/// CUTLET_BOUNDS_CHECK), with `wide_indices` for launches with buffers of 2^31 elements or more.
+TraceOptions trace_options_for(const KernelOptions& opts, bool wide_indices);
 
 /// How a compile_cached request was answered.
 struct CompileInfo {

@@ -27,6 +27,16 @@ struct TraceState {
   std::uint32_t scope = 0;
   std::uint32_t next_scope = 1;
   std::source_location scope_where;  ///< where the current region was opened
+  bool line_info = false;            ///< attribute every op to the user's source line
+  bool bounds_check = false;         ///< check View indices against their shapes
+  bool wide_indices = false;         ///< some buffer has 2^31 elements or more: 64-bit index math
+};
+
+/// How a kernel is traced: parts of its specialization.
+struct TraceOptions {
+  bool line_info = false;
+  bool bounds_check = false;
+  bool wide_indices = false;
 };
 
 /// The trace running on this thread, or nullptr.
@@ -44,6 +54,17 @@ void set_location(const std::source_location& loc);
 inline std::uint32_t current_scope() noexcept {
   auto* s = current_trace();
   return s ? s->scope : 0;
+}
+
+/// True when the kernel being traced uses 64-bit index arithmetic (see View).
+inline bool wide_indices() noexcept {
+  auto* s = current_trace();
+  return s && s->wide_indices;
+}
+/// True when the kernel being traced checks View indices.
+inline bool bounds_checked() noexcept {
+  auto* s = current_trace();
+  return s && s->bounds_check;
 }
 
 /// Enters a fresh scope for the duration of a region's body.
