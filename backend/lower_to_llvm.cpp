@@ -189,6 +189,8 @@ std::unique_ptr<llvm::Module> lower_to_llvm(const ir::Function& fn, llvm::LLVMCo
   auto* fty = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), params, false);
   auto* kernel = llvm::Function::Create(fty, llvm::GlobalValue::ExternalLinkage, fn.name(), *module);
   kernel->addFnAttr(llvm::Attribute::NoUnwind);
+  for (unsigned i = 0; i < fn.params().size(); ++i)
+    if (fn.param_noalias(i)) kernel->addParamAttr(i, llvm::Attribute::NoAlias);
   if (options.flush_denormals) kernel->addFnAttr("denormal-fp-math-f32", "preserve-sign,preserve-sign");
   if (options.approx_math) {
     kernel->addFnAttr("unsafe-fp-math", "true");

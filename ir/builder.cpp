@@ -106,11 +106,13 @@ Region& Builder::current_region() {
   return f_->inst(ip.owner).regions.at(ip.region);
 }
 
-ValueId Builder::add_param(Type t) {
+ValueId Builder::add_param(Type t, bool noalias) {
   if (!(t.is_scalar() || t.is_pointer())) fail("a kernel parameter must be a scalar or a pointer, not " + t.str());
+  if (noalias && !t.is_pointer()) fail("only pointer parameters can be restrict (noalias), not " + t.str());
   if (ip_.size() != 1) fail("parameters can only be added at the top level");
   auto& body = f_->body();
   ValueId v = f_->add_value(t, kNone, static_cast<std::uint32_t>(body.args.size()));
+  if (noalias) f_->set_param_noalias(body.args.size(), true);
   body.args.push_back(v);
   return v;
 }

@@ -20,6 +20,7 @@ class Printer {
     for (std::size_t i = 0; i < params.size(); ++i) {
       if (i) out_ += ", ";
       out_ += name(params[i]) + ": " + f_.type_of(params[i]).str();
+      if (f_.param_noalias(i)) out_ += " noalias";
     }
     out_ += ") {\n";
     region_body(f_.body(), 1);

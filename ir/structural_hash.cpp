@@ -15,6 +15,7 @@ class StructuralHasher {
 
   std::uint64_t run() {
     h_.add(f_.name());
+    for (std::size_t i = 0; i < f_.params().size(); ++i) h_.add(f_.param_noalias(i) ? 1u : 0u);
     region(f_.body());
     return h_.value();
   }

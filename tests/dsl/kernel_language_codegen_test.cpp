@@ -265,3 +265,27 @@ CHECK: __assertfail
 }
 
 }  // namespace
+
+namespace {
+
+TEST(KernelLanguageCodegen, RestrictPointersReadThroughTheReadOnlyPath) {
+  auto k = kernel([](RestrictPtr<float> y, RestrictPtr<float> x, i32 n) {
+    i32 i = block_idx().x * block_dim().x + thread_idx().x;
+    if_(i < n, [&] { y[i] = x[i] * 2.0f; });
+  }, {.name = "restricted"});
+  std::string ir = ir::print(k.trace_ir());
+  EXPECT_NE(ir.find("%0: ptr<f32, global> noalias"), std::string::npos) << ir;
+  expect_filecheck(k.compile<>()->ptx, R"(
+CHECK: .visible .entry restricted(
+CHECK: ld.global.nc.f32
+CHECK: st.global.f32
+)");
+  // Without restrict the load may alias the store: no read-only path.
+  auto plain = kernel([](Ptr<float> y, Ptr<float> x, i32 n) {
+    i32 i = block_idx().x * block_dim().x + thread_idx().x;
+    if_(i < n, [&] { y[i] = x[i] * 2.0f; });
+  }, {.name = "plain"});
+  EXPECT_EQ(plain.compile<>()->ptx.find("ld.global.nc"), std::string::npos);
+}
+
+}  // namespace

@@ -287,7 +287,7 @@ class Kernel {
   static auto make_param(ir::Builder& b, std::span<const std::uint64_t> consts) {
     using P = std::tuple_element_t<I, Params>;
     if constexpr (detail::param_traits<P>::constant) return detail::param_traits<P>::from_bits(consts[detail::const_position_v<Params, I>]);
-    else return detail::param_traits<P>::make(b.add_param(detail::param_traits<P>::ir_type()));
+    else return detail::param_traits<P>::make(b.add_param(detail::param_traits<P>::ir_type(), detail::noalias_v<P>));
   }
 
   /// Records a specialization for recompile explanations.

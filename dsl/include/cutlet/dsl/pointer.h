@@ -122,6 +122,20 @@ class Ptr {
   ir::ValueId id_;
 };
 
+/// A global pointer parameter declared not to alias any other pointer the kernel reads or
+/// writes (C++'s __restrict__): the compiler may then keep loads in registers across stores
+/// and read through the read-only data path (ld.global.nc). Passing overlapping buffers to
+/// restrict parameters is undefined, as in CUDA C++. Use it as a kernel parameter type in
+/// place of Ptr<T>; it indexes like one.
+template <ScalarType T>
+class RestrictPtr : public Ptr<T> {
+ public:
+  static RestrictPtr wrap(ir::ValueId id) { return RestrictPtr(Ptr<T>::wrap(id)); }
+
+ private:
+  explicit RestrictPtr(Ptr<T> p) : Ptr<T>(p) {}
+};
+
 /// A pointer to shared memory.
 template <ScalarType T>
 using SharedPtr = Ptr<T, ir::AddressSpace::Shared>;

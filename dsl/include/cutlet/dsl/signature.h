@@ -68,6 +68,14 @@ struct param_traits<Ptr<T>> {
   static storage convert(const Buffer<T>& b) { return b.data(); }
   static Ptr<T> make(ir::ValueId id) { return Ptr<T>::wrap(id); }
 };
+template <ScalarType T>
+struct param_traits<RestrictPtr<T>> : param_traits<Ptr<T>> {
+  static constexpr bool noalias = true;
+  static RestrictPtr<T> make(ir::ValueId id) { return RestrictPtr<T>::wrap(id); }
+};
+/// Whether kernel parameter type P is a restrict pointer.
+template <class P>
+inline constexpr bool noalias_v = requires { param_traits<P>::noalias; };
 template <ConstType T>
 struct param_traits<Const<T>> {
   static constexpr bool valid = true;

@@ -38,8 +38,9 @@ class Builder {
   void set_location(Location loc) { loc_ = loc; }
   Location location() const { return loc_; }
 
-  /// Appends a kernel parameter of type `t` (a scalar or a pointer).
-  ValueId add_param(Type t);
+  /// Appends a kernel parameter of type `t` (a scalar or a pointer); `noalias` declares a
+  /// pointer parameter restrict (see Function::param_noalias).
+  ValueId add_param(Type t, bool noalias = false);
 
   /// An integer or bool constant of scalar type `t`; `v` is truncated to the type's width.
   ValueId const_int(Type t, std::int64_t v);

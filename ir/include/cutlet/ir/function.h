@@ -79,6 +79,13 @@ class Function {
   Region& body() { return body_; }
   const Region& body() const { return body_; }
   std::span<const ValueId> params() const { return body_.args; }
+  /// True when parameter `i` (a pointer) is declared not to alias any other pointer the
+  /// kernel accesses (C's restrict): loads through it may use the read-only data path.
+  bool param_noalias(std::size_t i) const { return i < noalias_.size() && noalias_[i]; }
+  void set_param_noalias(std::size_t i, bool v) {
+    if (noalias_.size() <= i) noalias_.resize(i + 1, false);
+    noalias_[i] = v;
+  }
 
   Instruction& inst(InstId id) { return insts_.at(id); }
   const Instruction& inst(InstId id) const { return insts_.at(id); }
@@ -100,6 +107,7 @@ class Function {
 
  private:
   std::string name_;
+  std::vector<bool> noalias_;
   Region body_;
   std::vector<Instruction> insts_;
   std::vector<ValueInfo> values_;
