@@ -35,6 +35,16 @@ void for_each_tile(const i32& units, int tile, Body&& body) {
       [&] { body(partial, std::false_type{}); });
 }
 
+/// `p` advanced to its `vector`-th 16-byte vector (4 elements of 4 bytes). Loads at host
+/// constant offsets from it (`tile_at(x, first).vload<4>(k * kBlock)`) get immediate offsets
+/// in PTX ([%rd + 4096]); indexing with the traced `first + k * kBlock` instead computes a
+/// 64-bit address per access, since cutlet does not mark i32 additions as non-wrapping.
+template <class T>
+Ptr<T> tile_at(const Ptr<T>& p, const i32& vector) {
+  static_assert(sizeof(T) == 4, "tile_at counts vectors of 4 four-byte elements");
+  return p + vector * 4;
+}
+
 /// The sum of `v` over the warp, in every lane.
 inline f32 warp_sum(f32 v) {
   for (int d = 16; d > 0; d /= 2) v = v + shfl_xor_sync(full_mask, v, d);
@@ -63,12 +73,14 @@ inline auto make_vector_saxpy(int unroll) {
         for_each_tile(n4, kBlock * unroll, [&](i32 base, auto full) {
           i32 first = base + tid;
           if constexpr (decltype(full)::value) {
+            // Pointers to this thread's first float4, then constant offsets (see tile_at).
+            Ptr<float> xt = tile_at(x, first), yt = tile_at(y, first);
             std::vector<f32x4> xs, ys;
             for (int k = 0; k < unroll; ++k) {
-              xs.push_back(x.vload<4>(first + k * kBlock));
-              ys.push_back(y.vload<4>(first + k * kBlock));
+              xs.push_back(xt.vload<4>(k * kBlock));
+              ys.push_back(yt.vload<4>(k * kBlock));
             }
-            for (int k = 0; k < unroll; ++k) y.vstore<4>(first + k * kBlock, a * xs[k] + ys[k]);
+            for (int k = 0; k < unroll; ++k) yt.vstore<4>(k * kBlock, a * xs[k] + ys[k]);
           } else {
             for (int k = 0; k < unroll; ++k) {
               i32 i = first + k * kBlock;
@@ -101,7 +113,8 @@ inline auto make_reduce_sum(int unroll) {
           i32 first = base + tid;
           if constexpr (decltype(full)::value) {
             std::vector<f32x4> v;
-            for (int k = 0; k < unroll; ++k) v.push_back(x.vload<4>(first + k * kBlock));
+            Ptr<float> xt = tile_at(x, first);
+            for (int k = 0; k < unroll; ++k) v.push_back(xt.vload<4>(k * kBlock));
             for (int k = 0; k < unroll; ++k) acc[k] += (v[k][0] + v[k][1]) + (v[k][2] + v[k][3]);
           } else {
             for (int k = 0; k < unroll; ++k) {
@@ -168,7 +181,8 @@ inline auto make_histogram_atomic(int copies, int unroll) {
           i32 first = base + tid;
           if constexpr (decltype(full)::value) {
             std::vector<u32x4> v;
-            for (int k = 0; k < unroll; ++k) v.push_back(data.vload<4>(first + k * kBlock));
+            Ptr<std::uint32_t> dt = tile_at(data, first);
+            for (int k = 0; k < unroll; ++k) v.push_back(dt.vload<4>(k * kBlock));
             for (int k = 0; k < unroll; ++k)
               for (int j = 0; j < 4; ++j) count(v[k][j]);
           } else {
@@ -259,7 +273,8 @@ inline auto make_histogram_counters(int unroll) {
           i32 first = base + tid;
           if constexpr (decltype(full)::value) {
             std::vector<u32x4> v;
-            for (int k = 0; k < unroll; ++k) v.push_back(data.vload<4>(first + k * kBlock));
+            Ptr<std::uint32_t> dt = tile_at(data, first);
+            for (int k = 0; k < unroll; ++k) v.push_back(dt.vload<4>(k * kBlock));
             for (int k = 0; k < unroll; ++k)
               for (int j = 0; j < 4; ++j) count(v[k][j]);
           } else {

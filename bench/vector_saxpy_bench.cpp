@@ -4,6 +4,7 @@
 //
 // BM_vector_saxpy/unroll:U/blocks_per_sm:B: U float4s of x and of y per thread and tile;
 // B blocks of 256 threads per SM with a grid-stride loop, or B = 0 for one block per tile.
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <memory>
