@@ -1,0 +1,270 @@
+// The autotuner's parts that need no GPU: configurations, spaces (products, lists, pruning,
+// cost-model order), stored results, and the trial loop driven by host-only hooks.
+#include <gtest/gtest.h>
+
+#include <stdlib.h>
+
+#include <cutlet/cutlet.h>
+
+#include <atomic>
+#include <filesystem>
+#include <set>
+#include <thread>
+
+#include "cutlet/dsl/autotune.h"
+
+using namespace cutlet;
+namespace fs = std::filesystem;
+
+namespace {
+
+template <class F>
+std::string message_of(F&& f) {
+  try {
+    f();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "expected an exception";
+  return "";
+}
+
+std::vector<std::string> strs(const std::vector<Candidate>& cs) {
+  std::vector<std::string> out;
+  for (const auto& c : cs) out.push_back(c.config.str());
+  return out;
+}
+
+TEST(TuningSpace, ProductOfAxesInOrder) {
+  TuningSpace s;
+  s.constant("UNROLL", {1, 2}).launch("BLOCK", {64, 128, 256});
+  EXPECT_EQ(strs(s.candidates()),
+            (std::vector<std::string>{"UNROLL=1 BLOCK=64", "UNROLL=1 BLOCK=128", "UNROLL=1 BLOCK=256",
+                                      "UNROLL=2 BLOCK=64", "UNROLL=2 BLOCK=128", "UNROLL=2 BLOCK=256"}));
+  EXPECT_EQ(s.constant_names(), std::vector<std::string>{"UNROLL"});
+}
+
+TEST(TuningSpace, ExplicitListTimesAxes) {
+  TuningSpace s;
+  s.constants({"TILE"}).configs({Config{{"TILE", 16}}, Config{{"TILE", 32}}}).option("fma_contraction", {true, false});
+  EXPECT_EQ(strs(s.candidates()),
+            (std::vector<std::string>{"TILE=16 fma_contraction=true", "TILE=16 fma_contraction=false",
+                                      "TILE=32 fma_contraction=true", "TILE=32 fma_contraction=false"}));
+  TuningSpace missing;
+  missing.constants({"TILE"}).configs({Config{{"BLOCK", 1}}});
+  EXPECT_NE(message_of([&] { missing.candidates(); }).find("no value for the constant 'TILE'"), std::string::npos);
+}
+
+TEST(TuningSpace, RejectsMistakes) {
+  EXPECT_NE(message_of([] { TuningSpace().candidates(); }).find("empty"), std::string::npos);
+  EXPECT_NE(message_of([] { TuningSpace().launch("B", {}); }).find("no values"), std::string::npos);
+  EXPECT_NE(message_of([] { TuningSpace().launch("B", {1}).launch("B", {2}); }).find("twice"), std::string::npos);
+  EXPECT_NE(message_of([] { TuningSpace().option("fast", {true}); }).find("not a tunable compile option"),
+            std::string::npos);
+  EXPECT_NE(message_of([] { TuningSpace().option("opt_level", {7}); }).find("0, 1, 2 or 3"), std::string::npos);
+  EXPECT_NE(message_of([] { TuningSpace().launch("a b", {1}); }).find("not a valid name"), std::string::npos);
+}
+
+TEST(TuningSpace, PruningKeepsTheConfigWithItsReason) {
+  TuningSpace s;
+  s.launch("BLOCK", {128, 1024, 2048}).prune([](const Config& c) {
+    return c.get<int>("BLOCK") * 64 > 48 * 1024 ? "needs more than 48 KiB of shared memory" : "";
+  });
+  const auto cs = s.candidates();
+  ASSERT_EQ(cs.size(), 3u);
+  EXPECT_EQ(cs[0].pruned, "");
+  EXPECT_EQ(cs[1].pruned, "needs more than 48 KiB of shared memory");
+  EXPECT_EQ(cs[2].pruned, "needs more than 48 KiB of shared memory");
+}
+
+TEST(TuningSpace, CostModelOrdersTrialsStably) {
+  TuningSpace s;
+  s.launch("BLOCK", {64, 128, 256, 512}).cost_model([](const Config& c) {
+    return c.get<int>("BLOCK") == 256 ? 0.0 : 1.0;  // 256 first, the rest in the space's order
+  });
+  EXPECT_EQ(strs(s.candidates()),
+            (std::vector<std::string>{"BLOCK=256", "BLOCK=64", "BLOCK=128", "BLOCK=512"}));
+}
+
+TEST(TuningSpace, FingerprintFollowsTheConfigurations) {
+  auto a = TuningSpace().constant("U", {1, 2}).fingerprint();
+  EXPECT_EQ(a, TuningSpace().constant("U", {1, 2}).fingerprint());
+  EXPECT_NE(a, TuningSpace().constant("U", {1, 2, 4}).fingerprint());
+  EXPECT_NE(a, TuningSpace().launch("U", {1, 2}).fingerprint()) << "a launch parameter is not a constant";
+}
+
+TEST(Config, TextFormsAndAccess) {
+  Config c{{"BLOCK", 128}, {"alpha", 0.25}, {"fast", true}};
+  EXPECT_EQ(c.str(), "BLOCK=128 alpha=0.25 fast=true");
+  EXPECT_EQ(Config::parse(c.serialize()), c);
+  EXPECT_EQ(c.get<int>("BLOCK"), 128);
+  EXPECT_EQ(c.get<float>("alpha"), 0.25f);
+  EXPECT_NE(message_of([&] { c.at("TILE"); }).find("no value named 'TILE'"), std::string::npos);
+  EXPECT_NE(message_of([] { Config{{"A", 1}, {"A", 2}}; }).find("twice"), std::string::npos);
+  EXPECT_EQ(apply_config_options(KernelOptions{}, Config{{"opt_level", 1}, {"fma_contraction", false}}).opt_level, 1);
+  EXPECT_EQ(size_bucket(0), 1u);
+  EXPECT_EQ(size_bucket(1000), 1024u);
+  EXPECT_EQ(size_bucket(1024), 1024u);
+}
+
+TuningRecord sample_record() {
+  TuningRecord r;
+  r.key = "tuner=saxpy\nuser=n<=1024\ndevice=NVIDIA H200 (sm_90)\n";
+  r.best = Config{{"UNROLL", 4}, {"BLOCK", 256}};
+  r.best_ms = 0.0123;
+  r.ir_hash = 0xfeedbeef12345678ull;
+  r.timed = 9;
+  r.created_unix = 1700000000;
+  return r;
+}
+
+TEST(TuningRecord, RoundTripsAndRejectsDamage) {
+  const TuningRecord r = sample_record();
+  const std::string text = r.serialize();
+  ASSERT_EQ(TuningRecord::parse(text), r);
+  EXPECT_FALSE(TuningRecord::parse(text.substr(0, text.size() / 2)));
+  std::string flipped = text;
+  flipped[text.find("UNROLL")] = 'X';
+  EXPECT_FALSE(TuningRecord::parse(flipped)) << "checksum";
+  EXPECT_FALSE(TuningRecord::parse(""));
+}
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    std::string t = (fs::temp_directory_path() / "cutlet-tuning-test-XXXXXX").string();
+    path = ::mkdtemp(t.data());
+  }
+  ~TempDir() { fs::remove_all(path); }
+};
+
+TEST(TuningStore, SavesLoadsListsAndClears) {
+  TempDir dir;
+  TuningStore store(dir.path / "tuning");
+  const TuningRecord r = sample_record();
+  EXPECT_FALSE(store.load(r.key));
+  ASSERT_TRUE(store.save(r));
+  EXPECT_EQ(store.load(r.key), r);
+  EXPECT_FALSE(store.load(r.key + "x")) << "another key";
+  TuningStore other(dir.path / "tuning");  // as another process would see it
+  EXPECT_EQ(other.load(r.key), r);
+  EXPECT_EQ(other.list().size(), 1u);
+  EXPECT_EQ(other.clear(), 1u);
+  EXPECT_FALSE(store.load(r.key));
+}
+
+/// A space of four configs whose "time" is known: BLOCK=256 is fastest; UNROLL=3 fails to
+/// compile, BLOCK=2048 fails to launch, BLOCK=4096 is pruned, BLOCK=1024 is rejected.
+TEST(RunTrials, PicksTheFastestAndRecordsWhyOthersWereSkipped) {
+  TuningSpace space;
+  space.constant("UNROLL", {1, 3}).launch("BLOCK", {1024, 2048, 4096, 256, 64});
+  space.prune([](const Config& c) { return c.get<int>("BLOCK") > 2048 ? "block above 2048" : ""; });
+  space.prune_compiled([](const Config& c, const CompiledKernel& k) {
+    return c.get<int>("BLOCK") == 1024 ? "uses " + std::to_string(k.resources.registers) + " registers" : "";
+  });
+  std::atomic<int> compiling{0}, most_at_once{0};
+  std::set<std::thread::id> compile_threads;
+  std::mutex mu;
+  TuneHooks hooks;
+  hooks.compile = [&](const Config& c) {
+    const int now = ++compiling;
+    for (int m = most_at_once; now > m && !most_at_once.compare_exchange_weak(m, now);) {
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    {
+      std::lock_guard lock(mu);
+      compile_threads.insert(std::this_thread::get_id());
+    }
+    --compiling;
+    if (c.get<int>("UNROLL") == 3) throw TraceError("cutlet: UNROLL=3 does not divide the tile");
+    auto k = std::make_shared<CompiledKernel>();
+    k->resources.registers = 32;
+    return std::shared_ptr<const CompiledKernel>(k);
+  };
+  hooks.time = [&](const Config& c, const CompiledKernel&) -> std::vector<double> {
+    const int block = c.get<int>("BLOCK");
+    if (block == 2048) throw Error("cutlet: block of 2048 threads exceeds the device's 1024");
+    const double base = block == 256 ? 1.0 : 2.0;
+    return {base + 0.5, base, base + 0.1, base + 9.0, base};  // median: base + 0.1
+  };
+  TuneRunOptions ro;
+  ro.name = "fake";
+  ro.threads = 3;
+  const TuneReport r = run_trials(space.candidates(), space, hooks, ro);
+  ASSERT_EQ(r.trials.size(), 10u);
+  ASSERT_TRUE(r.best);
+  EXPECT_EQ(r.trials[*r.best].config.str(), "UNROLL=1 BLOCK=256");
+  EXPECT_DOUBLE_EQ(r.trials[*r.best].median_ms, 1.1);
+  EXPECT_DOUBLE_EQ(r.trials[*r.best].min_ms, 1.0);
+  EXPECT_EQ(r.best_config()->str(), "UNROLL=1 BLOCK=256");
+  auto status_of = [&](const std::string& config) {
+    for (const auto& t : r.trials)
+      if (t.config.str() == config) return std::string(to_string(t.status)) + ": " + t.reason;
+    return std::string("missing");
+  };
+  EXPECT_EQ(status_of("UNROLL=1 BLOCK=4096"), "pruned: block above 2048");
+  EXPECT_EQ(status_of("UNROLL=1 BLOCK=1024"), "rejected: uses 32 registers");
+  EXPECT_EQ(status_of("UNROLL=1 BLOCK=2048"), "launch failed: cutlet: block of 2048 threads exceeds the device's 1024");
+  EXPECT_EQ(status_of("UNROLL=3 BLOCK=64"), "compile failed: cutlet: UNROLL=3 does not divide the tile");
+  EXPECT_EQ(status_of("UNROLL=1 BLOCK=64"), "timed: ");
+  EXPECT_GT(most_at_once.load(), 1) << "configs compile in parallel";
+  const std::string table = r.table();
+  EXPECT_NE(table.find("* UNROLL=1 BLOCK=256"), std::string::npos) << table;
+  EXPECT_NE(table.find("compile failed: cutlet: UNROLL=3"), std::string::npos) << table;
+  EXPECT_NE(table.find("1.91x"), std::string::npos) << "2.1 / 1.1 relative to the best\n" << table;
+}
+
+TEST(RunTrials, TimesInCandidateOrderWhileLaterOnesCompile) {
+  TuningSpace space;
+  space.launch("I", {0, 1, 2, 3, 4, 5});
+  std::vector<int> timed;
+  std::atomic<int> compiled{0};
+  std::vector<int> compiled_when_timed;
+  TuneHooks hooks;
+  hooks.compile = [&](const Config&) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    ++compiled;
+    return std::make_shared<const CompiledKernel>();
+  };
+  hooks.time = [&](const Config& c, const CompiledKernel&) {
+    timed.push_back(c.get<int>("I"));
+    compiled_when_timed.push_back(compiled.load());
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    return std::vector<double>{1.0};
+  };
+  TuneRunOptions ro;
+  ro.threads = 2;
+  const TuneReport r = run_trials(space.candidates(), space, hooks, ro);
+  EXPECT_EQ(timed, (std::vector<int>{0, 1, 2, 3, 4, 5}));
+  EXPECT_EQ(compiled_when_timed.back(), 6);
+  EXPECT_EQ(compiled_when_timed.front() > 1 || compiled.load() == 6, true);
+  EXPECT_TRUE(r.best);
+}
+
+TEST(RunTrials, ReportsProgressWhenVerbose) {
+  TuningSpace space;
+  space.launch("I", {1, 2});
+  TuneHooks hooks;
+  hooks.compile = [](const Config&) { return std::make_shared<const CompiledKernel>(); };
+  hooks.time = [](const Config& c, const CompiledKernel&) { return std::vector<double>{c.get<double>("I")}; };
+  TuneRunOptions ro;
+  ro.name = "progress";
+  ro.verbose = true;
+  testing::internal::CaptureStderr();
+  run_trials(space.candidates(), space, hooks, ro);
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("[1/2] I=1: 1.0000 ms; 1 left; best I=1"), std::string::npos) << err;
+  EXPECT_NE(err.find("[2/2] I=2: 2.0000 ms; 0 left; best I=1"), std::string::npos) << err;
+}
+
+TEST(Autotuner, ChecksConstantsAgainstTheKernel) {
+  auto k = kernel([](Ptr<float> y, i32 n, Const<int> UNROLL) { y[0] = cast<float>(n) * UNROLL; }, {.name = "tuned"});
+  auto shape = [](const Config&, const Buffer<float>&, int) { return LaunchConfig{.grid = 1, .block = 1}; };
+  EXPECT_NE(message_of([&] { autotune(k, TuningSpace().launch("BLOCK", {1}), shape); })
+                .find("declares 0 constant(s) but the kernel has 1 Const parameter(s)"),
+            std::string::npos);
+  auto tuner = autotune(k, TuningSpace().constant("UNROLL", {1, 2}), shape);
+  EXPECT_EQ(tuner.options().name, "tuned");
+}
+
+}  // namespace
