@@ -107,7 +107,8 @@ TuningSpace& TuningSpace::launch(std::string name, std::vector<ConstValue> value
 TuningSpace& TuningSpace::option(std::string name, std::vector<ConstValue> values) {
   if (!is_option_name(name))
     throw Error("cutlet::TuningSpace::option: '" + name +
-                "' is not a tunable compile option (tunable: opt_level, fma_contraction)");
+                "' is not a tunable compile option (tunable: opt_level, fma_contraction, flush_denormals, "
+                "approx_math)");
   for (const auto& v : values) check_option_value(name, v);
   return launch(std::move(name), std::move(values));
 }
@@ -132,7 +133,9 @@ TuningSpace& TuningSpace::cost_model(std::function<double(const Config&)> cost) 
   return *this;
 }
 
-bool TuningSpace::is_option_name(std::string_view name) { return name == "opt_level" || name == "fma_contraction"; }
+bool TuningSpace::is_option_name(std::string_view name) {
+  return name == "opt_level" || name == "fma_contraction" || name == "flush_denormals" || name == "approx_math";
+}
 
 std::vector<Config> TuningSpace::expand() const {
   std::vector<Config> out = list_.empty() ? std::vector<Config>{Config{}} : list_;
@@ -186,6 +189,8 @@ KernelOptions apply_config_options(KernelOptions options, const Config& config) 
   for (const auto& [name, value] : config.entries()) {
     if (name == "opt_level") options.opt_level = static_cast<int>(value.as_int());
     else if (name == "fma_contraction") options.fma_contraction = value.as_bool();
+    else if (name == "flush_denormals") options.flush_denormals = value.as_bool();
+    else if (name == "approx_math") options.approx_math = value.as_bool();
   }
   return options;
 }

@@ -101,7 +101,12 @@ TEST(Config, TextFormsAndAccess) {
   EXPECT_EQ(c.get<float>("alpha"), 0.25f);
   EXPECT_NE(message_of([&] { c.at("TILE"); }).find("no value named 'TILE'"), std::string::npos);
   EXPECT_NE(message_of([] { Config{{"A", 1}, {"A", 2}}; }).find("twice"), std::string::npos);
-  EXPECT_EQ(apply_config_options(KernelOptions{}, Config{{"opt_level", 1}, {"fma_contraction", false}}).opt_level, 1);
+  const KernelOptions o = apply_config_options(
+      KernelOptions{}, Config{{"opt_level", 1}, {"fma_contraction", false}, {"approx_math", true}, {"BLOCK", 64}});
+  EXPECT_EQ(o.opt_level, 1);
+  EXPECT_FALSE(o.fma_contraction);
+  EXPECT_TRUE(o.approx_math);
+  EXPECT_FALSE(o.flush_denormals);
   EXPECT_EQ(size_bucket(0), 1u);
   EXPECT_EQ(size_bucket(1000), 1024u);
   EXPECT_EQ(size_bucket(1024), 1024u);

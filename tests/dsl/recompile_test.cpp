@@ -3,6 +3,8 @@
 
 #include <cutlet/cutlet.h>
 
+#include "child_process.h"
+
 using namespace cutlet;
 
 namespace {
@@ -75,6 +77,24 @@ TEST(Recompile, ExplanationsCanBeDumped) {
   const std::string err = testing::internal::GetCapturedStderr();
   set_dump_stages("");
   EXPECT_NE(err.find("argument 2 (Const<i32>) changed from 1 to 2"), std::string::npos) << err;
+}
+
+// The child: two specializations of one kernel, with CUTLET_EXPLAIN_RECOMPILES set by the parent.
+TEST(RecompileChild, DISABLED_CompileTwoValues) {
+  auto k = kernel([](Ptr<int> y, Const<int> K) { y[0] = K * 3; }, {.name = "explained_by_environment"});
+  k.compile(5);
+  k.compile(6);
+}
+
+TEST(Recompile, EnvironmentVariablePrintsExplanations) {
+  const auto quiet = test::run_child("RecompileChild.DISABLED_CompileTwoValues", {});
+  EXPECT_EQ(quiet.output.find("recompiled"), std::string::npos) << quiet.output;
+  const auto loud = test::run_child("RecompileChild.DISABLED_CompileTwoValues", {"CUTLET_EXPLAIN_RECOMPILES=1"});
+  ASSERT_EQ(loud.status, 0) << loud.output;
+  EXPECT_NE(loud.output.find("cutlet: kernel 'explained_by_environment' recompiled (specialization 2 of this "
+                             "Kernel object): argument 2 (Const<i32>) changed from 5 to 6"),
+            std::string::npos)
+      << loud.output;
 }
 
 }  // namespace

@@ -276,10 +276,13 @@ class Autotuner {
   /// The kernel for `config`'s compile options: the user's kernel when it sets none.
   Kernel<F>& kernel_for(const Config& config) {
     KernelOptions o = apply_config_options(kernel_.options(), config);
-    if (o.opt_level == kernel_.options().opt_level && o.fma_contraction == kernel_.options().fma_contraction)
-      return kernel_;
+    auto id_of = [](const KernelOptions& k) {
+      return std::to_string(k.opt_level) + (k.fma_contraction ? "F" : "f") + (k.flush_denormals ? "D" : "d") +
+             (k.approx_math ? "A" : "a");
+    };
+    const std::string id = id_of(o);
+    if (id == id_of(kernel_.options())) return kernel_;
     if constexpr (std::copy_constructible<F>) {
-      const std::string id = std::to_string(o.opt_level) + (o.fma_contraction ? "f" : "n");
       std::lock_guard lock(state_->mu);
       auto& k = state_->variants[id];
       if (!k) k = std::make_unique<Kernel<F>>(kernel_.with_options(std::move(o)));

@@ -64,7 +64,8 @@ struct Candidate {
 /// with every point of the product of the axes, in that order (the last axis varies fastest),
 /// then ordered by the cost model. Each name has a role: a compile-time constant (constant(),
 /// constants()), filling the kernel's Const parameters in the order the constants are
-/// declared; a compile option (option(): "opt_level", "fma_contraction"); or a launch
+/// declared; a compile option (option(): "opt_level", "fma_contraction", "flush_denormals",
+/// "approx_math"); or a launch
 /// parameter (launch(), and any other name), which only the tuner's launch-shape function
 /// reads.
 class TuningSpace {
@@ -75,8 +76,9 @@ class TuningSpace {
   TuningSpace& constants(std::vector<std::string> names);
   /// Adds an axis of values for launch parameter `name` (a block size, a grid policy...).
   TuningSpace& launch(std::string name, std::vector<ConstValue> values);
-  /// Adds an axis of values for compile option `name`: "opt_level" (0-3) or
-  /// "fma_contraction" (bool), the tunable KernelOptions fields. Throws Error for other names.
+  /// Adds an axis of values for compile option `name`: "opt_level" (0-3), or
+  /// "fma_contraction", "flush_denormals", "approx_math" (bool): the KernelOptions fields that
+  /// change speed. Throws Error for other names.
   TuningSpace& option(std::string name, std::vector<ConstValue> values);
   /// Adds explicit configurations, each combined with every point of the axes' product.
   TuningSpace& configs(std::vector<Config> list);
@@ -121,7 +123,7 @@ class TuningSpace {
   std::function<double(const Config&)> cost_;
 };
 
-/// `options` with the compile options `config` sets ("opt_level", "fma_contraction").
+/// `options` with the compile options `config` sets (see TuningSpace::option).
 KernelOptions apply_config_options(KernelOptions options, const Config& config);
 
 }  // namespace cutlet
