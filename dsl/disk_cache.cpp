@@ -224,7 +224,6 @@ DiskLookup DiskCache::load(const DiskCacheKey& key) {
     return r;
   }
   record_hit(kernels_dir() / (stem + kHitsSuffix));
-  d.payload.kernel.timings = {};  // no compile stage ran in this process
   r.status = DiskLookupStatus::Hit;
   r.kernel = std::make_shared<const CompiledKernel>(std::move(d.payload.kernel));
   r.compile_ms = d.payload.compile_ms;

@@ -42,7 +42,7 @@ enum class DiskLookupStatus {
 /// The result of DiskCache::load.
 struct DiskLookup {
   DiskLookupStatus status = DiskLookupStatus::Disabled;
-  std::shared_ptr<const CompiledKernel> kernel;  ///< on a hit
+  std::shared_ptr<const CompiledKernel> kernel;  ///< on a hit (its timings are the original compile's)
   double compile_ms = 0;    ///< on a hit: how long the original compile took (the time saved)
   std::uint64_t bytes = 0;  ///< bytes read
   std::string problem;      ///< for Corrupt: what is wrong with the entry

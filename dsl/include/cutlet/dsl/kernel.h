@@ -87,7 +87,8 @@ class Kernel {
   /// of the Const parameters, in order: `k.compile(4)` for a lambda whose one Const parameter
   /// should be 4. Compiles for KernelOptions::target (default: Target::default_target()).
   /// Needs no GPU. The result holds the PTX, the cubin, the register/shared memory use and
-  /// the stage timings (zero when the code came from a cache).
+  /// the stage timings of the compile that made it (also when it came from a cache; a
+  /// LoadedKernel's `source` says whether this process compiled it).
   template <class... Ps, class... Cs>
   std::shared_ptr<const CompiledKernel> compile(const Cs&... consts) const {
     using Params = compile_params<Ps...>;
