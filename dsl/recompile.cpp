@@ -66,7 +66,8 @@ std::vector<std::string> record_differences(const SpecializationRecord& from, co
   return out;
 }
 
-std::optional<std::string> RecompileLog::record(const std::string& kernel, SpecializationRecord r) {
+std::optional<std::string> RecompileLog::record(const std::string& kernel, SpecializationRecord r,
+                                                std::string_view note) {
   std::string message;
   {
     std::lock_guard lock(mu_);
@@ -89,6 +90,7 @@ std::optional<std::string> RecompileLog::record(const std::string& kernel, Speci
     message = "cutlet: kernel '" + kernel + "' recompiled (specialization " + std::to_string(records_.size()) +
               " of this Kernel object): " + join(best, "; ") + " (compared with specialization " +
               std::to_string(best_index + 1) + ")";
+    if (!note.empty()) message += " [" + std::string(note) + "]";
     reasons_.push_back(message);
   }
   if (explain_from_environment()) std::fprintf(stderr, "%s\n", message.c_str());

@@ -300,6 +300,15 @@ std::shared_ptr<const LoadedKernel> load_cached(const ir::Function& fn, const Ke
   });
 }
 
+std::string_view source_note(CompileSource source) {
+  switch (source) {
+    case CompileSource::Memory: return "code reused from this process's memory";
+    case CompileSource::Disk: return "code read from the disk cache";
+    case CompileSource::Compiled: break;
+  }
+  return "";
+}
+
 std::string default_kernel_name(const std::source_location& where) {
   const char* file = where.file_name();
   const char* base = std::strrchr(file, '/');

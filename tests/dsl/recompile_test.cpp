@@ -37,13 +37,28 @@ TEST(Recompile, ArgumentTypeChangeIsExplained) {
   EXPECT_EQ(reasons[1].find("argument 1"), std::string::npos) << reasons[1];
 }
 
+auto make_const_kernel() {
+  return kernel([](Ptr<int> y, Const<int> K) { y[0] = i32(K); }, {.name = "const_explained"});
+}
+
 TEST(Recompile, ConstValueChangeIsExplained) {
-  auto k = kernel([](Ptr<int> y, Const<int> K) { y[0] = i32(K); }, {.name = "const_explained"});
+  auto k = make_const_kernel();
   k.compile(4);
   k.compile(8);
   const auto reasons = k.recompile_reasons();
   ASSERT_EQ(reasons.size(), 1u);
   EXPECT_NE(reasons[0].find("argument 2 (Const<i32>) changed from 4 to 8"), std::string::npos) << reasons[0];
+  EXPECT_EQ(reasons[0].find("["), std::string::npos) << "compiled, so no note: " << reasons[0];
+  // Another Kernel object of the same lambda explains its own specializations; its code for
+  // 4 is the one compiled above, and the explanation says so.
+  auto again = make_const_kernel();
+  again.compile(8);
+  again.compile(4);
+  ASSERT_EQ(again.recompile_reasons().size(), 1u);
+  EXPECT_NE(again.recompile_reasons()[0].find("changed from 8 to 4 (compared with specialization 1) [code reused "
+                                              "from this process's memory]"),
+            std::string::npos)
+      << again.recompile_reasons()[0];
 }
 
 TEST(Recompile, DeviceArchAndOptionsDifferencesAreNamed) {

@@ -95,8 +95,10 @@ class Kernel {
     const auto bits = encode_consts<Params>(consts...);
     auto fn = trace<Params>(bits);
     const CompileOptions options = detail::compile_options_for(options_);
-    record<Params>(bits, -1, options);
-    return detail::compile_cached(fn, options);
+    detail::CompileInfo info;
+    auto compiled = detail::compile_cached(fn, options, &info);
+    record<Params>(bits, -1, options, false, info.source);
+    return compiled;
   }
 
   /// Traces and compiles (without loading) the specialization that launching with `args`
@@ -112,8 +114,10 @@ class Kernel {
     const auto bits = gather_consts<Params>(args...);
     auto fn = trace<Params>(bits);
     const CompileOptions options = detail::compile_options_for(options_, device);
-    record<Params>(bits, device.ordinal(), options);
-    return detail::compile_cached(fn, options);
+    detail::CompileInfo info;
+    auto compiled = detail::compile_cached(fn, options, &info);
+    record<Params>(bits, device.ordinal(), options, false, info.source);
+    return compiled;
   }
 
   /// Traces the kernel for parameter types Ps and Const values `consts` (as in compile())
@@ -291,9 +295,10 @@ class Kernel {
     else return detail::param_traits<P>::make(b.add_param(detail::param_traits<P>::ir_type(), detail::noalias_v<P>));
   }
 
-  /// Records a specialization for recompile explanations.
+  /// Records a specialization for recompile explanations; `source` says where its code came from.
   template <class Params>
-  void record(std::span<const std::uint64_t> consts, int device, const CompileOptions& options) const {
+  void record(std::span<const std::uint64_t> consts, int device, const CompileOptions& options, bool wide,
+              detail::CompileSource source) const {
     detail::SpecializationRecord r;
     [&]<std::size_t... I>(std::index_sequence<I...>) {
       auto one = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) {
@@ -309,7 +314,8 @@ class Kernel {
     r.device = device;
     r.arch = options.target.arch();
     r.options = compile_option_fields(options);
-    cache_->recompiles().record(options_.name, std::move(r));
+    r.options.emplace_back("indices", wide ? "64-bit" : "32-bit");
+    cache_->recompiles().record(options_.name, std::move(r), detail::source_note(source));
   }
 
   template <class Params>
@@ -320,7 +326,7 @@ class Kernel {
       double trace_ms = 0, passes_ms = 0;
       auto fn = trace<Params>(consts, &trace_ms, &passes_ms, wide);
       auto loaded = detail::load_cached(fn, options_, device, trace_ms, passes_ms);
-      record<Params>(consts, device.ordinal(), detail::compile_options_for(options_, device));
+      record<Params>(consts, device.ordinal(), detail::compile_options_for(options_, device), wide, loaded->source);
       return loaded;
     });
   }

@@ -5,6 +5,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -40,9 +41,11 @@ class RecompileLog {
   /// added and nullopt returned. Otherwise, if earlier records exist, returns the explanation
   /// against the closest one (fewest differences, the earliest among equals), e.g. "cutlet:
   /// kernel 'saxpy' recompiled (specialization 2 of this Kernel object): argument 2 changed
-  /// from f32 to f64", keeps it for reasons(), and prints it to stderr when the environment
-  /// sets CUTLET_EXPLAIN_RECOMPILES=1 or dumping the "recompiles" stage is enabled.
-  std::optional<std::string> record(const std::string& kernel, SpecializationRecord r);
+  /// from f32 to f64 (compared with specialization 1)", followed by `note` in brackets when
+  /// given (e.g. where the code came from); keeps it for reasons(), and prints it
+  /// to stderr when the environment sets CUTLET_EXPLAIN_RECOMPILES=1 or dumping the
+  /// "recompiles" stage is enabled.
+  std::optional<std::string> record(const std::string& kernel, SpecializationRecord r, std::string_view note = {});
 
   /// The explanations so far, oldest first.
   std::vector<std::string> reasons() const;

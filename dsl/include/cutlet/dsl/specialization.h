@@ -14,6 +14,7 @@
 #include <source_location>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cutlet/backend/compiler.h"
@@ -85,6 +86,9 @@ enum class CompileSource {
   Memory,    ///< the in-memory cache of this process had it
   Disk,      ///< the persistent disk cache had it
 };
+/// For recompile explanations: "" for Compiled, else "code reused from this process's memory"
+/// or "code read from the disk cache".
+std::string_view source_note(CompileSource source);
 
 /// A compiled kernel loaded on one device. Immutable once published.
 struct LoadedKernel {
