@@ -112,11 +112,12 @@ class Kernel {
                   "cutlet: Kernel::compile_for: these arguments do not match the kernel's parameters (launch() "
                   "with them reports which one)");
     const auto bits = gather_consts<Params>(args...);
-    auto fn = trace<Params>(bits);
+    const bool wide = (detail::is_wide_buffer(args) || ...);
+    auto fn = trace<Params>(bits, nullptr, nullptr, wide);
     const CompileOptions options = detail::compile_options_for(options_, device);
     detail::CompileInfo info;
     auto compiled = detail::compile_cached(fn, options, &info);
-    record<Params>(bits, device.ordinal(), options, false, info.source);
+    record<Params>(bits, device.ordinal(), options, wide, info.source);
     return compiled;
   }
 
@@ -132,7 +133,7 @@ class Kernel {
   template <class... Args>
   ir::Function trace_ir_for(const Args&... args) const {
     using Params = typename detail::launch_signature<F, Args...>::params;
-    return trace<Params>(gather_consts<Params>(args...));
+    return trace<Params>(gather_consts<Params>(args...), nullptr, nullptr, (detail::is_wide_buffer(args) || ...));
   }
 
   /// A Kernel running the same lambda with other options: its own specializations, the same
