@@ -43,6 +43,7 @@ const LoweringTable& table() {
     register_warp(t);
     register_math(t);
     register_diagnostics(t);
+    register_calls(t);
     return t;
   }();
   return t;
@@ -179,32 +180,46 @@ class Walker {
 
 }  // namespace
 
-std::unique_ptr<llvm::Module> lower_to_llvm(const ir::Function& fn, llvm::LLVMContext& ctx, const LoweringOptions& options) {
-  auto module = std::make_unique<llvm::Module>(fn.name(), ctx);
-  module->setTargetTriple("nvptx64-nvidia-cuda");
-  module->setDataLayout("e-i64:64-i128:128-v16:16-v32:32-n16:32:64");
+namespace {
+
+/// How a lowered function is seen from outside its module.
+enum class Visibility { Kernel, Private, Exported };
+
+/// Lowers `fn` (and, first, the device functions it calls) into `module`.
+llvm::Function* lower_function(const ir::Function& fn, llvm::Module& module, const LoweringOptions& options,
+                               Visibility visibility) {
+  llvm::LLVMContext& ctx = module.getContext();
+  for (const auto& callee : fn.callees())
+    if (!module.getFunction(callee->name())) lower_function(*callee, module, options, Visibility::Private);
 
   std::vector<llvm::Type*> params;
   for (auto p : fn.params()) params.push_back(llvm_type(ctx, fn.type_of(p)));
-  auto* fty = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), params, false);
-  auto* kernel = llvm::Function::Create(fty, llvm::GlobalValue::ExternalLinkage, fn.name(), *module);
-  kernel->addFnAttr(llvm::Attribute::NoUnwind);
+  ir::Type rt = fn.return_type();
+  llvm::Type* ret = rt.is_void() ? llvm::Type::getVoidTy(ctx) : llvm_type(ctx, rt);
+  auto* fty = llvm::FunctionType::get(ret, params, false);
+  auto linkage = visibility == Visibility::Private ? llvm::GlobalValue::InternalLinkage : llvm::GlobalValue::ExternalLinkage;
+  auto* function = llvm::Function::Create(fty, linkage, fn.name(), module);
+  function->addFnAttr(llvm::Attribute::NoUnwind);
+  // A device function is compiled once and called, not inlined into every caller.
+  if (visibility != Visibility::Kernel) function->addFnAttr(llvm::Attribute::NoInline);
   for (unsigned i = 0; i < fn.params().size(); ++i)
-    if (fn.param_noalias(i)) kernel->addParamAttr(i, llvm::Attribute::NoAlias);
-  if (options.flush_denormals) kernel->addFnAttr("denormal-fp-math-f32", "preserve-sign,preserve-sign");
+    if (fn.param_noalias(i)) function->addParamAttr(i, llvm::Attribute::NoAlias);
+  if (options.flush_denormals) function->addFnAttr("denormal-fp-math-f32", "preserve-sign,preserve-sign");
   if (options.approx_math) {
-    kernel->addFnAttr("unsafe-fp-math", "true");
-    kernel->addFnAttr("approx-func-fp-math", "true");
+    function->addFnAttr("unsafe-fp-math", "true");
+    function->addFnAttr("approx-func-fp-math", "true");
   }
 
-  // Mark it a kernel entry point (LLVM 19 reads nvvm.annotations).
-  llvm::Metadata* md[] = {llvm::ValueAsMetadata::get(kernel), llvm::MDString::get(ctx, "kernel"),
-                          llvm::ValueAsMetadata::get(llvm::ConstantInt::get(llvm::Type::getInt32Ty(ctx), 1))};
-  module->getOrInsertNamedMetadata("nvvm.annotations")->addOperand(llvm::MDNode::get(ctx, md));
+  if (visibility == Visibility::Kernel) {
+    // Mark it a kernel entry point (LLVM 19 reads nvvm.annotations).
+    llvm::Metadata* md[] = {llvm::ValueAsMetadata::get(function), llvm::MDString::get(ctx, "kernel"),
+                            llvm::ValueAsMetadata::get(llvm::ConstantInt::get(llvm::Type::getInt32Ty(ctx), 1))};
+    module.getOrInsertNamedMetadata("nvvm.annotations")->addOperand(llvm::MDNode::get(ctx, md));
+  }
 
   // Allocas go to the entry block, the code to the blocks after it.
-  auto* entry_bb = llvm::BasicBlock::Create(ctx, "entry", kernel);
-  auto* start_bb = llvm::BasicBlock::Create(ctx, "start", kernel);
+  auto* entry_bb = llvm::BasicBlock::Create(ctx, "entry", function);
+  auto* start_bb = llvm::BasicBlock::Create(ctx, "start", function);
   llvm::IRBuilder<> b(start_bb);
   llvm::IRBuilder<> entry(entry_bb);
   llvm::FastMathFlags fmf;
@@ -215,19 +230,46 @@ std::unique_ptr<llvm::Module> lower_to_llvm(const ir::Function& fn, llvm::LLVMCo
   }
   b.setFastMathFlags(fmf);
 
-  LoweringContext c{fn, ctx, *module, kernel, b, entry, std::vector<llvm::Value*>(fn.num_values(), nullptr), options};
-  for (std::size_t i = 0; i < fn.params().size(); ++i) c.values[fn.params()[i]] = kernel->getArg(static_cast<unsigned>(i));
+  LoweringContext c{fn, ctx, module, function, b, entry, std::vector<llvm::Value*>(fn.num_values(), nullptr), options};
+  for (std::size_t i = 0; i < fn.params().size(); ++i) c.values[fn.params()[i]] = function->getArg(static_cast<unsigned>(i));
   std::unique_ptr<DebugInfo> debug;
   if (options.line_info) {
-    debug = std::make_unique<DebugInfo>(*module, *kernel, fn);
+    debug = std::make_unique<DebugInfo>(module, *function, fn);
     debug->set_location(b, {});
     debug->set_location(entry, {});
   }
-  Walker(c, debug.get()).region(fn.body());
+  auto returned = Walker(c, debug.get()).region(fn.body());
   if (debug) debug->set_location(b, {});
-  b.CreateRetVoid();
+  if (rt.is_void()) b.CreateRetVoid();
+  else b.CreateRet(returned.at(0));
   entry.CreateBr(start_bb);
   if (debug) debug->finalize();
+  return function;
+}
+
+llvm::Value* lower_call(LoweringContext& c, const ir::Instruction& inst) {
+  llvm::Function* callee = c.module.getFunction(inst.string_attr());
+  CUTLET_ASSERT(callee != nullptr, "call of a device function that was not lowered");
+  std::vector<llvm::Value*> args;
+  for (auto v : inst.operands) args.push_back(c.get(v));
+  llvm::Value* r = c.b.CreateCall(callee, args);
+  return inst.results.empty() ? nullptr : r;
+}
+
+std::unique_ptr<llvm::Module> new_module(const std::string& name, llvm::LLVMContext& ctx) {
+  auto module = std::make_unique<llvm::Module>(name, ctx);
+  module->setTargetTriple("nvptx64-nvidia-cuda");
+  module->setDataLayout("e-i64:64-i128:128-v16:16-v32:32-n16:32:64");
+  return module;
+}
+
+}  // namespace
+
+void register_calls(LoweringTable& t) { t.set(ir::Opcode::Call, lower_call); }
+
+std::unique_ptr<llvm::Module> lower_to_llvm(const ir::Function& fn, llvm::LLVMContext& ctx, const LoweringOptions& options) {
+  auto module = new_module(fn.name(), ctx);
+  lower_function(fn, *module, options, fn.is_kernel() ? Visibility::Kernel : Visibility::Exported);
   return module;
 }
 

@@ -59,6 +59,7 @@ void register_sync(LoweringTable& t);
 void register_warp(LoweringTable& t);
 void register_math(LoweringTable& t);
 void register_diagnostics(LoweringTable& t);
+void register_calls(LoweringTable& t);
 
 /// The PTX type suffix of a scalar for inline PTX ("f32", "u64", "b16", ...).
 std::string ptx_type(ir::Type t);
@@ -70,7 +71,8 @@ llvm::Align natural_align(ir::Type elem);
 llvm::Value* inline_ptx(LoweringContext& c, llvm::Type* result, const std::string& text, const std::string& constraints,
                         std::vector<llvm::Value*> args);
 
-/// Builds an LLVM module with one kernel for `fn`.
+/// Builds an LLVM module for `fn`: a kernel entry point, or (for a device function) a
+/// visible function other code can link against; the device functions it calls come first.
 std::unique_ptr<llvm::Module> lower_to_llvm(const ir::Function& fn, llvm::LLVMContext& ctx, const LoweringOptions& options);
 
 }  // namespace cutlet::backend

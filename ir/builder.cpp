@@ -538,6 +538,33 @@ ValueId Builder::redux(ReduxKind kind, ValueId value, ValueId mask) {
   return emit(Opcode::Redux, t, {value, mask}, {static_cast<std::int64_t>(kind)});
 }
 
+ValueId Builder::call(std::shared_ptr<const Function> callee, std::span<const ValueId> args) {
+  if (!callee || callee->is_kernel()) fail("call of something that is not a device function");
+  auto params = callee->params();
+  if (params.size() != args.size())
+    fail("device function @" + callee->name() + " takes " + std::to_string(params.size()) + " arguments, not " +
+         std::to_string(args.size()));
+  for (std::size_t i = 0; i < args.size(); ++i)
+    if (f_->type_of(args[i]) != callee->type_of(params[i]))
+      fail("argument " + std::to_string(i + 1) + " of device function @" + callee->name() + " is " +
+           f_->type_of(args[i]).str() + ", the parameter " + callee->type_of(params[i]).str());
+  std::string name = callee->name();
+  Type ret = callee->return_type();
+  f_->add_callee(std::move(callee));
+  return emit(Opcode::Call, ret, std::vector<ValueId>(args.begin(), args.end()), {name});
+}
+
+void Builder::finish_device_function(ValueId value) {
+  if (ip_.size() != 1) fail("a device function returns from its body, not from inside a region");
+  if (value == kNone) {
+    f_->set_device_function(Type::void_type());
+    emit_terminator(Opcode::Yield, {});
+  } else {
+    f_->set_device_function(f_->type_of(value));
+    emit_terminator(Opcode::Yield, {value});
+  }
+}
+
 ValueId Builder::active_mask() { return emit(Opcode::ActiveMask, Type::u32(), {}, {}); }
 
 void Builder::print(const std::string& format, std::span<const ValueId> args) {

@@ -15,14 +15,17 @@ class Printer {
   Printer(const Function& f, bool locs) : f_(f), locs_(locs) {}
 
   std::string run() {
-    out_ += "kernel @" + f_.name() + "(";
+    for (const auto& c : f_.callees()) out_ += Printer(*c, locs_).run() + "\n";
+    out_ += (f_.is_kernel() ? "kernel @" : "func @") + f_.name() + "(";
     const auto& params = f_.body().args;
     for (std::size_t i = 0; i < params.size(); ++i) {
       if (i) out_ += ", ";
       out_ += name(params[i]) + ": " + f_.type_of(params[i]).str();
       if (f_.param_noalias(i)) out_ += " noalias";
     }
-    out_ += ") {\n";
+    out_ += ")";
+    if (!f_.is_kernel()) out_ += " -> " + f_.return_type().str();
+    out_ += " {\n";
     region_body(f_.body(), 1);
     out_ += "}\n";
     return out_;

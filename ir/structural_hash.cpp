@@ -15,6 +15,9 @@ class StructuralHasher {
 
   std::uint64_t run() {
     h_.add(f_.name());
+    h_.add(f_.is_kernel() ? 1u : 0u);
+    h_.add(f_.return_type().structural_hash());
+    for (const auto& c : f_.callees()) h_.add(StructuralHasher(*c, locations_).run());
     for (std::size_t i = 0; i < f_.params().size(); ++i) h_.add(f_.param_noalias(i) ? 1u : 0u);
     region(f_.body());
     return h_.value();

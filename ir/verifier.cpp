@@ -21,7 +21,18 @@ class Verifier {
       Type t = f_.type_of(p);
       if (!(t.is_scalar() || t.is_pointer())) fail(nullptr, "parameter of type " + t.str());
     }
-    region(f_.body(), /*is_body=*/true);
+    if (f_.is_kernel()) {
+      region(f_.body(), /*is_body=*/true);
+    } else {
+      region(f_.body(), /*is_body=*/false);
+      Type rt = f_.return_type();
+      std::vector<Type> want;
+      if (!rt.is_void()) want.push_back(rt);
+      const Instruction& term = f_.inst(f_.body().body.back());
+      if (term.op != Opcode::Yield || term.operands.size() != want.size() ||
+          (!want.empty() && f_.type_of(term.operands[0]) != want[0]))
+        fail(&term, "a device function's body must end in 'yield' of its " + rt.str() + " result");
+    }
   }
 
  private:
@@ -251,6 +262,18 @@ class Verifier {
       case Opcode::ActiveMask:
         if (one(inst) != Type::u32()) fail(&inst, "must produce u32");
         break;
+      case Opcode::Call: {
+        if (inst.attrs.size() != 1) fail(&inst, "needs the callee's name");
+        const Function* callee = f_.callee(inst.string_attr());
+        if (!callee) fail(&inst, "calls @" + inst.string_attr() + ", which is not among the callees");
+        if (callee->params().size() != ot.size()) fail(&inst, "wrong number of arguments");
+        for (std::size_t i = 0; i < ot.size(); ++i)
+          if (ot[i] != callee->type_of(callee->params()[i])) fail(&inst, "argument type differs from the parameter");
+        Type rt = callee->return_type();
+        if (rt.is_void() ? !inst.results.empty() : (inst.results.size() != 1 || f_.type_of(inst.results[0]) != rt))
+          fail(&inst, "result type differs from the callee's return type");
+        break;
+      }
       case Opcode::If: {
         if (!ot[0].is_bool()) fail(&inst, "condition must be i1, not " + ot[0].str());
         if (inst.regions.size() != 2) fail(&inst, "needs then and else regions");
@@ -298,6 +321,9 @@ class Verifier {
 
 }  // namespace
 
-void verify(const Function& f) { Verifier(f).run(); }
+void verify(const Function& f) {
+  for (const auto& c : f.callees()) verify(*c);
+  Verifier(f).run();
+}
 
 }  // namespace cutlet::ir

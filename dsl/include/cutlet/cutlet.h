@@ -6,6 +6,7 @@
 #include "cutlet/backend/target.h"
 #include "cutlet/dsl/atomic.h"
 #include "cutlet/dsl/control.h"
+#include "cutlet/dsl/device_function.h"
 #include "cutlet/dsl/diagnostics.h"
 #include "cutlet/dsl/half.h"
 #include "cutlet/dsl/index.h"

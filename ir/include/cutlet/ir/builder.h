@@ -102,6 +102,11 @@ class Builder {
   ValueId barrier_reduce(BarrierReduceKind kind, ValueId pred);
   /// A memory fence at `scope` (membar.cta / .gl / .sys).
   void fence(MemoryScope scope);
+  /// Calls device function `callee` (which the function being built then lists among its
+  /// callees) with `args`; returns its result, or kNone for a void function.
+  ValueId call(std::shared_ptr<const Function> callee, std::span<const ValueId> args);
+  /// Ends a device function's body with the return of `value` (kNone for void).
+  void finish_device_function(ValueId value);
   /// A math function (see math.def) on operands of one scalar type.
   ValueId math(MathFn fn, std::span<const ValueId> operands);
   /// A warp shuffle of a 32- or 64-bit scalar among the lanes in `mask` (u32): `lane` is the

@@ -3,6 +3,8 @@
 
 #include <cstdint>
 #include <limits>
+#include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <variant>
@@ -67,11 +69,33 @@ struct ValueInfo {
   std::uint32_t index = 0;     ///< result index, or argument index in its region
 };
 
-/// A kernel: parameters are the body region's arguments. Owns every value and instruction;
-/// ids are indices into its tables.
+/// A kernel, or a device function that kernels call: parameters are the body region's
+/// arguments. A kernel's body has no terminator; a device function's body ends in `yield`
+/// of its return value (or of nothing for void). Owns every value and instruction; ids are
+/// indices into its tables. The device functions it calls are listed in callees().
 class Function {
  public:
   explicit Function(std::string name = "kernel") : name_(std::move(name)) {}
+
+  /// True for a kernel (an entry point), false for a device function.
+  bool is_kernel() const { return return_type_.has_value() == false; }
+  /// The return type of a device function (void for one that returns nothing).
+  Type return_type() const { return return_type_.value_or(Type::void_type()); }
+  /// Makes this a device function returning `t` (void for none).
+  void set_device_function(Type t) { return_type_ = t; }
+
+  /// The device functions called from this function (each once, by name).
+  const std::vector<std::shared_ptr<const Function>>& callees() const { return callees_; }
+  /// The callee named `name`, or nullptr.
+  const Function* callee(const std::string& name) const {
+    for (const auto& c : callees_)
+      if (c->name() == name) return c.get();
+    return nullptr;
+  }
+  /// Adds `f` to the callees unless one of its name is there already.
+  void add_callee(std::shared_ptr<const Function> f) {
+    if (!callee(f->name())) callees_.push_back(std::move(f));
+  }
 
   const std::string& name() const { return name_; }
   void set_name(std::string n) { name_ = std::move(n); }
@@ -107,6 +131,8 @@ class Function {
 
  private:
   std::string name_;
+  std::optional<Type> return_type_;
+  std::vector<std::shared_ptr<const Function>> callees_;
   std::vector<bool> noalias_;
   Region body_;
   std::vector<Instruction> insts_;
