@@ -18,7 +18,8 @@ TEST(KernelLanguageCodegen, SharedMemoryBarrierAndWarpShuffleReduction) {
   auto k = kernel([](Ptr<float> out, Ptr<float> in, i32 n) {
     auto partial = shared_array<float>(32);
     i32 i = block_idx().x * block_dim().x + thread_idx().x;
-    Var<float> v = select(i < n, in[i], 0.0f);
+    Var<float> v = 0.0f;
+    if_(i < n, [&] { v = in[i]; });
     for (int d = 16; d > 0; d /= 2) v = v + shfl_down_sync(full_mask, v.get(), d);
     if_(lane_id() == 0, [&] { partial[warp_id()] = v; });
     syncthreads();

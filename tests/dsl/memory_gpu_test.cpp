@@ -15,7 +15,9 @@ TEST(MemoryGpu, BlockSumThroughSharedMemoryTree) {
     auto s = shared_array<float>(block);
     i32 t = thread_idx().x;
     i32 i = block_idx().x * block + t;
-    s[t] = select(i < n, in[i], 0.0f);
+    Var<float> v = 0.0f;  // not select(i < n, in[i], 0.0f): select evaluates both sides
+    if_(i < n, [&] { v = in[i]; });
+    s[t] = v;
     syncthreads();
     for (int stride = block / 2; stride > 0; stride /= 2) {  // unrolled at trace time
       if_(t < stride, [&] { s[t] = s[t] + s[t + stride]; });
@@ -123,7 +125,9 @@ TEST(MemoryGpu, LastBlockSumsPartialsAfterFence) {
     auto is_last = shared_array<int>(1);
     i32 t = thread_idx().x;
     i32 i = block_idx().x * 128 + t;
-    s[t] = select(i < n, in[i], 0.0f);
+    Var<float> v = 0.0f;  // not select(i < n, in[i], 0.0f): select evaluates both sides
+    if_(i < n, [&] { v = in[i]; });
+    s[t] = v;
     syncthreads();
     for (int stride = 64; stride > 0; stride /= 2) {
       if_(t < stride, [&] { s[t] = s[t] + s[t + stride]; });
