@@ -2,6 +2,9 @@
 // types), and exported as PTX functions that other code links against.
 #include "dsl/kernel_test_support.h"
 #include "gpu_test_support.h"
+#include "cutlet/runtime/linker.h"
+#include "cutlet/runtime/program.h"
+#include "runtime/test_kernels.h"
 
 using namespace cutlet;
 using namespace cutlet::test;
@@ -66,6 +69,36 @@ TEST(DeviceFunctionGpu, ResultsMatchTheInlinedComputation) {
     float want = (x * x + 1.5f) * x + (x2 * x2 - 1.0f) * x2;
     ASSERT_NEAR(r[i], want, 1e-4f * (1 + std::fabs(want))) << i;
   }
+}
+
+/// CUDA C++ (NVRTC) calling a cutlet device function: `triple_plus` declares
+/// `extern "C" __device__ int times_three(int)`, which cutlet defines and exports as PTX.
+ObjectCode link_cuda_cpp_with_cutlet_function() {
+  auto times_three = device_function([](i32 x) { return x * 3; }, "times_three");
+  ProgramOptions po;
+  po.relocatable = true;
+  ObjectCode kernel = Program(test::kTriplePlusCu, po, "triple.cu").compile(CodeKind::ptx);
+  return Linker().add(kernel).add_ptx(times_three.ptx(), "times_three.ptx").link();
+}
+
+TEST(DeviceFunction, CudaCppLinksAgainstAnExportedDeviceFunction) {
+  ObjectCode cubin = link_cuda_cpp_with_cutlet_function();
+  EXPECT_GT(cubin.bytes().size(), 1000u);
+}
+
+TEST(DeviceFunctionGpu, CudaCppKernelCallsACutletDeviceFunction) {
+  CUTLET_REQUIRE_GPU();
+  ObjectCode cubin = link_cuda_cpp_with_cutlet_function();
+  Stream st;
+  Module m = Module::load(st.device(), cubin.bytes());
+  const std::uint32_t n = 300;
+  auto out = poisoned<int>(st, n);
+  std::uint64_t p = out.data();
+  std::uint32_t count = n;
+  void* args[] = {&p, &count};
+  launch(st, m.function("triple_plus"), {.grid = ceil_div(n, 128), .block = 128}, args);
+  auto host = out.to_host(st);
+  for (std::uint32_t i = 0; i < n; ++i) ASSERT_EQ(host[i], static_cast<int>(3 * i + 127)) << i;
 }
 
 }  // namespace
