@@ -7,47 +7,16 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <random>
 #include <thread>
 #include <vector>
 
+#include "dsl/kernel_test_support.h"
 #include "gpu_test_support.h"
 
 using namespace cutlet;
+using namespace cutlet::test;
 
 namespace {
-
-template <class T>
-std::vector<T> random_vector(std::size_t n, std::uint32_t seed, T lo, T hi) {
-  std::mt19937_64 rng(seed);
-  std::vector<T> v(n);
-  if constexpr (std::is_floating_point_v<T>) {
-    std::uniform_real_distribution<T> d(lo, hi);
-    for (auto& x : v) x = d(rng);
-  } else {
-    std::uniform_int_distribution<T> d(lo, hi);
-    for (auto& x : v) x = d(rng);
-  }
-  return v;
-}
-
-template <class T>
-Buffer<T> poisoned(const Stream& s, std::size_t n) {
-  Buffer<T> b(n, s.device());
-  b.fill_bytes(s, 0xCD);
-  return b;
-}
-
-template <class F>
-std::string message_of(F&& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected an exception";
-  return "";
-}
 
 auto make_saxpy() {
   return kernel(

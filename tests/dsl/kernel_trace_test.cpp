@@ -5,24 +5,15 @@
 #include <cutlet/cutlet.h>
 
 #include "cutlet/ir/structural_hash.h"
+#include "dsl/kernel_test_support.h"
 #include "golden_support.h"
 
 using namespace cutlet;
+using cutlet::test::message_of;
 
 namespace {
 
 std::string ir_of(const ir::Function& f) { return ir::print(f); }
-
-template <class F>
-std::string message_of(F&& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected an exception";
-  return "";
-}
 
 TEST(KernelTrace, SaxpyGolden) {
   auto saxpy = kernel(
