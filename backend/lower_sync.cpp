@@ -33,6 +33,63 @@ llvm::Value* lower_fence(LoweringContext& c, const ir::Instruction& inst) {
   return nullptr;
 }
 
+/// The grid-wide barrier of a cooperative launch, as CUDA's cooperative groups implement it
+/// on the driver's grid workspace: envreg1:envreg2 hold its address (high:low word), and
+/// its second word is the barrier. One thread per block adds 1 (block 0 adds 2^31 - (blocks
+/// - 1)) with release semantics, so the top bit flips when the last block arrives; each
+/// waits with acquire loads until it has flipped. Without a workspace (a launch that was
+/// not cooperative) the kernel traps instead of deadlocking.
+llvm::Value* lower_grid_sync(LoweringContext& c, const ir::Instruction&) {
+  auto& b = c.b;
+  auto* i32 = b.getInt32Ty();
+  auto* i64 = b.getInt64Ty();
+  auto sreg = [&](llvm::Intrinsic::ID id) { return b.CreateIntrinsic(id, {}, {}); };
+  llvm::Value* hi = b.CreateZExt(sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_envreg1), i64);
+  llvm::Value* lo = b.CreateZExt(sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_envreg2), i64);
+  llvm::Value* workspace = b.CreateOr(b.CreateShl(hi, 32), lo);
+
+  llvm::Function* f = b.GetInsertBlock()->getParent();
+  auto* trap = llvm::BasicBlock::Create(c.ctx, "grid_sync.no_workspace", f);
+  auto* arrive = llvm::BasicBlock::Create(c.ctx, "grid_sync.arrive", f);
+  auto* master = llvm::BasicBlock::Create(c.ctx, "grid_sync.master", f);
+  auto* wait = llvm::BasicBlock::Create(c.ctx, "grid_sync.wait", f);
+  auto* done = llvm::BasicBlock::Create(c.ctx, "grid_sync.done", f);
+  b.CreateCondBr(b.CreateICmpEQ(workspace, b.getInt64(0)), trap, arrive);
+
+  b.SetInsertPoint(trap);
+  b.CreateIntrinsic(llvm::Intrinsic::trap, {}, {});
+  b.CreateUnreachable();
+
+  b.SetInsertPoint(arrive);
+  b.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});
+  llvm::Value* tid = b.CreateOr(b.CreateOr(sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x),
+                                           sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_y)),
+                                sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_z));
+  b.CreateCondBr(b.CreateICmpEQ(tid, b.getInt32(0)), master, done);
+
+  b.SetInsertPoint(master);
+  llvm::Value* blocks = b.CreateMul(b.CreateMul(sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x),
+                                                sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_y)),
+                                    sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_z));
+  llvm::Value* block = b.CreateOr(b.CreateOr(sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x),
+                                             sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_y)),
+                                  sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_z));
+  llvm::Value* first = b.CreateSub(b.getInt32(0x80000000u), b.CreateSub(blocks, b.getInt32(1)));
+  llvm::Value* add = b.CreateSelect(b.CreateICmpEQ(block, b.getInt32(0)), first, b.getInt32(1));
+  llvm::Value* barrier = b.CreateIntToPtr(b.CreateAdd(workspace, b.getInt64(4)), b.getPtrTy());
+  llvm::Value* old = inline_ptx(c, i32, "atom.add.release.gpu.u32 $0, [$1], $2;", "=r,l,r", {barrier, add});
+  b.CreateBr(wait);
+
+  b.SetInsertPoint(wait);
+  llvm::Value* now = inline_ptx(c, i32, "ld.acquire.gpu.u32 $0, [$1];", "=r,l", {barrier});
+  llvm::Value* flipped = b.CreateICmpNE(b.CreateAnd(b.CreateXor(now, old), b.getInt32(0x80000000u)), b.getInt32(0));
+  b.CreateCondBr(flipped, done, wait);
+
+  b.SetInsertPoint(done);
+  b.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});
+  return nullptr;
+}
+
 /// The PTX type of an atomic on `t` for `kind` (bitwise ops and exchanges use .b, adds of
 /// signed integers .u, as in CUDA's own headers).
 std::string atomic_type(AtomicKind kind, ir::Type t) {
@@ -93,6 +150,7 @@ void register_sync(LoweringTable& t) {
   t.set(Opcode::Barrier, lower_barrier);
   t.set(Opcode::BarrierReduce, lower_barrier_reduce);
   t.set(Opcode::Fence, lower_fence);
+  t.set(Opcode::GridSync, lower_grid_sync);
   t.set(Opcode::Atomic, lower_atomic);
 }
 

@@ -14,4 +14,12 @@ void throw_null_buffer(const std::string& kernel, const std::source_location& la
               to_string(launched) + " is an empty Buffer (no device memory); allocate it before launching");
 }
 
+void throw_needs_cooperative(const std::string& kernel, const std::source_location& launched,
+                             const std::string& grid_sync_at) {
+  throw Error("cutlet: kernel '" + kernel + "' launched at " + to_string(launched) + " calls grid_sync() (at " +
+              grid_sync_at +
+              ") but is not launched cooperatively; set LaunchConfig::cooperative = true (the grid must then fit on "
+              "the device at once: see max_cooperative_blocks)");
+}
+
 }  // namespace cutlet::detail

@@ -150,6 +150,7 @@ const Specialization& SpecializationCache::get_or_make(std::uint32_t signature, 
   s.device = device;
   s.loaded = loaded;
   s.function = &loaded->function;
+  s.needs_cooperative = !loaded->grid_sync_at.empty();
   s.signature = signature;
   last_ = loaded;
   if (!consts.empty()) {
@@ -295,6 +296,9 @@ std::shared_ptr<const LoadedKernel> load_cached(const ir::Function& fn, const Ke
     lk->passes_ms = passes_ms;
     lk->source = info.source;
     lk->compile_ms = info.ms;
+    if (const ir::Instruction* sync = ir::find_instruction(fn, ir::Opcode::GridSync))
+      lk->grid_sync_at = sync->loc.known() ? std::string(sync->loc.file) + ":" + std::to_string(sync->loc.line)
+                                           : std::string("an unknown line");
     stats().loads.fetch_add(1, std::memory_order_relaxed);
     return std::shared_ptr<const LoadedKernel>(std::move(lk));
   });

@@ -488,6 +488,7 @@ ValueId Builder::atomic(AtomicKind kind, ValueId p, std::span<const ValueId> ope
 }
 
 void Builder::barrier() { emit(Opcode::Barrier, Type::void_type(), {}); }
+void Builder::grid_sync() { emit(Opcode::GridSync, Type::void_type(), {}); }
 
 ValueId Builder::barrier_reduce(BarrierReduceKind kind, ValueId pred) {
   if (!f_->type_of(pred).is_bool()) fail("barrier reductions take an i1 predicate, not " + f_->type_of(pred).str());

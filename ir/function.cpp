@@ -13,4 +13,23 @@ ValueId Function::add_value(Type t, InstId def, std::uint32_t index) {
   return static_cast<ValueId>(values_.size() - 1);
 }
 
+namespace {
+const Instruction* find_in(const Function& f, const Region& r, Opcode op) {
+  for (InstId id : r.body) {
+    const Instruction& inst = f.inst(id);
+    if (inst.op == op) return &inst;
+    for (const Region& sub : inst.regions)
+      if (const Instruction* hit = find_in(f, sub, op)) return hit;
+  }
+  return nullptr;
+}
+}  // namespace
+
+const Instruction* find_instruction(const Function& f, Opcode op) {
+  if (const Instruction* hit = find_in(f, f.body(), op)) return hit;
+  for (const auto& callee : f.callees())
+    if (const Instruction* hit = find_instruction(*callee, op)) return hit;
+  return nullptr;
+}
+
 }  // namespace cutlet::ir

@@ -289,4 +289,23 @@ CHECK: st.global.f32
   EXPECT_EQ(plain.compile<>()->ptx.find("ld.global.nc"), std::string::npos);
 }
 
+TEST(KernelLanguageCodegen, GridSyncUsesTheDriversGridWorkspace) {
+  auto k = kernel([](Ptr<float> x) {
+    i32 i = block_idx().x * block_dim().x + thread_idx().x;
+    x[i] = 1.0f;
+    grid_sync();
+    x[i] = x[i] + x[0];
+  }, {.name = "grid_synced"});
+  expect_filecheck(k.compile<>()->ptx, R"(
+CHECK: .visible .entry grid_synced(
+CHECK-DAG: mov.{{[bu]}}32 {{%r[0-9]+}}, %envreg1;
+CHECK-DAG: mov.{{[bu]}}32 {{%r[0-9]+}}, %envreg2;
+CHECK: bar.sync 0;
+CHECK: atom.add.release.gpu.u32
+CHECK: ld.acquire.gpu.u32
+CHECK: bar.sync 0;
+CHECK: trap;
+)");
+}
+
 }  // namespace

@@ -96,7 +96,9 @@ TEST(MathGpu, BinaryTernaryAndClassification) {
     EXPECT_TRUE(close(r[6 * i + 2], std::fma(x, y, 0.5f), 1)) << i;
     EXPECT_EQ(r[6 * i + 3], std::fmin(x, y) + std::fmax(x, y)) << i;
     EXPECT_EQ(r[6 * i + 4], std::copysign(y, x)) << i;
-    if (y != 0) EXPECT_EQ(r[6 * i + 5], std::fmod(x, y)) << i;
+    if (y != 0) {
+      EXPECT_EQ(r[6 * i + 5], std::fmod(x, y)) << i;
+    }
     float q = x / y;
     EXPECT_EQ(f[i], (std::isnan(q) ? 1 : 0) + (std::isinf(q) ? 2 : 0) + (std::isfinite(x) ? 4 : 0)) << i;
   }

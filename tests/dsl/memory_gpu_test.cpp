@@ -182,4 +182,53 @@ TEST(MemoryGpu, CacheHintsReadTheSameData) {
     for (int j = 0; j < 4; ++j) ASSERT_EQ(r[4 * i + j], h[i]) << i << " hint " << j;
 }
 
+// Rounds of a stencil over the whole array, each reading what other blocks wrote in the
+// round before: correct only if grid_sync() orders every block's writes.
+TEST(MemoryGpu, GridSyncOrdersRoundsAcrossTheWholeGrid) {
+  CUTLET_REQUIRE_GPU();
+  constexpr int rounds = 6;
+  auto k = kernel([](Ptr<float> a, Ptr<float> b, i32 n) {
+    i32 first = block_idx().x * block_dim().x + thread_idx().x;
+    i32 stride = grid_dim().x * block_dim().x;
+    for (int r = 0; r < rounds; ++r) {  // unrolled at trace time: a -> b, b -> a, ...
+      Ptr<float> src = r % 2 == 0 ? a : b;
+      Ptr<float> dst = r % 2 == 0 ? b : a;
+      const int shift = 1 + 977 * r;
+      for_range(first, n, stride, [&](i32 i) { dst[i] = src[i] * 0.5f + src[(i + shift) % n]; });
+      grid_sync();
+    }
+  }, {.name = "grid_rounds"});
+  Stream st;
+  const Device dev = st.device();
+  const int n = 3000017;  // far more elements than threads: each thread owns many
+  auto h = random_vector<float>(n, 7, -1.0f, 1.0f);
+  Buffer<float> a(st, h);
+  auto b = poisoned<float>(st, n);
+  // Two blocks per SM always fit; then the largest grid the occupancy query allows.
+  k.launch(st, {.grid = 2 * dev.sm_count(), .block = 256, .cooperative = true}, a, b, n);
+  std::vector<float> ref = h, tmp(n);
+  for (int r = 0; r < rounds; ++r) {
+    const int shift = 1 + 977 * r;
+    for (int i = 0; i < n; ++i) tmp[i] = ref[i] * 0.5f + ref[(i + shift) % n];
+    ref.swap(tmp);
+  }
+  auto got = a.to_host(st);
+  for (int i = 0; i < n; ++i) ASSERT_NEAR(got[i], ref[i], 1e-4f * (1 + std::abs(ref[i]))) << i;
+
+  const long long most = max_cooperative_blocks(k.last_specialization()->function, 256);
+  ASSERT_GE(most, dev.sm_count());
+  a.copy_from_host(st, std::span<const float>(h));
+  k.launch(st, {.grid = static_cast<int>(most), .block = 256, .cooperative = true}, a, b, n);
+  got = a.to_host(st);
+  for (int i = 0; i < n; ++i) ASSERT_NEAR(got[i], ref[i], 1e-4f * (1 + std::abs(ref[i]))) << i;
+
+  // A grid that cannot be resident at once is refused before it can deadlock.
+  EXPECT_THROW(k.launch(st, {.grid = static_cast<int>(most) + 1, .block = 256, .cooperative = true}, a, b, n), Error);
+  // Without the cooperative flag the launch is refused, naming the grid_sync() line.
+  auto msg = message_of([&] { k.launch(st, {.grid = 4, .block = 256}, a, b, n); });
+  EXPECT_NE(msg.find("grid_sync()"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("memory_gpu_test.cpp:"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("cooperative = true"), std::string::npos) << msg;
+}
+
 }  // namespace

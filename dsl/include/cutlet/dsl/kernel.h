@@ -22,6 +22,8 @@ namespace detail {
 [[noreturn]] void throw_argument_error(const std::string& kernel, const std::source_location& defined,
                                        const std::source_location& launched, const std::string& what);
 [[noreturn]] void throw_null_buffer(const std::string& kernel, const std::source_location& launched, std::size_t index);
+[[noreturn]] void throw_needs_cooperative(const std::string& kernel, const std::source_location& launched,
+                                          const std::string& grid_sync_at);
 }  // namespace detail
 
 /// A GPU kernel written as a C++ lambda, traced at its first launch for each set of
@@ -77,6 +79,8 @@ class Kernel {
           spec = &specialize<Params>(stream.device(), consts, wide);
       }
       check_buffers(config.where, std::index_sequence_for<Args...>{}, args...);
+      if (spec->needs_cooperative && !config.cooperative) [[unlikely]]
+        detail::throw_needs_cooperative(options_.name, config.where, spec->loaded->grid_sync_at);
       pack_and_launch<Params>(stream, *spec->function, config, std::index_sequence_for<Args...>{}, args...);
     }
   }

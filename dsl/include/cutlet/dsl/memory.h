@@ -50,6 +50,17 @@ inline Value<bool> syncthreads_or(const Value<bool>& pred) {
   return Value<bool>::wrap(detail::builder().barrier_reduce(ir::BarrierReduceKind::Or, pred.id()));
 }
 
+/// Waits until every thread of every block of the grid has reached it; global writes made
+/// before it are visible to the whole grid after it (cooperative groups'
+/// `this_grid().sync()`). The kernel must be launched with LaunchConfig::cooperative set,
+/// which makes the driver check that all blocks can be resident at once; launching it
+/// otherwise throws an Error naming the grid_sync() call. All threads of the grid must
+/// reach the same grid_sync().
+inline void grid_sync(std::source_location where = std::source_location::current()) {
+  detail::set_location(where);
+  detail::builder("cutlet::grid_sync").grid_sync();
+}
+
 /// Orders this thread's memory accesses as seen by the block (`__threadfence_block`).
 inline void threadfence_block() { detail::builder().fence(ir::MemoryScope::Block); }
 /// Orders this thread's memory accesses as seen by the whole device (`__threadfence`).

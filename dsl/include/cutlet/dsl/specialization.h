@@ -100,6 +100,9 @@ struct LoadedKernel {
   double load_ms = 0;    ///< cuModuleLoadData
   CompileSource source = CompileSource::Compiled;  ///< where `compiled` came from
   double compile_ms = 0;  ///< getting `compiled`: the compile, or the cache lookup
+  /// Where the kernel calls grid_sync() ("file:line"), empty if it does not: such a
+  /// kernel must be launched cooperatively.
+  std::string grid_sync_at;
 };
 
 /// One specialization as seen by a launch: immutable once published.
@@ -108,6 +111,7 @@ struct Specialization {
   std::shared_ptr<const LoadedKernel> loaded;
   const Function* function = nullptr;
   const Specialization* next = nullptr;
+  bool needs_cooperative = false;  ///< the kernel calls grid_sync()
   // Kernels with Const parameters: the key's remaining parts.
   std::uint32_t signature = 0;
   std::uint64_t consts_hash = 0;

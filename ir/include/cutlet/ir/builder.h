@@ -98,6 +98,9 @@ class Builder {
                  MemoryOrder order);
   /// Block-wide barrier (all threads of the block, with memory ordering of the block).
   void barrier();
+  /// Grid-wide barrier of a cooperative launch: every thread of every block waits until all
+  /// have arrived; memory writes before it are visible to the whole grid after it.
+  void grid_sync();
   /// Barrier that also reduces predicate `pred` over the block: Count gives an i32, And/Or an i1.
   ValueId barrier_reduce(BarrierReduceKind kind, ValueId pred);
   /// A memory fence at `scope` (membar.cta / .gl / .sys).

@@ -139,4 +139,8 @@ class Function {
   std::vector<ValueInfo> values_;
 };
 
+/// The first instruction with opcode `op` placed in `f`'s body (regions included) or in the
+/// body of a device function it calls, or nullptr.
+const Instruction* find_instruction(const Function& f, Opcode op);
+
 }  // namespace cutlet::ir
