@@ -122,12 +122,22 @@ llvm::Value* lower_alloca(LoweringContext& c, const ir::Instruction& inst) {
   return a;
 }
 
+/// A field of a struct parameter: a load from the byval parameter, which NVPTX turns into
+/// ld.param. A bool field is a byte.
+llvm::Value* lower_field(LoweringContext& c, const ir::Instruction& inst) {
+  ir::Type t = c.fn.type_of(inst.results[0]);
+  llvm::Value* at = c.b.CreateConstInBoundsGEP1_64(c.b.getInt8Ty(), c.get(inst.operands[0]),
+                                                   static_cast<std::uint64_t>(inst.int_attr()));
+  if (t.is_bool()) return c.b.CreateICmpNE(c.b.CreateAlignedLoad(c.b.getInt8Ty(), at, llvm::Align(1)), c.b.getInt8(0));
+  return c.b.CreateAlignedLoad(llvm_type(c.ctx, t), at, natural_align(t));
+}
 
 }  // namespace
 
 void register_memory(LoweringTable& t) {
   t.set(Opcode::PtrAdd, lower_ptr_add);
   t.set(Opcode::Load, lower_load);
+  t.set(Opcode::Field, lower_field);
   t.set(Opcode::Store, lower_store);
   t.set(Opcode::Alloca, lower_alloca);
   t.set(Opcode::VecLoad, lower_vector_load);

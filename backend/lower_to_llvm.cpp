@@ -11,6 +11,8 @@ namespace cutlet::backend {
 
 llvm::Type* llvm_type(llvm::LLVMContext& ctx, ir::Type t) {
   using K = ir::ScalarKind;
+  // A record parameter is passed by value in .param space: a pointer to it (see byval below).
+  if (t.is_record()) return llvm::PointerType::get(ctx, 0);
   if (t.is_pointer()) {
     // Local variables live in generic allocas (see lower_memory.cpp).
     auto as = t.address_space() == ir::AddressSpace::Local ? 0u : static_cast<unsigned>(t.address_space());
@@ -202,8 +204,17 @@ llvm::Function* lower_function(const ir::Function& fn, llvm::Module& module, con
   function->addFnAttr(llvm::Attribute::NoUnwind);
   // A device function is compiled once and called, not inlined into every caller.
   if (visibility != Visibility::Kernel) function->addFnAttr(llvm::Attribute::NoInline);
-  for (unsigned i = 0; i < fn.params().size(); ++i)
+  for (unsigned i = 0; i < fn.params().size(); ++i) {
     if (fn.param_noalias(i)) function->addParamAttr(i, llvm::Attribute::NoAlias);
+    ir::Type pt = fn.type_of(fn.params()[i]);
+    if (pt.is_record()) {
+      // A struct by value: `.param .align A .b8 name[size]`, exactly as nvcc passes one.
+      CUTLET_ASSERT(visibility == Visibility::Kernel, "records are kernel parameters only");
+      auto* bytes = llvm::ArrayType::get(llvm::Type::getInt8Ty(ctx), static_cast<std::uint64_t>(pt.record_size()));
+      function->addParamAttr(i, llvm::Attribute::getWithByValType(ctx, bytes));
+      function->addParamAttr(i, llvm::Attribute::getWithAlignment(ctx, llvm::Align(pt.record_align())));
+    }
+  }
   if (options.flush_denormals) function->addFnAttr("denormal-fp-math-f32", "preserve-sign,preserve-sign");
   if (options.approx_math) {
     function->addFnAttr("unsafe-fp-math", "true");

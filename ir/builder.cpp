@@ -107,7 +107,8 @@ Region& Builder::current_region() {
 }
 
 ValueId Builder::add_param(Type t, bool noalias) {
-  if (!(t.is_scalar() || t.is_pointer())) fail("a kernel parameter must be a scalar or a pointer, not " + t.str());
+  if (!(t.is_scalar() || t.is_pointer() || t.is_record()))
+    fail("a kernel parameter must be a scalar, a pointer or a record, not " + t.str());
   if (noalias && !t.is_pointer()) fail("only pointer parameters can be restrict (noalias), not " + t.str());
   if (ip_.size() != 1) fail("parameters can only be added at the top level");
   auto& body = f_->body();
@@ -388,6 +389,16 @@ ValueId Builder::load(ValueId p) {
   Type tp = f_->type_of(p);
   if (!tp.is_pointer()) fail("load needs a pointer, got " + tp.str());
   return emit(Opcode::Load, tp.element(), {p});
+}
+
+ValueId Builder::field(ValueId r, std::int64_t offset, Type t) {
+  Type tr = f_->type_of(r);
+  if (!tr.is_record()) fail("field of a non-record value of type " + tr.str());
+  if (!t.is_scalar()) fail("record fields are scalars, not " + t.str());
+  const std::int64_t bytes = t.is_bool() ? 1 : t.bits() / 8;
+  if (offset < 0 || offset + bytes > tr.record_size() || offset % bytes != 0 || bytes > tr.record_align())
+    fail("field " + t.str() + " at byte " + std::to_string(offset) + " does not fit aligned inside " + tr.str());
+  return emit(Opcode::Field, t, {r}, {offset});
 }
 
 void Builder::store(ValueId p, ValueId v) {

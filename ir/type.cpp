@@ -31,6 +31,7 @@ struct Interner {
   std::map<std::tuple<const TypeStorage*, int>, const TypeStorage*> pointers;
   std::map<std::tuple<const TypeStorage*, std::vector<std::int64_t>>, const TypeStorage*> tiles;
   std::map<std::tuple<const TypeStorage*, int>, const TypeStorage*> vectors;
+  std::map<std::tuple<std::int64_t, std::int64_t>, const TypeStorage*> records;
 
   Interner() {
     for (int i = 0; i < 13; ++i) {
@@ -103,6 +104,30 @@ Type Type::tile(std::span<const std::int64_t> shape, Type element) {
   return Type(&s);
 }
 
+Type Type::record(std::int64_t size, std::int64_t align) {
+  CUTLET_ASSERT(size >= 1, "records have at least one byte");
+  CUTLET_ASSERT(align >= 1 && (align & (align - 1)) == 0, "record alignment must be a power of two");
+  auto& in = interner();
+  std::lock_guard lock(in.mu);
+  auto key = std::make_tuple(size, align);
+  auto it = in.records.find(key);
+  if (it != in.records.end()) return Type(it->second);
+  auto& s = in.storage.emplace_back();
+  s.kind = TypeKind::Record;
+  s.shape = {size, align};
+  in.records.emplace(key, &s);
+  return Type(&s);
+}
+
+std::int64_t Type::record_size() const {
+  CUTLET_ASSERT(is_record(), "record_size of a non-record");
+  return s_->shape[0];
+}
+std::int64_t Type::record_align() const {
+  CUTLET_ASSERT(is_record(), "record_align of a non-record");
+  return s_->shape[1];
+}
+
 TypeKind Type::kind() const { return s_->kind; }
 ScalarKind Type::scalar_kind() const {
   CUTLET_ASSERT(is_scalar(), "scalar_kind of a non-scalar type");
@@ -120,6 +145,7 @@ bool Type::is_float() const { return is_scalar() && s_->scalar >= ScalarKind::F1
 
 int Type::bits() const {
   if (is_pointer()) return 64;
+  if (is_record()) return static_cast<int>(record_size() * 8);
   if (is_vector()) return element().bits() * lanes();
   CUTLET_ASSERT(is_scalar(), "bits of a non-scalar type");
   switch (s_->scalar) {
@@ -167,6 +193,8 @@ std::string Type::str() const {
       return "ptr<" + element().str() + ", " + address_space_name(s_->space) + ">";
     case TypeKind::Vector:
       return "vec<" + std::to_string(lanes()) + "x" + element().str() + ">";
+    case TypeKind::Record:
+      return "record<" + std::to_string(record_size()) + ", align " + std::to_string(record_align()) + ">";
     case TypeKind::Tile: {
       std::string r = "tile<";
       for (auto e : s_->shape) r += std::to_string(e) + "x";
@@ -185,6 +213,9 @@ std::uint64_t Type::structural_hash() const {
     case TypeKind::Pointer:
       h.add(element().structural_hash());
       h.add(static_cast<std::uint64_t>(s_->space));
+      break;
+    case TypeKind::Record:
+      for (auto e : s_->shape) h.add(static_cast<std::uint64_t>(e));
       break;
     case TypeKind::Vector:
     case TypeKind::Tile:

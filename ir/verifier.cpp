@@ -19,7 +19,8 @@ class Verifier {
     for (auto p : f_.body().args) define(p, nullptr);
     for (auto p : f_.body().args) {
       Type t = f_.type_of(p);
-      if (!(t.is_scalar() || t.is_pointer())) fail(nullptr, "parameter of type " + t.str());
+      if (!(t.is_scalar() || t.is_pointer() || t.is_record())) fail(nullptr, "parameter of type " + t.str());
+      if (t.is_record() && !f_.is_kernel()) fail(nullptr, "a device function cannot take a record parameter");
     }
     if (f_.is_kernel()) {
       region(f_.body(), /*is_body=*/true);
@@ -246,6 +247,11 @@ class Verifier {
         if (one(inst) != ot[0].element()) fail(&inst, "result must be the pointee type");
         break;
       }
+      case Opcode::Field:
+        if (!ot[0].is_record() || inst.attrs.size() != 1) fail(&inst, "needs a record and a byte offset");
+        if (!one(inst).is_scalar()) fail(&inst, "must produce a scalar");
+        if (inst.int_attr() < 0 || inst.int_attr() >= ot[0].record_size()) fail(&inst, "offset outside the record");
+        break;
       case Opcode::BarrierReduce:
         if (!ot[0].is_bool()) fail(&inst, "predicate must be i1");
         one(inst);

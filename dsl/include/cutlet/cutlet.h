@@ -14,6 +14,7 @@
 #include "cutlet/dsl/math.h"
 #include "cutlet/dsl/memory.h"
 #include "cutlet/dsl/pointer.h"
+#include "cutlet/dsl/struct_param.h"
 #include "cutlet/dsl/value.h"
 #include "cutlet/dsl/vector.h"
 #include "cutlet/dsl/view.h"

@@ -12,6 +12,7 @@
 
 #include "cutlet/dsl/const_param.h"
 #include "cutlet/dsl/pointer.h"
+#include "cutlet/dsl/struct_param.h"
 #include "cutlet/runtime/buffer.h"
 
 namespace cutlet {
@@ -49,13 +50,25 @@ struct param_traits<Value<T>> {
   /// A host argument of type A is accepted when it converts to T without narrowing.
   template <class A>
   static constexpr bool accepts() {
-    if constexpr (!std::is_arithmetic_v<A>) return false;
+    if constexpr (std::is_same_v<A, T>) return true;  // also half and bfloat16
+    else if constexpr (!std::is_arithmetic_v<A>) return false;
     else if constexpr (std::is_same_v<T, bool> != std::is_same_v<A, bool>) return false;
     else return requires(A a) { T{a}; };
   }
   template <class A>
   static storage convert(const A& a) { return static_cast<T>(a); }
   static Value<T> make(ir::ValueId id) { return Value<T>::wrap(id); }
+};
+template <class S>
+struct param_traits<Struct<S>> {
+  static constexpr bool valid = true;
+  static constexpr bool constant = false;
+  using storage = S;
+  static ir::Type ir_type() { return ir::Type::record(sizeof(S), alignof(S)); }
+  template <class A>
+  static constexpr bool accepts() { return std::is_same_v<A, S>; }
+  static const S& convert(const S& s) { return s; }
+  static Struct<S> make(ir::ValueId id) { return Struct<S>::wrap(id); }
 };
 template <ScalarType T>
 struct param_traits<Ptr<T>> {
@@ -126,9 +139,28 @@ template <class A>
 struct param_of<A> {
   using type = Value<canonical_scalar_t<A>>;
 };
+template <>
+struct param_of<half> {
+  using type = Value<half>;
+};
+template <>
+struct param_of<bfloat16> {
+  using type = Value<bfloat16>;
+};
 template <class T>
 struct param_of<Buffer<T>> {
   using type = Ptr<T>;
+};
+/// A host struct argument (not one of cutlet's own types) maps to Struct<S>.
+template <class A>
+  requires(KernelStruct<A> && !param_traits<A>::valid && !is_buffer<A>::value && !Traced<A> &&
+           !std::is_same_v<A, ConstValue> && !std::is_same_v<A, half> && !std::is_same_v<A, bfloat16>)
+struct param_of<A> {
+  using type = Struct<A>;
+};
+template <class S>
+struct param_of<Struct<S>> {
+  using type = Struct<S>;
 };
 template <class T>
 struct param_of<Value<T>> {
@@ -200,6 +232,13 @@ std::string const_type_name() {
   else return ir_type_of<canonical_scalar_t<T>>().str();
 }
 
+/// The C++ name of struct S ("Params", "ns::Params").
+std::string demangled_name(const char* mangled);
+template <class S>
+std::string struct_name() {
+  return demangled_name(typeid(S).name());
+}
+
 /// A readable name for a host argument type or a kernel parameter type.
 template <class A>
 std::string type_name() {
@@ -208,9 +247,13 @@ std::string type_name() {
   else if constexpr (is_const_param_v<R>) return "Const<" + const_type_name<typename R::value_type>() + ">";
   else if constexpr (std::is_same_v<R, ConstValue>) return "ConstValue";
   else if constexpr (is_buffer<R>::value) return "Buffer<" + ir_type_of<typename R::element_type>().str() + ">";
+  else if constexpr (std::is_same_v<R, half> || std::is_same_v<R, bfloat16>) return "host " + ir_type_of<R>().str();
+  else if constexpr (requires { typename R::struct_type; })
+    return "Struct<" + struct_name<typename R::struct_type>() + ">";
   else if constexpr (Traced<R>) return "Value<" + ir_type_of<traced_type_t<R>>().str() + ">";
   else if constexpr (requires { typename R::element_type; } && param_traits<R>::valid)
     return "Ptr<" + ir_type_of<typename R::element_type>().str() + ">";
+  else if constexpr (KernelStruct<R>) return "host struct " + struct_name<R>();
   else return std::string("an unsupported type (") + typeid(R).name() + ")";
 }
 

@@ -70,6 +70,10 @@ class Builder {
   /// `p + i` elements, for a pointer `p` and any integer `i` (extended by its signedness).
   ValueId ptr_add(ValueId p, ValueId i);
   ValueId load(ValueId p);
+  /// The scalar of type `t` at byte `offset` of record value `r` (a struct kernel parameter);
+  /// `offset` must be a multiple of t's size and the scalar must lie inside the record. An
+  /// i1 field is a C++ bool: one byte, true when nonzero.
+  ValueId field(ValueId r, std::int64_t offset, Type t);
   void store(ValueId p, ValueId v);
   /// A per-thread variable (or array of `count` elements) of scalar type `elem`; returns a
   /// local pointer to it.

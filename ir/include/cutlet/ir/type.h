@@ -16,7 +16,7 @@ enum class ScalarKind : std::uint8_t { I1, I8, I16, I32, I64, U8, U16, U32, U64,
 enum class AddressSpace : std::uint8_t { Generic = 0, Global = 1, Shared = 3, Const = 4, Local = 5 };
 
 /// What kind of type a Type is.
-enum class TypeKind : std::uint8_t { Void, Scalar, Pointer, Tile, Vector };
+enum class TypeKind : std::uint8_t { Void, Scalar, Pointer, Tile, Vector, Record };
 
 namespace detail {
 struct TypeStorage;
@@ -53,6 +53,9 @@ class Type {
   static Type vector(Type element, int lanes);
   /// A tile of `element` (a scalar) with the given shape (every extent >= 1).
   static Type tile(std::span<const std::int64_t> shape, Type element);
+  /// `size` bytes with alignment `align` (a power of two): a C++ struct of scalars passed
+  /// to a kernel by value, read field by field with the `field` op ("record<12, align 4>").
+  static Type record(std::int64_t size, std::int64_t align);
 
   TypeKind kind() const;
   bool is_void() const { return kind() == TypeKind::Void; }
@@ -60,6 +63,10 @@ class Type {
   bool is_pointer() const { return kind() == TypeKind::Pointer; }
   bool is_tile() const { return kind() == TypeKind::Tile; }
   bool is_vector() const { return kind() == TypeKind::Vector; }
+  bool is_record() const { return kind() == TypeKind::Record; }
+  /// The size in bytes and the alignment of a record type.
+  std::int64_t record_size() const;
+  std::int64_t record_align() const;
   /// The number of lanes of a vector type.
   int lanes() const;
   /// The scalar type of a scalar, or the element type of a vector or tile.
