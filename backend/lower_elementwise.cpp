@@ -75,7 +75,7 @@ llvm::Value* lower_unary(LoweringContext& c, const ir::Instruction& inst) {
 
 llvm::Value* lower_cmp(LoweringContext& c, const ir::Instruction& inst) {
   using P = llvm::CmpInst::Predicate;
-  ir::Type t = c.fn.type_of(inst.operands[0]);
+  ir::Type t = c.fn.type_of(inst.operands[0]).scalar_type();  // tiles compare register by register
   llvm::Value* a = c.get(inst.operands[0]);
   llvm::Value* b = c.get(inst.operands[1]);
   auto p = static_cast<ir::Predicate>(inst.int_attr());
@@ -94,10 +94,10 @@ llvm::Value* lower_select(LoweringContext& c, const ir::Instruction& inst) {
 }
 
 llvm::Value* lower_cast(LoweringContext& c, const ir::Instruction& inst) {
-  ir::Type from = c.fn.type_of(inst.operands[0]);
-  ir::Type to = c.fn.type_of(inst.results[0]);
+  ir::Type from = c.fn.type_of(inst.operands[0]).scalar_type();
+  ir::Type to = c.fn.type_of(inst.results[0]).scalar_type();
   llvm::Value* a = c.get(inst.operands[0]);
-  llvm::Type* lt = llvm_type(c.ctx, to);
+  llvm::Type* lt = c.type_of(inst.results[0]);
   auto& B = c.b;
   if (to.is_bool()) {
     if (from.is_float()) return B.CreateFCmpUNE(a, llvm::ConstantFP::get(a->getType(), 0.0));
@@ -111,7 +111,7 @@ llvm::Value* lower_cast(LoweringContext& c, const ir::Instruction& inst) {
 }
 
 llvm::Value* lower_bitcast(LoweringContext& c, const ir::Instruction& inst) {
-  return c.b.CreateBitCast(c.get(inst.operands[0]), llvm_type(c.ctx, c.fn.type_of(inst.results[0])));
+  return c.b.CreateBitCast(c.get(inst.operands[0]), c.type_of(inst.results[0]));
 }
 
 }  // namespace

@@ -9,13 +9,28 @@
 namespace cutlet::backend {
 namespace {
 
+llvm::Value* lower_scalar_math(LoweringContext& c, ir::MathFn fn, ir::Type t, std::vector<llvm::Value*> args);
+
 llvm::Value* lower_math(LoweringContext& c, const ir::Instruction& inst) {
   auto fn = static_cast<ir::MathFn>(inst.int_attr());
   ir::Type t = c.fn.type_of(inst.operands[0]);
-  const char* impl = ir::math_implementation(fn, t);
-  CUTLET_ASSERT(impl != nullptr, "math op without an implementation for its type");
   std::vector<llvm::Value*> args;
   for (auto v : inst.operands) args.push_back(c.get(v));
+  if (!t.is_tile()) return lower_scalar_math(c, fn, t, args);
+  // A tile: the function of each register.
+  auto* vt = llvm::cast<llvm::FixedVectorType>(args[0]->getType());
+  llvm::Value* out = llvm::PoisonValue::get(c.type_of(inst.results[0]));
+  for (unsigned i = 0; i < vt->getNumElements(); ++i) {
+    std::vector<llvm::Value*> lane;
+    for (auto* a : args) lane.push_back(c.b.CreateExtractElement(a, static_cast<std::uint64_t>(i)));
+    out = c.b.CreateInsertElement(out, lower_scalar_math(c, fn, t.element(), lane), static_cast<std::uint64_t>(i));
+  }
+  return out;
+}
+
+llvm::Value* lower_scalar_math(LoweringContext& c, ir::MathFn fn, ir::Type t, std::vector<llvm::Value*> args) {
+  const char* impl = ir::math_implementation(fn, t);
+  CUTLET_ASSERT(impl != nullptr, "math op without an implementation for its type");
   llvm::Type* arg_type = llvm_type(c.ctx, t);
   std::string name = impl;
   if (name.rfind("llvm.", 0) == 0) {

@@ -129,7 +129,7 @@ llvm::Value* lower_field(LoweringContext& c, const ir::Instruction& inst) {
   llvm::Value* at = c.b.CreateConstInBoundsGEP1_64(c.b.getInt8Ty(), c.get(inst.operands[0]),
                                                    static_cast<std::uint64_t>(inst.int_attr()));
   if (t.is_bool()) return c.b.CreateICmpNE(c.b.CreateAlignedLoad(c.b.getInt8Ty(), at, llvm::Align(1)), c.b.getInt8(0));
-  return c.b.CreateAlignedLoad(llvm_type(c.ctx, t), at, natural_align(t));
+  return c.b.CreateAlignedLoad(llvm_type(c.ctx, t), at, t.is_pointer() ? llvm::Align(8) : natural_align(t));
 }
 
 }  // namespace

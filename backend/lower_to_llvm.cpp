@@ -3,6 +3,7 @@
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Metadata.h>
 
+#include "cutlet/backend/compiler.h"
 #include "cutlet/error.h"
 #include "debug_info.h"
 #include "lowering.h"
@@ -46,6 +47,7 @@ const LoweringTable& table() {
     register_math(t);
     register_diagnostics(t);
     register_calls(t);
+    register_tiles(t);
     return t;
   }();
   return t;
@@ -72,7 +74,13 @@ class Walker {
         default: {
           LowerFn fn = table().get(inst.op);
           CUTLET_ASSERT(fn != nullptr, "an opcode without a lowering entry");
+          // Elementwise ops on tiles work on the thread's registers, once their operands share
+          // a layout; tile ops place their results themselves.
+          const bool elementwise_on_tiles = !is_tile_op(inst.op) && has_tile_operand(inst);
+          SavedValues saved;
+          if (elementwise_on_tiles) saved = prepare_tile_operands(c_, inst);
           llvm::Value* v = fn(c_, inst);
+          if (elementwise_on_tiles) restore_tile_operands(c_, saved);
           if (!inst.results.empty()) c_.values[inst.results[0]] = v;
         }
       }
@@ -82,6 +90,30 @@ class Walker {
 
  private:
   llvm::BasicBlock* block(const char* name) { return llvm::BasicBlock::Create(c_.ctx, name, c_.kernel); }
+
+  static bool is_tile_op(ir::Opcode op) {
+    switch (op) {
+      case ir::Opcode::TileArange:
+      case ir::Opcode::TileSplat:
+      case ir::Opcode::TileBroadcast:
+      case ir::Opcode::TileExpandDims:
+      case ir::Opcode::TileReduce:
+      case ir::Opcode::TileLoad:
+      case ir::Opcode::TileStore: return true;
+      default: return false;
+    }
+  }
+  bool has_tile_operand(const ir::Instruction& inst) const {
+    for (auto v : inst.operands)
+      if (c_.fn.type_of(v).is_tile()) return true;
+    return false;
+  }
+  /// A yielded value `v` as the carried or result value `to` expects it (tiles: in its layout).
+  llvm::Value* as_carried(ir::ValueId v, ir::ValueId to) {
+    if (!c_.fn.type_of(v).is_tile()) return c_.get(v);
+    if (!c_.layouts[to]) c_.layouts[to] = c_.layouts[v];
+    return tile_in_layout(c_, v, *c_.layouts[to]);
+  }
 
   void lower_if(const ir::Instruction& inst) {
     auto& B = c_.b;
@@ -93,12 +125,15 @@ class Walker {
     for (int r = 0; r < 2; ++r) {
       B.SetInsertPoint(r == 0 ? then_bb : else_bb);
       auto yields = region(inst.regions[r]);
+      const ir::Region& reg = inst.regions[r];
+      const ir::Instruction& term = c_.fn.inst(reg.body.back());
+      for (std::size_t i = 0; i < inst.results.size(); ++i) yields[i] = as_carried(term.operands[i], inst.results[i]);
       incoming.emplace_back(std::move(yields), B.GetInsertBlock());
       B.CreateBr(merge_bb);
     }
     B.SetInsertPoint(merge_bb);
     for (std::size_t i = 0; i < inst.results.size(); ++i) {
-      auto* phi = B.CreatePHI(llvm_type(c_.ctx, c_.fn.type_of(inst.results[i])), 2);
+      auto* phi = B.CreatePHI(c_.type_of(inst.results[i]), 2);
       for (auto& [vals, bb] : incoming) phi->addIncoming(vals[i], bb);
       c_.values[inst.results[i]] = phi;
     }
@@ -120,7 +155,11 @@ class Walker {
     const ir::Region& r = inst.regions[0];
     std::vector<llvm::PHINode*> phis;
     for (std::size_t i = 0; i < r.args.size(); ++i) {
-      auto* phi = B.CreatePHI(llvm_type(c_.ctx, c_.fn.type_of(r.args[i])), 2);
+      if (i > 0 && c_.fn.type_of(r.args[i]).is_tile()) {
+        c_.layouts[r.args[i]] = c_.layouts[inst.operands[2 + i]];
+        c_.layouts[inst.results[i - 1]] = c_.layouts[inst.operands[2 + i]];
+      }
+      auto* phi = B.CreatePHI(c_.type_of(r.args[i]), 2);
       phi->addIncoming(i == 0 ? lb : c_.get(inst.operands[2 + i]), pre);
       c_.values[r.args[i]] = phi;
       phis.push_back(phi);
@@ -138,6 +177,8 @@ class Walker {
     B.CreateCondBr(cond, body, exit);
     B.SetInsertPoint(body);
     auto yields = region(r);
+    const ir::Instruction& term = c_.fn.inst(r.body.back());
+    for (std::size_t i = 0; i < yields.size(); ++i) yields[i] = as_carried(term.operands[i], r.args[i + 1]);
     llvm::Value* next = B.CreateAdd(phis[0], step, "", false, sgn);
     auto* latch = B.GetInsertBlock();
     B.CreateBr(header);
@@ -158,6 +199,8 @@ class Walker {
     const ir::Region& rb = inst.regions[0];
     std::vector<llvm::PHINode*> phis;
     for (std::size_t i = 0; i < rb.args.size(); ++i) {
+      if (c_.fn.type_of(rb.args[i]).is_tile())
+        throw CompileError("cutlet: tiles cannot be carried through while loops; use for_range");
       auto* phi = B.CreatePHI(llvm_type(c_.ctx, c_.fn.type_of(rb.args[i])), 2);
       phi->addIncoming(c_.get(inst.operands[i]), pre);
       c_.values[rb.args[i]] = phi;
@@ -226,6 +269,13 @@ llvm::Function* lower_function(const ir::Function& fn, llvm::Module& module, con
     llvm::Metadata* md[] = {llvm::ValueAsMetadata::get(function), llvm::MDString::get(ctx, "kernel"),
                             llvm::ValueAsMetadata::get(llvm::ConstantInt::get(llvm::Type::getInt32Ty(ctx), 1))};
     module.getOrInsertNamedMetadata("nvvm.annotations")->addOperand(llvm::MDNode::get(ctx, md));
+    if (fn.tile_warps() > 0) {
+      // A tile kernel runs with exactly its warps: .reqntid lets ptxas budget registers.
+      llvm::Metadata* threads[] = {
+          llvm::ValueAsMetadata::get(function), llvm::MDString::get(ctx, "reqntidx"),
+          llvm::ValueAsMetadata::get(llvm::ConstantInt::get(llvm::Type::getInt32Ty(ctx), 32 * fn.tile_warps()))};
+      module.getOrInsertNamedMetadata("nvvm.annotations")->addOperand(llvm::MDNode::get(ctx, threads));
+    }
   }
 
   // Allocas go to the entry block, the code to the blocks after it.

@@ -2,7 +2,10 @@
 #pragma once
 
 #include <array>
+#include <map>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <llvm/IR/IRBuilder.h>
@@ -10,6 +13,7 @@
 #include <llvm/IR/Module.h>
 
 #include "cutlet/ir/function.h"
+#include "tile_layout.h"
 
 namespace cutlet::backend {
 
@@ -31,8 +35,14 @@ struct LoweringContext {
   llvm::IRBuilder<>& entry;  ///< inserts at the top of the entry block (allocas)
   std::vector<llvm::Value*> values;
   LoweringOptions options;
+  /// Tile values: the layout of each (see tile_layout.h) and copies converted to others.
+  std::vector<std::optional<TileLayout>> layouts = std::vector<std::optional<TileLayout>>(fn.num_values());
+  std::map<std::pair<ir::ValueId, std::vector<std::int64_t>>, llvm::Value*> converted;
+  int warps = fn.tile_warps() > 0 ? fn.tile_warps() : 4;
 
   llvm::Value* get(ir::ValueId v) const { return values.at(v); }
+  /// The LLVM type of value v: a tile is a vector of the thread's registers.
+  llvm::Type* type_of(ir::ValueId v) const;
 };
 
 /// The LLVM type of an IR scalar or pointer type.
@@ -60,6 +70,16 @@ void register_warp(LoweringTable& t);
 void register_math(LoweringTable& t);
 void register_diagnostics(LoweringTable& t);
 void register_calls(LoweringTable& t);
+void register_tiles(LoweringTable& t);
+
+/// Tile operands of an elementwise op (add, cmp, select, cast, math, ...) are brought to
+/// one layout (the first tile operand's) and the result gets it; the values the op should
+/// see are swapped into c.values until restore_tile_operands.
+using SavedValues = std::vector<std::pair<ir::ValueId, llvm::Value*>>;
+SavedValues prepare_tile_operands(LoweringContext& c, const ir::Instruction& inst);
+void restore_tile_operands(LoweringContext& c, const SavedValues& saved);
+/// Tile value v in layout `l` (converted through shared memory when it has another).
+llvm::Value* tile_in_layout(LoweringContext& c, ir::ValueId v, const TileLayout& l);
 
 /// The PTX type suffix of a scalar for inline PTX ("f32", "u64", "b16", ...).
 std::string ptx_type(ir::Type t);

@@ -18,6 +18,12 @@ void throw_null_buffer(const std::string& kernel, const std::source_location& la
               to_string(launched) + " is an empty Buffer (no device memory); allocate it before launching");
 }
 
+void throw_tile_block(const std::string& kernel, const std::source_location& launched, int warps, long long threads) {
+  throw Error("cutlet: tile kernel '" + kernel + "' launched at " + to_string(launched) + " with " +
+              std::to_string(threads) + " threads per block, but it runs on " + std::to_string(warps) + " warps (" +
+              std::to_string(32 * warps) + " threads); give only the grid, or pass warps to tile_kernel");
+}
+
 void throw_needs_cooperative(const std::string& kernel, const std::source_location& launched,
                              const std::string& grid_sync_at) {
   throw Error("cutlet: kernel '" + kernel + "' launched at " + to_string(launched) + " calls grid_sync() (at " +

@@ -212,7 +212,8 @@ TraceOptions trace_options_for(const KernelOptions& opts, bool wide_indices) {
     const char* e = std::getenv("CUTLET_BOUNDS_CHECK");
     return e && *e && std::string_view(e) != "0";
   }();
-  return TraceOptions{opts.line_info || line_info_from_environment(), opts.bounds_check || bounds_env, wide_indices};
+  return TraceOptions{opts.line_info || line_info_from_environment(), opts.bounds_check || bounds_env, wide_indices,
+                      opts.tile_warps};
 }
 
 ir::Function trace_kernel(const std::string& name, const std::function<void()>& body, double* trace_ms,
@@ -223,6 +224,7 @@ ir::Function trace_kernel(const std::string& name, const std::function<void()>& 
                      "kernels. Call plain C++ functions over cutlet values instead: they are inlined.");
   auto t0 = Clock::now();
   ir::Function fn(name);
+  fn.set_tile_warps(trace_options.tile_warps);
   {
     ir::Builder b(fn);
     TraceState state;

@@ -273,9 +273,9 @@ ValueId Builder::binary(Opcode op, ValueId a, ValueId b) {
   if (info.arity != 2 || info.rule != TypeRule::SameAsOperands) fail(std::string(info.mnemonic) + " is not a binary op");
   Type ta = f_->type_of(a), tb = f_->type_of(b);
   if (ta != tb) fail(std::string(info.mnemonic) + " needs operands of one type, got " + ta.str() + " and " + tb.str());
-  if (!(ta.is_scalar() || ta.is_vector()) || !operand_class_allows(info.operands, ta.scalar_type()))
+  if (!(ta.is_scalar() || ta.is_vector() || ta.is_tile()) || !operand_class_allows(info.operands, ta.scalar_type()))
     fail(std::string(info.mnemonic) + " is defined for " + operand_class_name(info.operands) + ", not " + ta.str());
-  if (ta.is_vector()) return emit(op, ta, {a, b});
+  if (!ta.is_scalar()) return emit(op, ta, {a, b});
   if (auto folded = fold_binary(op, a, b)) return *folded;
   if (has_trait(op, Commutative) && (int_constant(a) || float_constant(a)) &&
       !(int_constant(b) || float_constant(b)))
@@ -287,8 +287,9 @@ ValueId Builder::unary(Opcode op, ValueId a) {
   Type t = f_->type_of(a);
   const OpInfo& info = op_info(op);
   if (op != Opcode::Neg && op != Opcode::Not) fail(std::string(info.mnemonic) + " is not a unary op");
-  if (!(t.is_scalar() || t.is_vector()) || !operand_class_allows(info.operands, t.scalar_type()))
+  if (!(t.is_scalar() || t.is_vector() || t.is_tile()) || !operand_class_allows(info.operands, t.scalar_type()))
     fail(std::string(info.mnemonic) + " is defined for " + operand_class_name(info.operands) + ", not " + t.str());
+  if (t.is_tile()) return emit(op, t, {a});
   if (auto c = int_constant(a)) return const_int(t, op == Opcode::Neg ? static_cast<std::int64_t>(0ull - static_cast<std::uint64_t>(*c)) : ~*c);
   if (auto c = float_constant(a); c && op == Opcode::Neg) return const_float(t, -*c);
   return emit(op, t, {a});
@@ -297,7 +298,8 @@ ValueId Builder::unary(Opcode op, ValueId a) {
 ValueId Builder::cmp(Predicate p, ValueId a, ValueId b) {
   Type ta = f_->type_of(a), tb = f_->type_of(b);
   if (ta != tb) fail(std::string("cmp ") + predicate_name(p) + " needs operands of one type, got " + ta.str() + " and " + tb.str());
-  if (!ta.is_scalar()) fail("cmp needs scalar operands, not " + ta.str());
+  if (ta.is_tile()) return emit(Opcode::Cmp, Type::tile(ta.shape(), Type::i1()), {a, b}, {static_cast<std::int64_t>(p)});
+  if (!ta.is_scalar()) fail("cmp needs scalar or tile operands, not " + ta.str());
   auto ia = int_constant(a), ib = int_constant(b);
   if (ia && ib) {
     bool u = ta.is_unsigned_integer() || ta.is_bool();
@@ -333,9 +335,14 @@ ValueId Builder::cmp(Predicate p, ValueId a, ValueId b) {
 }
 
 ValueId Builder::select(ValueId c, ValueId a, ValueId b) {
-  if (!f_->type_of(c).is_bool()) fail("select needs an i1 condition, got " + f_->type_of(c).str());
-  Type ta = f_->type_of(a), tb = f_->type_of(b);
+  Type tc = f_->type_of(c), ta = f_->type_of(a), tb = f_->type_of(b);
   if (ta != tb) fail("select needs both choices of one type, got " + ta.str() + " and " + tb.str());
+  if (tc.is_tile() || ta.is_tile()) {
+    if (tc != Type::tile(ta.shape(), Type::i1()))
+      fail("a tile select needs an i1 tile condition of the choices' shape, got " + tc.str() + " for " + ta.str());
+    return emit(Opcode::Select, ta, {c, a, b});
+  }
+  if (!tc.is_bool()) fail("select needs an i1 condition, got " + tc.str());
   if (a == b) return a;
   if (auto k = int_constant(c)) return *k ? a : b;
   return emit(Opcode::Select, ta, {c, a, b});
@@ -343,6 +350,10 @@ ValueId Builder::select(ValueId c, ValueId a, ValueId b) {
 
 ValueId Builder::cast(Type to, ValueId a) {
   Type from = f_->type_of(a);
+  if (from.is_tile() && to.is_scalar()) to = Type::tile(from.shape(), to);
+  if (from.is_tile() && to.is_tile() && from.shape().size() == to.shape().size() &&
+      std::equal(from.shape().begin(), from.shape().end(), to.shape().begin()))
+    return from == to ? a : emit(Opcode::Cast, to, {a}, {});
   if (!from.is_scalar() || !to.is_scalar()) fail("cast converts scalars, not " + from.str() + " to " + to.str());
   if (from == to) return a;
   if (auto c = int_constant(a)) {
@@ -394,11 +405,124 @@ ValueId Builder::load(ValueId p) {
 ValueId Builder::field(ValueId r, std::int64_t offset, Type t) {
   Type tr = f_->type_of(r);
   if (!tr.is_record()) fail("field of a non-record value of type " + tr.str());
-  if (!t.is_scalar()) fail("record fields are scalars, not " + t.str());
+  if (!t.is_scalar() && !(t.is_pointer() && t.address_space() == AddressSpace::Global))
+    fail("record fields are scalars or global pointers, not " + t.str());
   const std::int64_t bytes = t.is_bool() ? 1 : t.bits() / 8;
   if (offset < 0 || offset + bytes > tr.record_size() || offset % bytes != 0 || bytes > tr.record_align())
     fail("field " + t.str() + " at byte " + std::to_string(offset) + " does not fit aligned inside " + tr.str());
   return emit(Opcode::Field, t, {r}, {offset});
+}
+
+ValueId Builder::field(ValueId r, std::int64_t offset, Type t, std::int64_t divisibility) {
+  ValueId v = field(r, offset, t);
+  if (divisibility <= 1) return v;
+  if (!std::has_single_bit(static_cast<std::uint64_t>(divisibility))) fail("divisibility must be a power of two");
+  Instruction& inst = f_->inst(f_->value(v).def);
+  if (inst.attrs.size() == 1) inst.attrs.push_back(divisibility);
+  return v;
+}
+
+namespace {
+bool same_shape(std::span<const std::int64_t> a, std::span<const std::int64_t> b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin());
+}
+std::string shape_text(std::span<const std::int64_t> shape) {
+  std::string r = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i) r += (i ? ", " : "") + std::to_string(shape[i]);
+  return r + "]";
+}
+}  // namespace
+
+void Builder::check_tile_shape(std::span<const std::int64_t> shape) const {
+  if (shape.empty() || shape.size() > 3) fail("tiles have 1 to 3 dimensions, not " + std::to_string(shape.size()));
+  for (auto e : shape)
+    if (e < 1 || !std::has_single_bit(static_cast<std::uint64_t>(e)))
+      fail("tile extents must be powers of two (pad with a mask), not " + shape_text(shape));
+  std::int64_t n = 1;
+  for (auto e : shape) n *= e;
+  if (n > (1 << 20)) fail("a tile of " + shape_text(shape) + " has more than 2^20 elements");
+}
+
+ValueId Builder::tile_arange(std::int64_t n) {
+  const std::int64_t shape[] = {n};
+  check_tile_shape(shape);
+  return emit(Opcode::TileArange, Type::tile(shape, Type::i32()), {});
+}
+
+ValueId Builder::tile_splat(ValueId x, std::span<const std::int64_t> shape) {
+  Type t = f_->type_of(x);
+  if (!t.is_scalar()) fail("tile splat of a non-scalar " + t.str());
+  check_tile_shape(shape);
+  return emit(Opcode::TileSplat, Type::tile(shape, t), {x});
+}
+
+ValueId Builder::tile_broadcast(ValueId x, std::span<const std::int64_t> shape) {
+  Type t = f_->type_of(x);
+  if (!t.is_tile()) fail("tile broadcast of a non-tile " + t.str());
+  if (same_shape(t.shape(), shape)) return x;
+  check_tile_shape(shape);
+  if (t.shape().size() != shape.size()) fail("broadcast keeps the rank: " + t.str() + " to " + shape_text(shape));
+  for (std::size_t d = 0; d < shape.size(); ++d)
+    if (t.shape()[d] != shape[d] && t.shape()[d] != 1)
+      fail("cannot broadcast " + shape_text(t.shape()) + " to " + shape_text(shape) + ": dimension " +
+           std::to_string(d) + " is neither equal nor 1");
+  return emit(Opcode::TileBroadcast, Type::tile(shape, t.element()), {x});
+}
+
+ValueId Builder::tile_expand_dims(ValueId x, int axis) {
+  Type t = f_->type_of(x);
+  if (!t.is_tile()) fail("expand_dims of a non-tile " + t.str());
+  std::vector<std::int64_t> shape(t.shape().begin(), t.shape().end());
+  if (axis < 0 || axis > static_cast<int>(shape.size()))
+    fail("expand_dims axis " + std::to_string(axis) + " is outside 0.." + std::to_string(shape.size()));
+  shape.insert(shape.begin() + axis, 1);
+  check_tile_shape(shape);
+  return emit(Opcode::TileExpandDims, Type::tile(shape, t.element()), {x}, {std::int64_t{axis}});
+}
+
+ValueId Builder::tile_reduce(ReduceKind kind, ValueId x, int axis) {
+  Type t = f_->type_of(x);
+  if (!t.is_tile()) fail("reduction of a non-tile " + t.str());
+  const int rank = static_cast<int>(t.shape().size());
+  if (axis < 0 || axis >= rank) fail("reduction axis " + std::to_string(axis) + " of a rank-" + std::to_string(rank) + " tile");
+  if (t.element().is_bool()) fail("reductions combine numbers, not i1 tiles (cast them first)");
+  std::vector<std::int64_t> shape(t.shape().begin(), t.shape().end());
+  shape.erase(shape.begin() + axis);
+  Type r = shape.empty() ? t.element() : Type::tile(shape, t.element());
+  return emit(Opcode::TileReduce, r, {x}, {static_cast<std::int64_t>(kind), std::int64_t{axis}});
+}
+
+ValueId Builder::tile_load(ValueId ptr, ValueId offsets, ValueId mask, ValueId other) {
+  Type tp = f_->type_of(ptr), to = f_->type_of(offsets);
+  if (!tp.is_pointer() || tp.address_space() != AddressSpace::Global) fail("tile loads read global memory, not " + tp.str());
+  if (!to.is_tile() || to.element() != Type::i32()) fail("tile load offsets must be an i32 tile, not " + to.str());
+  std::vector<ValueId> ops{ptr, offsets};
+  if (mask != kNone) {
+    if (f_->type_of(mask) != Type::tile(to.shape(), Type::i1()))
+      fail("a tile load's mask must be an i1 tile of the offsets' shape, not " + f_->type_of(mask).str());
+    ops.push_back(mask);
+    if (other != kNone) {
+      if (f_->type_of(other) != tp.element())
+        fail("a tile load's padding must be a " + tp.element().str() + ", not " + f_->type_of(other).str());
+      ops.push_back(other);
+    }
+  }
+  return emit(Opcode::TileLoad, Type::tile(to.shape(), tp.element()), std::move(ops));
+}
+
+void Builder::tile_store(ValueId ptr, ValueId offsets, ValueId value, ValueId mask) {
+  Type tp = f_->type_of(ptr), to = f_->type_of(offsets), tv = f_->type_of(value);
+  if (!tp.is_pointer() || tp.address_space() != AddressSpace::Global) fail("tile stores write global memory, not " + tp.str());
+  if (!to.is_tile() || to.element() != Type::i32()) fail("tile store offsets must be an i32 tile, not " + to.str());
+  if (tv != Type::tile(to.shape(), tp.element()))
+    fail("a tile store through " + tp.str() + " at " + to.str() + " needs a tile of that shape and element, not " + tv.str());
+  std::vector<ValueId> ops{ptr, offsets, value};
+  if (mask != kNone) {
+    if (f_->type_of(mask) != Type::tile(to.shape(), Type::i1()))
+      fail("a tile store's mask must be an i1 tile of the offsets' shape, not " + f_->type_of(mask).str());
+    ops.push_back(mask);
+  }
+  emit(Opcode::TileStore, Type::void_type(), std::move(ops));
 }
 
 void Builder::store(ValueId p, ValueId v) {
@@ -516,8 +640,11 @@ ValueId Builder::math(MathFn fn, std::span<const ValueId> operands) {
   Type t = f_->type_of(operands[0]);
   for (auto v : operands)
     if (f_->type_of(v) != t) fail(std::string(m.name) + " needs operands of one type, got " + t.str() + " and " + f_->type_of(v).str());
-  if (!math_implementation(fn, t)) fail(std::string(m.name) + " is not defined for " + t.str());
-  return emit(Opcode::Math, math_result_type(fn, t), std::vector<ValueId>(operands.begin(), operands.end()),
+  if (!math_implementation(fn, t.scalar_type()) || !(t.is_scalar() || t.is_tile()))
+    fail(std::string(m.name) + " is not defined for " + t.str());
+  Type r = math_result_type(fn, t.scalar_type());
+  if (t.is_tile()) r = Type::tile(t.shape(), r);
+  return emit(Opcode::Math, r, std::vector<ValueId>(operands.begin(), operands.end()),
               {static_cast<std::int64_t>(fn)});
 }
 

@@ -25,6 +25,7 @@ class Printer {
     }
     out_ += ")";
     if (!f_.is_kernel()) out_ += " -> " + f_.return_type().str();
+    if (f_.tile_warps() > 0) out_ += " warps " + std::to_string(f_.tile_warps());
     out_ += " {\n";
     region_body(f_.body(), 1);
     out_ += "}\n";
@@ -74,6 +75,12 @@ class Printer {
       case Opcode::Load:
       case Opcode::VecLoad:
         if (index == 0) return cache_hint_name(static_cast<CacheHint>(v));
+        break;
+      case Opcode::TileReduce:
+        if (index == 0) {
+          static const char* n[] = {"sum", "prod", "min", "max"};
+          return n[v];
+        }
         break;
       case Opcode::BarrierReduce: {
         static const char* n[] = {"count", "and", "or"};

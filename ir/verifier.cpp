@@ -151,19 +151,22 @@ class Verifier {
         Type r = one_result();
         for (auto t : ot) {
           if (t != r) fail(&inst, "operand of type " + t.str() + " but result " + r.str());
-          if (!t.is_scalar() && !t.is_vector()) fail(&inst, "operand type " + t.str() + " is not allowed");
+          if (!t.is_scalar() && !t.is_vector() && !t.is_tile()) fail(&inst, "operand type " + t.str() + " is not allowed");
           check_class(t.scalar_type());
         }
         break;
       }
       case TypeRule::Bool:
-        if (one_result() != Type::i1()) fail(&inst, "result must be i1");
+        if (one_result() != (ot[0].is_tile() ? Type::tile(ot[0].shape(), Type::i1()) : Type::i1()))
+          fail(&inst, "result must be i1 (or a tile of i1 for tiles)");
         if (ot[0] != ot[1]) fail(&inst, "operands of different types " + ot[0].str() + " and " + ot[1].str());
-        check_class(ot[0]);
+        check_class(ot[0].scalar_type());
         if (inst.attrs.size() != 1 || inst.int_attr() < 0 || inst.int_attr() > 5) fail(&inst, "bad predicate");
         break;
       case TypeRule::SelectRule:
-        if (!ot[0].is_bool() || ot[1] != ot[2] || one_result() != ot[1]) fail(&inst, "must be (i1, T, T) -> T");
+        if (!ot[0].scalar_type().is_bool() || ot[1] != ot[2] || one_result() != ot[1] ||
+            ot[0].is_tile() != ot[1].is_tile())
+          fail(&inst, "must be (i1, T, T) -> T");
         break;
       case TypeRule::PointerOffset:
         if (!ot[0].is_pointer() || !ot[1].is_integer() || one_result() != ot[0]) fail(&inst, "must be (ptr<T>, integer) -> ptr<T>");
@@ -202,7 +205,9 @@ class Verifier {
         if (inst.attrs.size() != 1 || inst.int_attr() < 0 || inst.int_attr() > static_cast<std::int64_t>(SpecialReg::LaneId)) fail(&inst, "bad register");
         break;
       case Opcode::Cast:
-        if (inst.results.size() != 1 || !ot[0].is_scalar() || !f_.type_of(inst.results[0]).is_scalar()) fail(&inst, "converts scalars");
+        if (inst.results.size() != 1 || ot[0].is_tile() != f_.type_of(inst.results[0]).is_tile() ||
+            !ot[0].scalar_type().is_scalar() || !f_.type_of(inst.results[0]).scalar_type().is_scalar())
+          fail(&inst, "converts scalars (or tiles of one shape)");
         break;
       case Opcode::Bitcast:
         if (inst.results.size() != 1 || !ot[0].is_scalar() || f_.type_of(inst.results[0]).bits() != ot[0].bits())
@@ -236,8 +241,11 @@ class Verifier {
         if (ot.empty() || ot.size() != static_cast<std::size_t>(math_info(fn).arity)) fail(&inst, "wrong number of operands");
         for (auto t : ot)
           if (t != ot[0]) fail(&inst, "operands of different types");
-        if (!math_implementation(fn, ot[0])) fail(&inst, std::string(math_fn_name(fn)) + " is not defined for " + ot[0].str());
-        if (one(inst) != math_result_type(fn, ot[0])) fail(&inst, "wrong result type");
+        if (!math_implementation(fn, ot[0].scalar_type()))
+          fail(&inst, std::string(math_fn_name(fn)) + " is not defined for " + ot[0].str());
+        Type want = math_result_type(fn, ot[0].scalar_type());
+        if (ot[0].is_tile()) want = Type::tile(ot[0].shape(), want);
+        if (one(inst) != want) fail(&inst, "wrong result type");
         break;
       }
       case Opcode::Atomic: {
@@ -247,9 +255,18 @@ class Verifier {
         if (one(inst) != ot[0].element()) fail(&inst, "result must be the pointee type");
         break;
       }
+      case Opcode::TileArange:
+      case Opcode::TileSplat:
+      case Opcode::TileBroadcast:
+      case Opcode::TileExpandDims:
+      case Opcode::TileReduce:
+      case Opcode::TileLoad:
+        // Shapes and element types are checked by the builder, which is the only producer.
+        if (inst.results.size() != 1) fail(&inst, "needs one result");
+        break;
       case Opcode::Field:
-        if (!ot[0].is_record() || inst.attrs.size() != 1) fail(&inst, "needs a record and a byte offset");
-        if (!one(inst).is_scalar()) fail(&inst, "must produce a scalar");
+        if (!ot[0].is_record() || inst.attrs.empty() || inst.attrs.size() > 2) fail(&inst, "needs a record and a byte offset");
+        if (!one(inst).is_scalar() && !one(inst).is_pointer()) fail(&inst, "must produce a scalar or a pointer");
         if (inst.int_attr() < 0 || inst.int_attr() >= ot[0].record_size()) fail(&inst, "offset outside the record");
         break;
       case Opcode::BarrierReduce:

@@ -15,6 +15,8 @@
 #include "cutlet/dsl/memory.h"
 #include "cutlet/dsl/pointer.h"
 #include "cutlet/dsl/struct_param.h"
+#include "cutlet/dsl/tensor.h"
+#include "cutlet/dsl/tile.h"
 #include "cutlet/dsl/value.h"
 #include "cutlet/dsl/vector.h"
 #include "cutlet/dsl/view.h"

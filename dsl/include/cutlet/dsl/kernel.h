@@ -22,6 +22,8 @@ namespace detail {
 [[noreturn]] void throw_argument_error(const std::string& kernel, const std::source_location& defined,
                                        const std::source_location& launched, const std::string& what);
 [[noreturn]] void throw_null_buffer(const std::string& kernel, const std::source_location& launched, std::size_t index);
+[[noreturn]] void throw_tile_block(const std::string& kernel, const std::source_location& launched, int warps,
+                                   long long threads);
 [[noreturn]] void throw_needs_cooperative(const std::string& kernel, const std::source_location& launched,
                                           const std::string& grid_sync_at);
 }  // namespace detail
@@ -68,7 +70,7 @@ class Kernel {
       const bool wide = (detail::is_wide_buffer(args) || ...);
       const std::uint32_t id = wide ? signature_id<detail::WideIndices<Params>>() : signature_id<Params>();
       const detail::Specialization* spec;
-      if constexpr (detail::const_count_v<Params> == 0) {
+      if constexpr (detail::key_count_v<Params> == 0) {
         spec = cache_->find(id, device);
         if (!spec) [[unlikely]]
           spec = &specialize<Params>(stream.device(), {}, wide);
@@ -79,6 +81,15 @@ class Kernel {
           spec = &specialize<Params>(stream.device(), consts, wide);
       }
       check_buffers(config.where, std::index_sequence_for<Args...>{}, args...);
+      if (options_.tile_warps > 0) [[unlikely]] {
+        // A tile kernel's block is its warps; the config gives the grid (and the rest).
+        if (config.block != Dim3{} && config.block != Dim3{32LL * options_.tile_warps})
+          detail::throw_tile_block(options_.name, config.where, options_.tile_warps, config.block.count());
+        LaunchConfig tile_config = config;
+        tile_config.block = Dim3{32LL * options_.tile_warps};
+        pack_and_launch<Params>(stream, *spec->function, tile_config, std::index_sequence_for<Args...>{}, args...);
+        return;
+      }
       if (spec->needs_cooperative && !config.cooperative) [[unlikely]]
         detail::throw_needs_cooperative(options_.name, config.where, spec->loaded->grid_sync_at);
       pack_and_launch<Params>(stream, *spec->function, config, std::index_sequence_for<Args...>{}, args...);
@@ -231,7 +242,7 @@ class Kernel {
   }
 
   template <class Params>
-  using ConstBits = std::array<std::uint64_t, detail::const_count_v<Params>>;
+  using ConstBits = std::array<std::uint64_t, detail::key_count_v<Params>>;
 
   /// The key bits of the Const arguments among a launch's `args`.
   template <class Params, class... Args>
@@ -240,8 +251,7 @@ class Kernel {
     [&]<std::size_t... I>(std::index_sequence<I...>) {
       auto one = [&]<std::size_t K>(std::integral_constant<std::size_t, K>, const auto& a) {
         using P = std::tuple_element_t<K, Params>;
-        if constexpr (detail::param_traits<P>::constant)
-          out[detail::const_position_v<Params, K>] = detail::param_traits<P>::encode(a);
+        if constexpr (detail::keyed_v<P>) out[detail::key_position_v<Params, K>] = detail::param_traits<P>::encode(a);
       };
       (one(std::integral_constant<std::size_t, I>{}, args), ...);
     }(std::index_sequence_for<Args...>{});
@@ -260,9 +270,21 @@ class Kernel {
     static_assert(sizeof...(Cs) == positions.size(),
                   "cutlet: give one value per Const parameter of the kernel, in order (k.compile(4) for one "
                   "Const<int>), and none for a kernel without Const parameters");
-    return [&]<std::size_t... K>(std::index_sequence<K...>) {
-      return ConstBits<Params>{encode_const<std::tuple_element_t<positions[K], Params>>(consts)...};
+    ConstBits<Params> out{};
+    [&]<std::size_t... K>(std::index_sequence<K...>) {
+      ((out[detail::key_position_v<Params, positions[K]>] = encode_const<std::tuple_element_t<positions[K], Params>>(consts)),
+       ...);
     }(std::index_sequence_for<Cs...>{});
+    // Other keyed parameters (tensors) take their usual facts.
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+      auto one = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) {
+        using P = std::tuple_element_t<K, Params>;
+        if constexpr (detail::keyed_v<P> && !detail::param_traits<P>::constant)
+          out[detail::key_position_v<Params, K>] = detail::param_traits<P>::default_bits();
+      };
+      (one(std::integral_constant<std::size_t, I>{}), ...);
+    }(std::make_index_sequence<std::tuple_size_v<Params>>{});
+    return out;
   }
   template <class P, class C>
   static std::uint64_t encode_const(const C& c) {
@@ -296,7 +318,10 @@ class Kernel {
   template <class Params, std::size_t I>
   static auto make_param(ir::Builder& b, std::span<const std::uint64_t> consts) {
     using P = std::tuple_element_t<I, Params>;
-    if constexpr (detail::param_traits<P>::constant) return detail::param_traits<P>::from_bits(consts[detail::const_position_v<Params, I>]);
+    if constexpr (detail::param_traits<P>::constant)
+      return detail::param_traits<P>::from_bits(consts[detail::key_position_v<Params, I>]);
+    else if constexpr (detail::keyed_v<P>)
+      return detail::param_traits<P>::make(b.add_param(detail::param_traits<P>::ir_type()), consts[detail::key_position_v<Params, I>]);
     else return detail::param_traits<P>::make(b.add_param(detail::param_traits<P>::ir_type(), detail::noalias_v<P>));
   }
 
@@ -309,8 +334,8 @@ class Kernel {
       auto one = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) {
         using P = std::tuple_element_t<K, Params>;
         r.params.push_back(detail::param_label<P>());
-        if constexpr (detail::param_traits<P>::constant)
-          r.values.push_back(detail::param_traits<P>::text(consts[detail::const_position_v<Params, K>]));
+        if constexpr (detail::keyed_v<P>)
+          r.values.push_back(detail::param_traits<P>::text(consts[detail::key_position_v<Params, K>]));
         else
           r.values.emplace_back();
       };
@@ -370,6 +395,25 @@ class Kernel {
   std::unique_ptr<detail::SpecializationCache> cache_;
   static inline std::atomic<std::uint32_t> signature_counter_{0};
 };
+
+/// Makes a tile kernel from a lambda over tiles (see tile.h and tensor.h): one instance per
+/// block of `warps` warps, launched with only a grid, `k.launch(s, {.grid = rows}, out, in)`.
+/// Tensor parameters are specialized on TensorFacts; Const parameters on their values.
+///
+///     auto add = cutlet::tile_kernel([](Tensor<float, 1> z, Tensor<float, 1> x, Tensor<float, 1> y) {
+///       auto i = cutlet::program_id(0) * 1024 + cutlet::arange(1024);
+///       auto m = i < x.shape(0);
+///       cutlet::store(z, {i}, cutlet::load(x, {i}, m) + cutlet::load(y, {i}, m), m);
+///     });
+template <class F>
+Kernel<std::decay_t<F>> tile_kernel(F&& fn, KernelOptions options = {}, int warps = 4,
+                                    std::source_location defined = std::source_location::current()) {
+  if (warps < 1 || warps > 32 || (warps & (warps - 1)) != 0)
+    throw Error("cutlet: a tile kernel runs on 1, 2, 4, 8, 16 or 32 warps, not " + std::to_string(warps) + " (defined at " +
+                std::string(defined.file_name()) + ":" + std::to_string(defined.line()) + ")");
+  options.tile_warps = warps;
+  return Kernel<std::decay_t<F>>(std::forward<F>(fn), std::move(options), defined);
+}
 
 /// Makes a Kernel from a lambda: `auto saxpy = cutlet::kernel([](f32 a, Ptr<float> x, ...) {...});`
 template <class F>

@@ -13,6 +13,7 @@
 #include "cutlet/dsl/const_param.h"
 #include "cutlet/dsl/pointer.h"
 #include "cutlet/dsl/struct_param.h"
+#include "cutlet/dsl/tensor.h"
 #include "cutlet/runtime/buffer.h"
 
 namespace cutlet {
@@ -59,6 +60,39 @@ struct param_traits<Value<T>> {
   static storage convert(const A& a) { return static_cast<T>(a); }
   static Value<T> make(ir::ValueId id) { return Value<T>::wrap(id); }
 };
+template <class T, int R>
+struct param_traits<Tensor<T, R>> {
+  static constexpr bool valid = true;
+  static constexpr bool constant = false;
+  static constexpr bool keyed = true;  ///< its TensorFacts select the specialization
+  using storage = TensorArg<T, R>;
+  static ir::Type ir_type() { return ir::Type::record(sizeof(storage), alignof(storage)); }
+  template <class A>
+  static constexpr bool accepts() { return std::is_same_v<A, storage>; }
+  static const storage& convert(const storage& s) { return s; }
+  static std::uint64_t encode(const storage& s) { return tensor_facts(s); }
+  /// The facts compile() assumes: aligned, unit stride, every extent and stride divisible by 16.
+  static std::uint64_t default_bits() {
+    std::uint64_t f = TensorFacts::kAligned | TensorFacts::kUnitStride;
+    for (int d = 0; d < R; ++d) f |= (TensorFacts::kShapeDiv16 | TensorFacts::kStrideDiv16) << d;
+    return f;
+  }
+  static Tensor<T, R> make(ir::ValueId id, std::uint64_t facts) { return Tensor<T, R>(id, facts); }
+  static std::string text(std::uint64_t facts) {
+    std::string r = (facts & TensorFacts::kAligned) ? "aligned" : "unaligned";
+    if (facts & TensorFacts::kUnitStride) r += ", unit stride";
+    for (int d = 0; d < R; ++d) {
+      if (facts & (TensorFacts::kShapeDiv16 << d)) r += ", shape[" + std::to_string(d) + "] % 16 == 0";
+      if (facts & (TensorFacts::kStrideDiv16 << d)) r += ", stride[" + std::to_string(d) + "] % 16 == 0";
+    }
+    return r;
+  }
+};
+template <class T>
+struct is_tensor_arg : std::false_type {};
+template <class T, int R>
+struct is_tensor_arg<TensorArg<T, R>> : std::true_type {};
+
 template <class S>
 struct param_traits<Struct<S>> {
   static constexpr bool valid = true;
@@ -152,8 +186,16 @@ struct param_of<Buffer<T>> {
   using type = Ptr<T>;
 };
 /// A host struct argument (not one of cutlet's own types) maps to Struct<S>.
+template <class T, int R>
+struct param_of<TensorArg<T, R>> {
+  using type = Tensor<T, R>;
+};
+template <class T, int R>
+struct param_of<Tensor<T, R>> {
+  using type = Tensor<T, R>;
+};
 template <class A>
-  requires(KernelStruct<A> && !param_traits<A>::valid && !is_buffer<A>::value && !Traced<A> &&
+  requires(KernelStruct<A> && !param_traits<A>::valid && !is_buffer<A>::value && !Traced<A> && !is_tensor_arg<A>::value &&
            !std::is_same_v<A, ConstValue> && !std::is_same_v<A, half> && !std::is_same_v<A, bfloat16>)
 struct param_of<A> {
   using type = Struct<A>;
@@ -202,6 +244,21 @@ struct launch_signature {
   using params = typename decltype(pick())::type;
 };
 
+/// True for parameter types whose launch arguments contribute key bits to the specialization
+/// (Const values; Tensor alignment and divisibility facts).
+template <class P>
+inline constexpr bool keyed_v = param_traits<P>::constant || requires { param_traits<P>::keyed; };
+
+/// The number of keyed parameters in Params, and the position of keyed parameter I among them.
+template <class Params>
+inline constexpr std::size_t key_count_v = []<std::size_t... I>(std::index_sequence<I...>) {
+  return (std::size_t{0} + ... + (keyed_v<std::tuple_element_t<I, Params>> ? 1 : 0));
+}(std::make_index_sequence<std::tuple_size_v<Params>>{});
+template <class Params, std::size_t I>
+inline constexpr std::size_t key_position_v = []<std::size_t... J>(std::index_sequence<J...>) {
+  return (std::size_t{0} + ... + (keyed_v<std::tuple_element_t<J, Params>> ? 1 : 0));
+}(std::make_index_sequence<I>{});
+
 /// The number of Const parameters in the tuple of parameter types Params.
 template <class Params>
 inline constexpr std::size_t const_count_v = []<std::size_t... I>(std::index_sequence<I...>) {
@@ -248,6 +305,9 @@ std::string type_name() {
   else if constexpr (std::is_same_v<R, ConstValue>) return "ConstValue";
   else if constexpr (is_buffer<R>::value) return "Buffer<" + ir_type_of<typename R::element_type>().str() + ">";
   else if constexpr (std::is_same_v<R, half> || std::is_same_v<R, bfloat16>) return "host " + ir_type_of<R>().str();
+  else if constexpr (is_tensor_arg<R>::value || requires { R::is_tensor; })
+    return std::string(is_tensor_arg<R>::value ? "TensorArg<" : "Tensor<") + ir_type_of<typename R::element_type>().str() +
+           ", " + std::to_string(R::rank) + ">";
   else if constexpr (requires { typename R::struct_type; })
     return "Struct<" + struct_name<typename R::struct_type>() + ">";
   else if constexpr (Traced<R>) return "Value<" + ir_type_of<traced_type_t<R>>().str() + ">";

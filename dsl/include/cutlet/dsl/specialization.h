@@ -52,6 +52,9 @@ struct KernelOptions {
   /// device-side assert (the next synchronization raises CUDA_ERROR_ASSERT). Also on for
   /// every kernel with CUTLET_BOUNDS_CHECK=1. For debugging: it costs a compare per index.
   bool bounds_check = false;
+  /// For a tile kernel (see tile_kernel): the warps per block its tiles are spread over (a
+  /// power of two, 1 to 32). 0 makes a per-thread kernel.
+  int tile_warps = 0;
 };
 
 /// Compile statistics of this process, for every kernel. A compile request (a traced

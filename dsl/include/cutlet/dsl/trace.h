@@ -37,6 +37,7 @@ struct TraceOptions {
   bool line_info = false;
   bool bounds_check = false;
   bool wide_indices = false;
+  int tile_warps = 0;
 };
 
 /// The trace running on this thread, or nullptr.

@@ -74,6 +74,27 @@ class Builder {
   /// `offset` must be a multiple of t's size and the scalar must lie inside the record. An
   /// i1 field is a C++ bool: one byte, true when nonzero.
   ValueId field(ValueId r, std::int64_t offset, Type t);
+  /// field() of a value known to be a multiple of `divisibility` (a power of two; for a
+  /// pointer, its byte alignment): what a specialization guarantees, for vectorization.
+  ValueId field(ValueId r, std::int64_t offset, Type t, std::int64_t divisibility);
+
+  // Tiles. Every extent is a power of two; a 1-D reduction gives a scalar.
+  /// tile<n x i32> holding 0, 1, ..., n-1.
+  ValueId tile_arange(std::int64_t n);
+  /// A tile of `shape` with every element the scalar `x`.
+  ValueId tile_splat(ValueId x, std::span<const std::int64_t> shape);
+  /// Tile `x` repeated along its extent-1 dimensions to `shape` (of the same rank).
+  ValueId tile_broadcast(ValueId x, std::span<const std::int64_t> shape);
+  /// Tile `x` with an extent-1 dimension inserted before dimension `axis` (0 <= axis <= rank).
+  ValueId tile_expand_dims(ValueId x, int axis);
+  /// Combines tile `x` along `axis`: a tile without that dimension, or a scalar for a 1-D tile.
+  ValueId tile_reduce(ReduceKind kind, ValueId x, int axis);
+  /// The elements `ptr[offsets]` (`offsets` a tile of i32 element offsets from global pointer
+  /// `ptr`) where the i1 tile `mask` is true, `other` (a scalar) elsewhere; masked-off
+  /// addresses are never accessed. kNone for `mask`: all; for `other`: zero.
+  ValueId tile_load(ValueId ptr, ValueId offsets, ValueId mask = kNone, ValueId other = kNone);
+  /// Stores tile `value` to `ptr[offsets]` where `mask` is true (kNone: everywhere).
+  void tile_store(ValueId ptr, ValueId offsets, ValueId value, ValueId mask = kNone);
   void store(ValueId p, ValueId v);
   /// A per-thread variable (or array of `count` elements) of scalar type `elem`; returns a
   /// local pointer to it.
@@ -172,6 +193,7 @@ class Builder {
   std::vector<ValueId> close_region_op(InstId id, std::span<const Type> result_types);
   std::optional<ValueId> fold_binary(Opcode op, ValueId a, ValueId b);
   [[noreturn]] void fail(const std::string& what) const;
+  void check_tile_shape(std::span<const std::int64_t> shape) const;
 
   Function* f_;
   Location loc_;

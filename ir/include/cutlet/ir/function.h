@@ -111,6 +111,11 @@ class Function {
     noalias_[i] = v;
   }
 
+  /// For a tile kernel, the warps per block its tiles are spread over (0 for a per-thread
+  /// kernel); it launches with exactly 32 * tile_warps() threads per block.
+  int tile_warps() const { return tile_warps_; }
+  void set_tile_warps(int w) { tile_warps_ = w; }
+
   Instruction& inst(InstId id) { return insts_.at(id); }
   const Instruction& inst(InstId id) const { return insts_.at(id); }
   const ValueInfo& value(ValueId id) const { return values_.at(id); }
@@ -134,6 +139,7 @@ class Function {
   std::optional<Type> return_type_;
   std::vector<std::shared_ptr<const Function>> callees_;
   std::vector<bool> noalias_;
+  int tile_warps_ = 0;
   Region body_;
   std::vector<Instruction> insts_;
   std::vector<ValueInfo> values_;

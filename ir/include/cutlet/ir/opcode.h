@@ -88,6 +88,8 @@ const char* cache_hint_name(CacheHint h);
 
 /// Block-wide barriers that also reduce a predicate (attribute of `barrier_reduce`).
 enum class BarrierReduceKind : std::uint8_t { Count, And, Or };
+/// The combining operation of a tile reduction (tile.reduce).
+enum class ReduceKind : std::uint8_t { Sum, Prod, Min, Max };
 /// Shuffle modes (attribute of `shuffle`).
 enum class ShuffleKind : std::uint8_t { Idx, Up, Down, Xor };
 /// Vote modes (attribute of `vote`): all/any give i1, ballot gives u32.

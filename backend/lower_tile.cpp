@@ -1,0 +1,438 @@
+// Lowering of tile ops: each thread computes on the registers its layout gives it
+// (tile_layout.h); reductions combine in-thread, then across lanes with shuffles, then
+// across warps through shared memory; layouts change through shared memory; loads and
+// stores are 16-byte vector accesses where tile_axis_info proves them contiguous and aligned.
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/InlineAsm.h>
+#include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/IntrinsicsNVPTX.h>
+
+#include "cutlet/backend/compiler.h"
+#include "cutlet/error.h"
+#include "lowering.h"
+#include "tile_axis_info.h"
+
+namespace cutlet::backend {
+
+llvm::Type* LoweringContext::type_of(ir::ValueId v) const {
+  ir::Type t = fn.type_of(v);
+  if (!t.is_tile()) return llvm_type(ctx, t);
+  CUTLET_ASSERT(layouts[v].has_value(), "a tile value without a layout");
+  return llvm::FixedVectorType::get(llvm_type(ctx, t.element()), static_cast<unsigned>(layouts[v]->num_regs()));
+}
+
+namespace {
+using ir::Opcode;
+
+const TileLayout& layout_of(LoweringContext& c, ir::ValueId v) {
+  CUTLET_ASSERT(c.layouts[v].has_value(), "a tile value without a layout");
+  return *c.layouts[v];
+}
+
+std::vector<llvm::Value*> unpack(LoweringContext& c, llvm::Value* v) {
+  auto n = llvm::cast<llvm::FixedVectorType>(v->getType())->getNumElements();
+  std::vector<llvm::Value*> out(n);
+  for (unsigned i = 0; i < n; ++i) out[i] = c.b.CreateExtractElement(v, static_cast<std::uint64_t>(i));
+  return out;
+}
+
+llvm::Value* pack(LoweringContext& c, llvm::Type* elem, const std::vector<llvm::Value*>& regs) {
+  llvm::Value* v = llvm::PoisonValue::get(llvm::FixedVectorType::get(elem, static_cast<unsigned>(regs.size())));
+  for (std::size_t i = 0; i < regs.size(); ++i) v = c.b.CreateInsertElement(v, regs[i], static_cast<std::uint64_t>(i));
+  return v;
+}
+
+llvm::GlobalVariable* shared_buffer(LoweringContext& c, llvm::Type* elem, std::int64_t count) {
+  auto* at = llvm::ArrayType::get(elem, static_cast<std::uint64_t>(count));
+  auto* g = new llvm::GlobalVariable(c.module, at, false, llvm::GlobalValue::InternalLinkage, llvm::UndefValue::get(at),
+                                     "tile_smem", nullptr, llvm::GlobalValue::NotThreadLocal, 3);
+  g->setAlignment(llvm::Align(16));
+  return g;
+}
+
+void barrier(LoweringContext& c) { c.b.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {}); }
+
+/// The row-major linear index of `coords` in `shape`.
+llvm::Value* linear(LoweringContext& c, const std::vector<llvm::Value*>& coords, const std::vector<std::int64_t>& shape) {
+  llvm::Value* idx = c.b.getInt32(0);
+  for (std::size_t d = 0; d < coords.size(); ++d)
+    idx = c.b.CreateAdd(c.b.CreateMul(idx, c.b.getInt32(static_cast<std::uint32_t>(shape[d]))), coords[d]);
+  return idx;
+}
+
+/// Moves `v` (registers of `from`) into layout `to` of the same tile shape through shared memory.
+llvm::Value* relayout(LoweringContext& c, llvm::Value* v, const TileLayout& from, const TileLayout& to) {
+  auto& b = c.b;
+  llvm::Type* elem = llvm::cast<llvm::FixedVectorType>(v->getType())->getElementType();
+  const bool is_bool = elem->isIntegerTy(1);
+  llvm::Type* stored = is_bool ? b.getInt8Ty() : elem;
+  const std::vector<std::int64_t> shape = from.tile_shape();
+  std::int64_t count = 1;
+  for (auto e : shape) count *= e;
+  auto* buf = shared_buffer(c, stored, count);
+  barrier(c);  // earlier readers of this buffer (in a loop) are done
+  auto regs = unpack(c, v);
+  auto fc = thread_coords(b, from);
+  for (int r = 0; r < from.num_regs(); ++r) {
+    llvm::Value* at = b.CreateInBoundsGEP(stored, buf, linear(c, element_coords(b, from, fc, r), shape));
+    b.CreateStore(is_bool ? b.CreateZExt(regs[r], stored) : regs[r], at);
+  }
+  barrier(c);
+  auto tc = thread_coords(b, to);
+  std::vector<llvm::Value*> out(to.num_regs());
+  for (int r = 0; r < to.num_regs(); ++r) {
+    llvm::Value* at = b.CreateInBoundsGEP(stored, buf, linear(c, element_coords(b, to, tc, r), shape));
+    llvm::Value* x = b.CreateLoad(stored, at);
+    out[r] = is_bool ? b.CreateTrunc(x, elem) : x;
+  }
+  return pack(c, elem, out);
+}
+
+llvm::Value* lower_arange(LoweringContext& c, const ir::Instruction& inst) {
+  ir::Type t = c.fn.type_of(inst.results[0]);
+  TileLayout l = default_layout({t.shape().begin(), t.shape().end()}, c.warps);
+  c.layouts[inst.results[0]] = l;
+  auto coords = thread_coords(c.b, l);
+  std::vector<llvm::Value*> regs(l.num_regs());
+  for (int r = 0; r < l.num_regs(); ++r) regs[r] = element_coords(c.b, l, coords, r)[0];
+  return pack(c, c.b.getInt32Ty(), regs);
+}
+
+llvm::Value* lower_splat(LoweringContext& c, const ir::Instruction& inst) {
+  ir::Type t = c.fn.type_of(inst.results[0]);
+  TileLayout l = default_layout({t.shape().begin(), t.shape().end()}, c.warps);
+  c.layouts[inst.results[0]] = l;
+  return c.b.CreateVectorSplat(static_cast<unsigned>(l.num_regs()), c.get(inst.operands[0]));
+}
+
+/// A blocked layout for x: its own, or the default one for its shape (slices are converted).
+llvm::Value* blocked(LoweringContext& c, ir::ValueId x, TileLayout* out) {
+  const TileLayout& l = layout_of(c, x);
+  if (!l.is_slice()) {
+    *out = l;
+    return c.get(x);
+  }
+  ir::Type t = c.fn.type_of(x);
+  *out = default_layout({t.shape().begin(), t.shape().end()}, c.warps);
+  return relayout(c, c.get(x), l, *out);
+}
+
+llvm::Value* lower_broadcast(LoweringContext& c, const ir::Instruction& inst) {
+  TileLayout src;
+  llvm::Value* v = blocked(c, inst.operands[0], &src);
+  ir::Type t = c.fn.type_of(inst.results[0]);
+  TileLayout dst = src;
+  dst.shape.assign(t.shape().begin(), t.shape().end());
+  c.layouts[inst.results[0]] = dst;
+  std::vector<int> mask(dst.num_regs());
+  for (int r = 0; r < dst.num_regs(); ++r) {
+    auto j = dst.reg_indices(r);
+    for (int d = 0; d < dst.rank(); ++d) j[d] %= src.regs_along(d);
+    mask[r] = src.reg_of(j);
+  }
+  return c.b.CreateShuffleVector(v, mask);
+}
+
+llvm::Value* lower_expand_dims(LoweringContext& c, const ir::Instruction& inst) {
+  const int axis = static_cast<int>(inst.int_attr());
+  ir::Type t = c.fn.type_of(inst.results[0]);
+  const TileLayout& l = layout_of(c, inst.operands[0]);
+  if (l.is_slice() && l.slice_dim == axis) {
+    // Undo the reduction's slice: the parent's layout, with extent 1 along the axis.
+    TileLayout dst = l;
+    dst.slice_dim = -1;
+    dst.shape.assign(t.shape().begin(), t.shape().end());
+    c.layouts[inst.results[0]] = dst;
+    std::vector<int> mask(dst.num_regs());
+    for (int r = 0; r < dst.num_regs(); ++r) mask[r] = l.reg_of(dst.reg_indices(r));
+    return c.b.CreateShuffleVector(c.get(inst.operands[0]), mask);
+  }
+  // A new dimension of one element held by every thread: the registers stay as they are.
+  TileLayout src;
+  llvm::Value* v = blocked(c, inst.operands[0], &src);
+  TileLayout dst = src;
+  dst.shape.assign(t.shape().begin(), t.shape().end());
+  dst.spt.insert(dst.spt.begin() + axis, 1);
+  dst.tpw.insert(dst.tpw.begin() + axis, 1);
+  dst.wpc.insert(dst.wpc.begin() + axis, 1);
+  for (int& d : dst.order)
+    if (d >= axis) ++d;
+  dst.order.push_back(axis);
+  c.layouts[inst.results[0]] = dst;
+  return v;
+}
+
+llvm::Value* combine(LoweringContext& c, ir::ReduceKind kind, ir::Type t, llvm::Value* a, llvm::Value* b) {
+  auto& B = c.b;
+  const bool fp = t.is_float(), sgn = t.is_signed_integer();
+  switch (kind) {
+    case ir::ReduceKind::Sum: return fp ? B.CreateFAdd(a, b) : B.CreateAdd(a, b);
+    case ir::ReduceKind::Prod: return fp ? B.CreateFMul(a, b) : B.CreateMul(a, b);
+    case ir::ReduceKind::Min:
+      return fp ? B.CreateMinNum(a, b) : B.CreateBinaryIntrinsic(sgn ? llvm::Intrinsic::smin : llvm::Intrinsic::umin, a, b);
+    case ir::ReduceKind::Max:
+      return fp ? B.CreateMaxNum(a, b) : B.CreateBinaryIntrinsic(sgn ? llvm::Intrinsic::smax : llvm::Intrinsic::umax, a, b);
+  }
+  return nullptr;
+}
+
+/// shfl.sync.bfly of any 16-, 32- or 64-bit value across the full warp.
+llvm::Value* shuffle_xor(LoweringContext& c, llvm::Value* v, int offset) {
+  auto& b = c.b;
+  llvm::Type* t = v->getType();
+  const unsigned bits = t->getPrimitiveSizeInBits();
+  auto shfl = [&](llvm::Value* x) {
+    return b.CreateIntrinsic(llvm::Intrinsic::nvvm_shfl_sync_bfly_i32, {},
+                             {b.getInt32(0xffffffffu), x, b.getInt32(static_cast<std::uint32_t>(offset)), b.getInt32(31)});
+  };
+  if (bits == 64) {
+    llvm::Value* x = b.CreateBitCast(v, b.getInt64Ty());
+    llvm::Value* lo = shfl(b.CreateTrunc(x, b.getInt32Ty()));
+    llvm::Value* hi = shfl(b.CreateTrunc(b.CreateLShr(x, 32), b.getInt32Ty()));
+    llvm::Value* r = b.CreateOr(b.CreateShl(b.CreateZExt(hi, b.getInt64Ty()), 32), b.CreateZExt(lo, b.getInt64Ty()));
+    return b.CreateBitCast(r, t);
+  }
+  llvm::Type* it = b.getIntNTy(bits);
+  llvm::Value* x = b.CreateZExt(b.CreateBitCast(v, it), b.getInt32Ty());
+  return b.CreateBitCast(b.CreateTrunc(shfl(x), it), t);
+}
+
+llvm::Value* lower_reduce(LoweringContext& c, const ir::Instruction& inst) {
+  auto& b = c.b;
+  const auto kind = static_cast<ir::ReduceKind>(inst.int_attr(0));
+  const int k = static_cast<int>(inst.int_attr(1));
+  ir::Type et = c.fn.type_of(inst.operands[0]).element();
+  TileLayout l;
+  auto regs = unpack(c, blocked(c, inst.operands[0], &l));
+  TileLayout out = slice_layout(l, k);
+  const std::int64_t extent = l.shape[k];
+
+  // 1. In the thread: the registers along k that hold distinct elements.
+  std::vector<llvm::Value*> part(out.num_regs(), nullptr);
+  for (int r = 0; r < l.num_regs(); ++r) {
+    auto j = l.reg_indices(r);
+    if (j[k] % l.spt[k] >= extent) continue;  // a copy of an element this thread already has
+    llvm::Value*& p = part[out.reg_of(j)];
+    p = p ? combine(c, kind, et, p, regs[r]) : regs[r];
+  }
+  // 2. Across the lanes that hold different elements along k.
+  int lane_stride = 1, warp_stride = 1;
+  for (int d : l.order) {
+    if (d == k) break;
+    lane_stride *= l.tpw[d];
+  }
+  for (int d : l.order) {
+    if (d == k) break;
+    warp_stride *= l.wpc[d];
+  }
+  const std::int64_t lanes = std::clamp<std::int64_t>(extent / l.spt[k], 1, l.tpw[k]);
+  for (std::int64_t off = lanes / 2; off >= 1; off /= 2)
+    for (auto& p : part) p = combine(c, kind, et, p, shuffle_xor(c, p, static_cast<int>(off * lane_stride)));
+  // 3. Across the warps along k, through shared memory.
+  const std::int64_t warps = std::clamp<std::int64_t>(extent / (std::int64_t{l.spt[k]} * l.tpw[k]), 1, l.wpc[k]);
+  if (warps > 1) {
+    const std::vector<std::int64_t> oshape = out.tile_shape();
+    std::int64_t count = warps;
+    for (auto e : oshape) count *= e;
+    llvm::Type* lt = llvm_type(c.ctx, et);
+    auto* buf = shared_buffer(c, lt, count);
+    llvm::Value* tid = b.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x, {}, {});
+    // Warps beyond `warps` along k hold copies; they write (the same values) to the slots
+    // of the warps they copy.
+    llvm::Value* warp_k =
+        b.CreateAnd(b.CreateLShr(b.CreateLShr(tid, 5), __builtin_ctz(warp_stride)), static_cast<std::uint64_t>(warps - 1));
+    auto coords = thread_coords(b, out);
+    std::vector<llvm::Value*> base(part.size());
+    for (std::size_t r = 0; r < part.size(); ++r) {
+      llvm::Value* at = oshape.empty() ? b.getInt32(0) : linear(c, element_coords(b, out, coords, static_cast<int>(r)), oshape);
+      base[r] = b.CreateMul(at, b.getInt32(static_cast<std::uint32_t>(warps)));
+    }
+    barrier(c);
+    for (std::size_t r = 0; r < part.size(); ++r)
+      b.CreateStore(part[r], b.CreateInBoundsGEP(lt, buf, b.CreateAdd(base[r], warp_k)));
+    barrier(c);
+    for (std::size_t r = 0; r < part.size(); ++r) {
+      llvm::Value* acc = nullptr;
+      for (std::int64_t w = 0; w < warps; ++w) {
+        llvm::Value* x = b.CreateLoad(lt, b.CreateInBoundsGEP(lt, buf, b.CreateAdd(base[r], b.getInt32(static_cast<std::uint32_t>(w)))));
+        acc = acc ? combine(c, kind, et, acc, x) : x;
+      }
+      part[r] = acc;
+    }
+  }
+  if (l.rank() == 1) return part[0];
+  c.layouts[inst.results[0]] = out;
+  return pack(c, llvm_type(c.ctx, et), part);
+}
+
+/// Bytes per element of a tile in memory.
+unsigned elem_bytes(ir::Type t) { return t.is_bool() ? 1u : static_cast<unsigned>(t.bits() / 8); }
+
+/// How many consecutive registers along the fastest dimension one access may cover.
+int vector_width(LoweringContext& c, const TileLayout& l, ir::ValueId ptr, ir::ValueId offsets, ir::ValueId mask,
+                 unsigned bytes) {
+  if (l.is_slice()) return 1;
+  const int f = l.order[0];
+  int w = std::min<int>(l.spt[f], static_cast<int>(16 / bytes));
+  if (l.shape[f] < l.spt[f] || w <= 1 || bytes < 2) return 1;
+  const AxisInfo off = axis_info(c.fn, offsets);
+  w = static_cast<int>(std::min<std::int64_t>({w, off.contiguity[f], off.divisibility[f]}));
+  w = static_cast<int>(std::min<std::int64_t>(w, scalar_divisibility(c.fn, ptr) / bytes));
+  if (mask != ir::kNone) w = static_cast<int>(std::min<std::int64_t>(w, axis_info(c.fn, mask).constancy[f]));
+  int p = 1;
+  while (p * 2 <= w) p *= 2;
+  return p;
+}
+
+const char* reg_constraint(unsigned bits) { return bits == 64 ? "l" : bits == 32 ? "r" : "h"; }
+
+llvm::Value* lower_load(LoweringContext& c, const ir::Instruction& inst) {
+  auto& b = c.b;
+  const ir::ValueId ptr = inst.operands[0], offsets = inst.operands[1];
+  const ir::ValueId mask = inst.operands.size() > 2 ? inst.operands[2] : ir::kNone;
+  ir::Type et = c.fn.type_of(ptr).element();
+  if (et.is_bool()) throw CompileError("cutlet: tiles of bool cannot be loaded from memory; load u8 and compare");
+  const TileLayout l = layout_of(c, offsets);
+  c.layouts[inst.results[0]] = l;
+  auto offs = unpack(c, c.get(offsets));
+  std::vector<llvm::Value*> preds;
+  if (mask != ir::kNone) preds = unpack(c, tile_in_layout(c, mask, l));
+  llvm::Type* lt = llvm_type(c.ctx, et);
+  const unsigned bytes = elem_bytes(et), bits = bytes * 8;
+  llvm::Value* other = inst.operands.size() > 3 ? c.get(inst.operands[3]) : llvm::Constant::getNullValue(lt);
+  const int w = vector_width(c, l, ptr, offsets, mask, bytes);
+  const int f = l.order[0];
+  std::vector<llvm::Value*> out(l.num_regs());
+  for (int r = 0; r < l.num_regs(); ++r) {
+    if (l.reg_indices(r)[f] % w != 0) continue;  // covered by the access of its group
+    llvm::Value* addr = b.CreateInBoundsGEP(lt, c.get(ptr), b.CreateSExt(offs[r], b.getInt64Ty()));
+    if (mask == ir::kNone) {
+      if (w == 1) {
+        out[r] = b.CreateAlignedLoad(lt, addr, llvm::Align(bytes));
+      } else {
+        llvm::Value* v = b.CreateAlignedLoad(llvm::FixedVectorType::get(lt, w), addr, llvm::Align(bytes * w));
+        for (int i = 0; i < w; ++i) out[r + i] = b.CreateExtractElement(v, static_cast<std::uint64_t>(i));
+      }
+      continue;
+    }
+    // Predicated PTX: masked-off lanes keep `other` and never touch memory.
+    const unsigned rbits = std::max(16u, bits);
+    llvm::Type* it = b.getIntNTy(rbits);
+    std::string text, cons, dst;
+    for (int i = 0; i < w; ++i) {
+      text += "mov.b" + std::to_string(rbits) + " $" + std::to_string(i) + ", $" + std::to_string(w + 1) + ";\n\t";
+      cons += std::string(cons.empty() ? "" : ",") + "=" + reg_constraint(rbits);
+      dst += (i ? ", $" : "$") + std::to_string(i);
+    }
+    const std::string type = bits == 8 ? "u8" : "b" + std::to_string(bits);
+    text += "@$" + std::to_string(w) + " ld.global" + (w > 1 ? ".v" + std::to_string(w) : "") + "." + type + " " +
+            (w > 1 ? "{" + dst + "}" : dst) + ", [$" + std::to_string(w + 2) + "];";
+    cons += std::string(",b,") + reg_constraint(rbits) + ",l";
+    llvm::Value* other_bits = b.CreateBitCast(other, b.getIntNTy(bits));
+    if (bits < rbits) other_bits = b.CreateZExt(other_bits, it);
+    std::vector<llvm::Type*> rts(w, it);
+    llvm::Type* rt = w == 1 ? it : static_cast<llvm::Type*>(llvm::StructType::get(c.ctx, rts));
+    auto* fty = llvm::FunctionType::get(rt, {b.getInt1Ty(), it, b.getPtrTy(1)}, false);
+    llvm::Value* res = b.CreateCall(llvm::InlineAsm::get(fty, text, cons, /*hasSideEffects=*/false), {preds[r], other_bits, addr});
+    for (int i = 0; i < w; ++i) {
+      llvm::Value* x = w == 1 ? res : b.CreateExtractValue(res, static_cast<unsigned>(i));
+      if (bits < rbits) x = b.CreateTrunc(x, b.getIntNTy(bits));
+      out[r + i] = b.CreateBitCast(x, lt);
+    }
+  }
+  return pack(c, lt, out);
+}
+
+llvm::Value* lower_store(LoweringContext& c, const ir::Instruction& inst) {
+  auto& b = c.b;
+  const ir::ValueId ptr = inst.operands[0], offsets = inst.operands[1], value = inst.operands[2];
+  const ir::ValueId mask = inst.operands.size() > 3 ? inst.operands[3] : ir::kNone;
+  ir::Type et = c.fn.type_of(ptr).element();
+  if (et.is_bool()) throw CompileError("cutlet: tiles of bool cannot be stored to memory; store them as u8");
+  const TileLayout l = layout_of(c, offsets);
+  auto offs = unpack(c, c.get(offsets));
+  auto vals = unpack(c, tile_in_layout(c, value, l));
+  std::vector<llvm::Value*> preds;
+  if (mask != ir::kNone) preds = unpack(c, tile_in_layout(c, mask, l));
+  llvm::Type* lt = llvm_type(c.ctx, et);
+  const unsigned bytes = elem_bytes(et), bits = bytes * 8;
+  const int w = vector_width(c, l, ptr, offsets, mask, bytes);
+  const int f = l.order[0];
+  for (int r = 0; r < l.num_regs(); ++r) {
+    if (l.reg_indices(r)[f] % w != 0) continue;
+    llvm::Value* addr = b.CreateInBoundsGEP(lt, c.get(ptr), b.CreateSExt(offs[r], b.getInt64Ty()));
+    if (mask == ir::kNone) {
+      if (w == 1) {
+        b.CreateAlignedStore(vals[r], addr, llvm::Align(bytes));
+      } else {
+        std::vector<llvm::Value*> lanes(vals.begin() + r, vals.begin() + r + w);
+        b.CreateAlignedStore(pack(c, lt, lanes), addr, llvm::Align(bytes * w));
+      }
+      continue;
+    }
+    const unsigned rbits = std::max(16u, bits);
+    llvm::Type* it = b.getIntNTy(rbits);
+    std::string src, cons = "b,l";
+    std::vector<llvm::Value*> args{preds[r], addr};
+    std::vector<llvm::Type*> types{b.getInt1Ty(), b.getPtrTy(1)};
+    for (int i = 0; i < w; ++i) {
+      src += (i ? ", $" : "$") + std::to_string(i + 2);
+      cons += std::string(",") + reg_constraint(rbits);
+      llvm::Value* x = b.CreateBitCast(vals[r + i], b.getIntNTy(bits));
+      if (bits < rbits) x = b.CreateZExt(x, it);
+      args.push_back(x);
+      types.push_back(it);
+    }
+    const std::string type = bits == 8 ? "u8" : "b" + std::to_string(bits);
+    std::string text = "@$0 st.global" + (w > 1 ? ".v" + std::to_string(w) : std::string()) + "." + type + " [$1], " +
+                       (w > 1 ? "{" + src + "}" : src) + ";";
+    auto* fty = llvm::FunctionType::get(b.getVoidTy(), types, false);
+    b.CreateCall(llvm::InlineAsm::get(fty, text, cons + ",~{memory}", /*hasSideEffects=*/true), args);
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+llvm::Value* tile_in_layout(LoweringContext& c, ir::ValueId v, const TileLayout& l) {
+  const TileLayout& have = layout_of(c, v);
+  if (have == l) return c.get(v);
+  return relayout(c, c.get(v), have, l);
+}
+
+SavedValues prepare_tile_operands(LoweringContext& c, const ir::Instruction& inst) {
+  SavedValues saved;
+  const TileLayout* target = nullptr;
+  for (ir::ValueId v : inst.operands)
+    if (c.fn.type_of(v).is_tile()) {
+      target = &layout_of(c, v);
+      break;
+    }
+  if (!target) return saved;
+  const TileLayout l = *target;
+  for (ir::ValueId v : inst.operands) {
+    if (!c.fn.type_of(v).is_tile() || layout_of(c, v) == l) continue;
+    if (std::none_of(saved.begin(), saved.end(), [&](const auto& s) { return s.first == v; })) {
+      saved.emplace_back(v, c.values[v]);
+      c.values[v] = tile_in_layout(c, v, l);
+    }
+  }
+  for (ir::ValueId r : inst.results) c.layouts[r] = l;
+  return saved;
+}
+
+void restore_tile_operands(LoweringContext& c, const SavedValues& saved) {
+  for (const auto& [v, x] : saved) c.values[v] = x;
+}
+
+void register_tiles(LoweringTable& t) {
+  t.set(Opcode::TileArange, lower_arange);
+  t.set(Opcode::TileSplat, lower_splat);
+  t.set(Opcode::TileBroadcast, lower_broadcast);
+  t.set(Opcode::TileExpandDims, lower_expand_dims);
+  t.set(Opcode::TileReduce, lower_reduce);
+  t.set(Opcode::TileLoad, lower_load);
+  t.set(Opcode::TileStore, lower_store);
+}
+
+}  // namespace cutlet::backend

@@ -1,0 +1,160 @@
+// Axis facts of index tiles: followed through arange, splat, broadcast, expand_dims, casts,
+// add, sub, mul and the comparisons and logic that build masks.
+#include "tile_axis_info.h"
+
+#include <algorithm>
+#include <bit>
+#include <map>
+
+namespace cutlet::backend {
+namespace {
+
+constexpr std::int64_t kHuge = std::int64_t{1} << 30;
+
+std::int64_t pow2_factor(std::int64_t x) {
+  if (x == 0) return kHuge;
+  return std::min<std::int64_t>(kHuge, std::int64_t{1} << std::countr_zero(static_cast<std::uint64_t>(x)));
+}
+
+class Analysis {
+ public:
+  explicit Analysis(const ir::Function& f) : f_(f) {}
+
+  std::int64_t scalar(ir::ValueId v) {
+    const ir::Instruction* d = f_.def_of(v);
+    if (!d) return 1;
+    switch (d->op) {
+      case ir::Opcode::Const:
+        return std::holds_alternative<std::int64_t>(d->attrs[0]) ? pow2_factor(d->int_attr()) : 1;
+      case ir::Opcode::Field: return d->attrs.size() > 1 ? d->int_attr(1) : 1;
+      case ir::Opcode::Mul: return std::min(kHuge, scalar(d->operands[0]) * scalar(d->operands[1]));
+      case ir::Opcode::Add:
+      case ir::Opcode::Sub: return std::min(scalar(d->operands[0]), scalar(d->operands[1]));
+      case ir::Opcode::Shl: {
+        const ir::Instruction* k = f_.def_of(d->operands[1]);
+        if (k && k->op == ir::Opcode::Const) return std::min(kHuge, scalar(d->operands[0]) << k->int_attr());
+        return scalar(d->operands[0]);
+      }
+      case ir::Opcode::Cast: return scalar(d->operands[0]);
+      case ir::Opcode::PtrAdd: {
+        const std::int64_t bytes = f_.type_of(v).element().is_bool() ? 1 : f_.type_of(v).element().bits() / 8;
+        return std::min(scalar(d->operands[0]), std::min(kHuge, scalar(d->operands[1]) * bytes));
+      }
+      default: return 1;
+    }
+  }
+
+  AxisInfo tile(ir::ValueId v) {
+    auto it = memo_.find(v);
+    if (it != memo_.end()) return it->second;
+    AxisInfo r = compute(v);
+    memo_[v] = r;
+    return r;
+  }
+
+ private:
+  AxisInfo unknown(std::size_t rank) {
+    return {std::vector<std::int64_t>(rank, 1), std::vector<std::int64_t>(rank, 1), std::vector<std::int64_t>(rank, 1)};
+  }
+
+  /// A splat constant's value, if v is one.
+  std::optional<std::int64_t> splat_constant(ir::ValueId v) {
+    const ir::Instruction* d = f_.def_of(v);
+    if (!d || d->op != ir::Opcode::TileSplat) return std::nullopt;
+    const ir::Instruction* k = f_.def_of(d->operands[0]);
+    if (!k || k->op != ir::Opcode::Const || !std::holds_alternative<std::int64_t>(k->attrs[0])) return std::nullopt;
+    return k->int_attr();
+  }
+
+  AxisInfo compute(ir::ValueId v) {
+    ir::Type t = f_.type_of(v);
+    auto shape = t.shape();
+    const std::size_t n = shape.size();
+    const ir::Instruction* d = f_.def_of(v);
+    if (!d) return unknown(n);
+    auto operand = [&](int i) { return tile(d->operands[i]); };
+    switch (d->op) {
+      case ir::Opcode::TileArange: return {{shape[0]}, {kHuge}, {1}};
+      case ir::Opcode::TileSplat: {
+        AxisInfo r = unknown(n);
+        for (std::size_t i = 0; i < n; ++i) {
+          r.divisibility[i] = scalar(d->operands[0]);
+          r.constancy[i] = shape[i];
+        }
+        return r;
+      }
+      case ir::Opcode::TileBroadcast: {
+        AxisInfo r = operand(0);
+        auto src = f_.type_of(d->operands[0]).shape();
+        for (std::size_t i = 0; i < n; ++i)
+          if (src[i] == 1 && shape[i] != 1) {
+            r.contiguity[i] = 1;
+            r.constancy[i] = shape[i];
+          }
+        return r;
+      }
+      case ir::Opcode::TileExpandDims: {
+        AxisInfo r = operand(0);
+        const auto axis = static_cast<std::size_t>(d->int_attr());
+        r.contiguity.insert(r.contiguity.begin() + axis, 1);
+        r.constancy.insert(r.constancy.begin() + axis, 1);
+        r.divisibility.insert(r.divisibility.begin() + axis, 1);
+        return r;
+      }
+      case ir::Opcode::Cast: return f_.type_of(d->operands[0]).is_tile() ? operand(0) : unknown(n);
+      case ir::Opcode::Add:
+      case ir::Opcode::Sub: {
+        AxisInfo a = operand(0), b = operand(1), r = unknown(n);
+        for (std::size_t i = 0; i < n; ++i) {
+          r.contiguity[i] = std::max(std::min(a.contiguity[i], b.constancy[i]),
+                                     d->op == ir::Opcode::Add ? std::min(b.contiguity[i], a.constancy[i]) : 1);
+          r.divisibility[i] = std::min(a.divisibility[i], b.divisibility[i]);
+          r.constancy[i] = std::min(a.constancy[i], b.constancy[i]);
+        }
+        return r;
+      }
+      case ir::Opcode::Mul: {
+        AxisInfo a = operand(0), b = operand(1), r = unknown(n);
+        for (std::size_t i = 0; i < n; ++i) {
+          r.contiguity[i] = splat_constant(d->operands[1]) == 1 ? a.contiguity[i]
+                            : splat_constant(d->operands[0]) == 1 ? b.contiguity[i]
+                                                                   : 1;
+          r.divisibility[i] = std::min(kHuge, a.divisibility[i] * b.divisibility[i]);
+          r.constancy[i] = std::min(a.constancy[i], b.constancy[i]);
+        }
+        return r;
+      }
+      case ir::Opcode::Cmp: {
+        // A comparison is constant where both sides are, and along a run of consecutive values
+        // compared with a constant, in aligned blocks both sides' divisibility allows.
+        AxisInfo a = operand(0), b = operand(1), r = unknown(n);
+        for (std::size_t i = 0; i < n; ++i) {
+          std::int64_t c = std::min(a.constancy[i], b.constancy[i]);
+          const std::int64_t block = std::min(a.divisibility[i], b.divisibility[i]);
+          if (b.constancy[i] >= a.contiguity[i]) c = std::max(c, std::min(a.contiguity[i], block));
+          if (a.constancy[i] >= b.contiguity[i]) c = std::max(c, std::min(b.contiguity[i], block));
+          r.constancy[i] = c;
+        }
+        return r;
+      }
+      case ir::Opcode::And:
+      case ir::Opcode::Or: {
+        AxisInfo a = operand(0), b = operand(1), r = unknown(n);
+        for (std::size_t i = 0; i < n; ++i) r.constancy[i] = std::min(a.constancy[i], b.constancy[i]);
+        return r;
+      }
+      default: return unknown(n);
+    }
+  }
+
+  const ir::Function& f_;
+  std::map<ir::ValueId, AxisInfo> memo_;
+};
+
+}  // namespace
+
+AxisInfo axis_info(const ir::Function& f, ir::ValueId v) { return Analysis(f).tile(v); }
+
+std::int64_t scalar_divisibility(const ir::Function& f, ir::ValueId v) { return Analysis(f).scalar(v); }
+
+}  // namespace cutlet::backend

@@ -1,0 +1,58 @@
+// The PTX of tile kernels: 16-byte vector accesses where tensor facts allow, predicated
+// accesses under masks, warp-shuffle reductions, and the block size fixed by .reqntid.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include <cutlet/cutlet.h>
+
+#include "filecheck_support.h"
+
+using namespace cutlet;
+
+namespace {
+
+TEST(TileCodegen, SoftmaxRowUsesVectorAccessesAndShuffles) {
+  auto k = tile_kernel([](Tensor<float, 2> out, Tensor<float, 2> in) {
+    auto row = program_id(0);
+    auto cols = arange(1024);
+    auto mask = cols < in.shape(1);
+    auto x = load(in, {row, cols}, mask, Value<float>(-INFINITY));
+    auto e = exp(x - max(x, 0));
+    store(out, {row, cols}, e / sum(e, 0), mask);
+  }, {.name = "tile_softmax"});
+  expect_filecheck(k.compile<>()->ptx, R"(
+CHECK: .entry tile_softmax(
+CHECK: .reqntid 128
+CHECK: ld.global.v4.b32
+CHECK: shfl.sync.bfly.b32
+CHECK: st.global.v4.b32
+)");
+}
+
+TEST(TileCodegen, UnmaskedLoadsOfAlignedTensorsAreVectorLoads) {
+  auto k = tile_kernel([](Tensor<float, 1> z, Tensor<float, 1> x) {
+    auto i = program_id(0) * 512 + arange(512);
+    store(z, {i}, load(x, {i}) * 2.0f);
+  }, {.name = "tile_scale"}, 2);
+  expect_filecheck(k.compile<>()->ptx, R"(
+CHECK: .entry tile_scale(
+CHECK: .reqntid 64
+CHECK: ld.global.v4.f32
+CHECK: st.global.v4.f32
+)");
+}
+
+TEST(TileCodegen, UnknownAlignmentFallsBackToScalarAccesses) {
+  auto k = tile_kernel([](Tensor<float, 1> z, Tensor<float, 1> x) {
+    auto i = program_id(0) * 512 + arange(512);
+    store(z, {i}, load(x, {i}) * 2.0f);
+  }, {.name = "tile_scale_any"});
+  // A launch of unaligned, strided tensors specializes without any facts.
+  auto fn = k.trace_ir<TensorArg<float, 1>, TensorArg<float, 1>>();
+  std::string ir = ir::print(fn);
+  EXPECT_NE(ir.find("warps 4"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("tile.load"), std::string::npos) << ir;
+}
+
+}  // namespace
