@@ -11,6 +11,7 @@
 #include "cutlet/error.h"
 #include "lowering.h"
 #include "tile_axis_info.h"
+#include "tile_support.h"
 
 namespace cutlet::backend {
 
@@ -21,8 +22,6 @@ llvm::Type* LoweringContext::type_of(ir::ValueId v) const {
   return llvm::FixedVectorType::get(llvm_type(ctx, t.element()), static_cast<unsigned>(layouts[v]->num_regs()));
 }
 
-namespace {
-using ir::Opcode;
 
 const TileLayout& layout_of(LoweringContext& c, ir::ValueId v) {
   CUTLET_ASSERT(c.layouts[v].has_value(), "a tile value without a layout");
@@ -88,9 +87,18 @@ llvm::Value* relayout(LoweringContext& c, llvm::Value* v, const TileLayout& from
   return pack(c, elem, out);
 }
 
+namespace {
+using ir::Opcode;
+
+/// The layout a tile source makes its result in: the one its uses want, else the default.
+TileLayout source_layout(LoweringContext& c, ir::ValueId result) {
+  if (result < c.wanted.size() && c.wanted[result]) return *c.wanted[result];
+  ir::Type t = c.fn.type_of(result);
+  return default_layout({t.shape().begin(), t.shape().end()}, c.warps);
+}
+
 llvm::Value* lower_arange(LoweringContext& c, const ir::Instruction& inst) {
-  ir::Type t = c.fn.type_of(inst.results[0]);
-  TileLayout l = default_layout({t.shape().begin(), t.shape().end()}, c.warps);
+  TileLayout l = source_layout(c, inst.results[0]);
   c.layouts[inst.results[0]] = l;
   auto coords = thread_coords(c.b, l);
   std::vector<llvm::Value*> regs(l.num_regs());
@@ -99,8 +107,7 @@ llvm::Value* lower_arange(LoweringContext& c, const ir::Instruction& inst) {
 }
 
 llvm::Value* lower_splat(LoweringContext& c, const ir::Instruction& inst) {
-  ir::Type t = c.fn.type_of(inst.results[0]);
-  TileLayout l = default_layout({t.shape().begin(), t.shape().end()}, c.warps);
+  TileLayout l = source_layout(c, inst.results[0]);
   c.layouts[inst.results[0]] = l;
   return c.b.CreateVectorSplat(static_cast<unsigned>(l.num_regs()), c.get(inst.operands[0]));
 }
@@ -117,9 +124,24 @@ llvm::Value* blocked(LoweringContext& c, ir::ValueId x, TileLayout* out) {
   return relayout(c, c.get(x), l, *out);
 }
 
+/// The layout the uses of `result` want, if any (and it is a blocked one when `blocked_only`).
+std::optional<TileLayout> wanted_of(LoweringContext& c, ir::ValueId result, bool blocked_only) {
+  if (result >= c.wanted.size() || !c.wanted[result]) return std::nullopt;
+  if (blocked_only && c.wanted[result]->is_slice()) return std::nullopt;
+  return c.wanted[result];
+}
+
 llvm::Value* lower_broadcast(LoweringContext& c, const ir::Instruction& inst) {
   TileLayout src;
-  llvm::Value* v = blocked(c, inst.operands[0], &src);
+  llvm::Value* v;
+  if (auto w = wanted_of(c, inst.results[0], true)) {
+    src = *w;
+    auto s = c.fn.type_of(inst.operands[0]).shape();
+    src.shape.assign(s.begin(), s.end());
+    v = tile_in_layout(c, inst.operands[0], src);
+  } else {
+    v = blocked(c, inst.operands[0], &src);
+  }
   ir::Type t = c.fn.type_of(inst.results[0]);
   TileLayout dst = src;
   dst.shape.assign(t.shape().begin(), t.shape().end());
@@ -136,7 +158,13 @@ llvm::Value* lower_broadcast(LoweringContext& c, const ir::Instruction& inst) {
 llvm::Value* lower_expand_dims(LoweringContext& c, const ir::Instruction& inst) {
   const int axis = static_cast<int>(inst.int_attr());
   ir::Type t = c.fn.type_of(inst.results[0]);
-  const TileLayout& l = layout_of(c, inst.operands[0]);
+  std::optional<TileLayout> want = wanted_of(c, inst.results[0], true);
+  TileLayout l = layout_of(c, inst.operands[0]);
+  llvm::Value* x = c.get(inst.operands[0]);
+  if (want && want->shape == std::vector<std::int64_t>(t.shape().begin(), t.shape().end())) {
+    l = slice_layout(*want, axis);
+    x = tile_in_layout(c, inst.operands[0], l);
+  }
   if (l.is_slice() && l.slice_dim == axis) {
     // Undo the reduction's slice: the parent's layout, with extent 1 along the axis.
     TileLayout dst = l;
@@ -145,7 +173,7 @@ llvm::Value* lower_expand_dims(LoweringContext& c, const ir::Instruction& inst) 
     c.layouts[inst.results[0]] = dst;
     std::vector<int> mask(dst.num_regs());
     for (int r = 0; r < dst.num_regs(); ++r) mask[r] = l.reg_of(dst.reg_indices(r));
-    return c.b.CreateShuffleVector(c.get(inst.operands[0]), mask);
+    return c.b.CreateShuffleVector(x, mask);
   }
   // A new dimension of one element held by every thread: the registers stay as they are.
   TileLayout src;
@@ -394,9 +422,87 @@ llvm::Value* lower_store(LoweringContext& c, const ir::Instruction& inst) {
 
 }  // namespace
 
+namespace {
+
+/// Whether v can be recomputed in any layout: index arithmetic without memory accesses.
+bool rematerializable(const ir::Function& f, ir::ValueId v, int depth = 0) {
+  if (depth > 12) return false;
+  const ir::Instruction* d = f.def_of(v);
+  if (!d || !f.type_of(v).is_tile()) return false;
+  switch (d->op) {
+    case ir::Opcode::TileArange:
+    case ir::Opcode::TileSplat: return true;
+    case ir::Opcode::TileBroadcast:
+    case ir::Opcode::TileExpandDims: return rematerializable(f, d->operands[0], depth + 1);
+    case ir::Opcode::Add:
+    case ir::Opcode::Sub:
+    case ir::Opcode::Mul:
+    case ir::Opcode::And:
+    case ir::Opcode::Or:
+    case ir::Opcode::Cmp:
+    case ir::Opcode::Cast:
+      for (ir::ValueId o : d->operands)
+        if (f.type_of(o).is_tile() && !rematerializable(f, o, depth + 1)) return false;
+      return true;
+    default: return false;
+  }
+}
+
+/// Recomputes rematerializable tile v in layout l (its operands in the layouts that need).
+llvm::Value* rematerialize(LoweringContext& c, ir::ValueId v, const TileLayout& l) {
+  const ir::Instruction& d = *c.fn.def_of(v);
+  const auto saved_layout = c.layouts[v];
+  llvm::Value* const saved_value = c.values[v];
+  std::vector<std::pair<ir::ValueId, std::pair<std::optional<TileLayout>, llvm::Value*>>> operands;
+  auto place = [&](ir::ValueId o, const TileLayout& ol) {
+    operands.push_back({o, {c.layouts[o], c.values[o]}});
+    llvm::Value* x = tile_in_layout(c, o, ol);
+    c.values[o] = x;
+    c.layouts[o] = ol;
+  };
+  switch (d.op) {
+    case ir::Opcode::TileBroadcast: {
+      TileLayout ol = l;
+      auto s = c.fn.type_of(d.operands[0]).shape();
+      ol.shape.assign(s.begin(), s.end());
+      if (l.is_slice()) return nullptr;
+      place(d.operands[0], ol);
+      break;
+    }
+    case ir::Opcode::TileExpandDims:
+      if (l.is_slice()) return nullptr;
+      place(d.operands[0], slice_layout(l, static_cast<int>(d.int_attr())));
+      break;
+    case ir::Opcode::TileArange:
+    case ir::Opcode::TileSplat: break;
+    default:
+      for (ir::ValueId o : d.operands)
+        if (c.fn.type_of(o).is_tile()) place(o, l);
+      break;
+  }
+  // Lower the defining op again with `l` as the layout its result should get.
+  const auto saved_wanted = v < c.wanted.size() ? c.wanted[v] : std::nullopt;
+  if (v < c.wanted.size()) c.wanted[v] = l;
+  c.layouts[v] = l;
+  llvm::Value* r = lowering_of(d.op)(c, d);
+  if (v < c.wanted.size()) c.wanted[v] = saved_wanted;
+  for (auto it = operands.rbegin(); it != operands.rend(); ++it) {
+    c.layouts[it->first] = it->second.first;
+    c.values[it->first] = it->second.second;
+  }
+  const bool ok = c.layouts[v] && *c.layouts[v] == l;
+  c.layouts[v] = saved_layout;
+  c.values[v] = saved_value;
+  return ok ? r : nullptr;
+}
+
+}  // namespace
+
 llvm::Value* tile_in_layout(LoweringContext& c, ir::ValueId v, const TileLayout& l) {
   const TileLayout& have = layout_of(c, v);
   if (have == l) return c.get(v);
+  if (rematerializable(c.fn, v))
+    if (llvm::Value* r = rematerialize(c, v, l)) return r;
   return relayout(c, c.get(v), have, l);
 }
 
@@ -409,7 +515,11 @@ SavedValues prepare_tile_operands(LoweringContext& c, const ir::Instruction& ins
       break;
     }
   if (!target) return saved;
-  const TileLayout l = *target;
+  TileLayout l = *target;
+  // The layout the result's uses want, when the operands have its shape.
+  if (!inst.results.empty() && inst.results[0] < c.wanted.size() && c.wanted[inst.results[0]] &&
+      c.wanted[inst.results[0]]->tile_shape() == target->tile_shape())
+    l = *c.wanted[inst.results[0]];
   for (ir::ValueId v : inst.operands) {
     if (!c.fn.type_of(v).is_tile() || layout_of(c, v) == l) continue;
     if (std::none_of(saved.begin(), saved.end(), [&](const auto& s) { return s.first == v; })) {

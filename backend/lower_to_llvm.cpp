@@ -6,6 +6,7 @@
 #include "cutlet/backend/compiler.h"
 #include "cutlet/error.h"
 #include "debug_info.h"
+#include "tile_layout_plan.h"
 #include "lowering.h"
 
 namespace cutlet::backend {
@@ -48,6 +49,7 @@ const LoweringTable& table() {
     register_diagnostics(t);
     register_calls(t);
     register_tiles(t);
+    register_tile_dot(t);
     return t;
   }();
   return t;
@@ -99,7 +101,8 @@ class Walker {
       case ir::Opcode::TileExpandDims:
       case ir::Opcode::TileReduce:
       case ir::Opcode::TileLoad:
-      case ir::Opcode::TileStore: return true;
+      case ir::Opcode::TileStore:
+      case ir::Opcode::TileDot: return true;
       default: return false;
     }
   }
@@ -293,6 +296,7 @@ llvm::Function* lower_function(const ir::Function& fn, llvm::Module& module, con
 
   LoweringContext c{fn, ctx, module, function, b, entry, std::vector<llvm::Value*>(fn.num_values(), nullptr), options};
   for (std::size_t i = 0; i < fn.params().size(); ++i) c.values[fn.params()[i]] = function->getArg(static_cast<unsigned>(i));
+  if (fn.tile_warps() > 0) c.wanted = plan_layouts(fn, c.warps);
   std::unique_ptr<DebugInfo> debug;
   if (options.line_info) {
     debug = std::make_unique<DebugInfo>(module, *function, fn);
@@ -327,6 +331,8 @@ std::unique_ptr<llvm::Module> new_module(const std::string& name, llvm::LLVMCont
 }  // namespace
 
 void register_calls(LoweringTable& t) { t.set(ir::Opcode::Call, lower_call); }
+
+LowerFn lowering_of(ir::Opcode op) { return table().get(op); }
 
 std::unique_ptr<llvm::Module> lower_to_llvm(const ir::Function& fn, llvm::LLVMContext& ctx, const LoweringOptions& options) {
   auto module = new_module(fn.name(), ctx);

@@ -39,6 +39,8 @@ struct LoweringContext {
   std::vector<std::optional<TileLayout>> layouts = std::vector<std::optional<TileLayout>>(fn.num_values());
   std::map<std::pair<ir::ValueId, std::vector<std::int64_t>>, llvm::Value*> converted;
   int warps = fn.tile_warps() > 0 ? fn.tile_warps() : 4;
+  /// The layouts that tile values' uses want (tile_layout_plan.h); tile sources follow them.
+  std::vector<std::optional<TileLayout>> wanted;
 
   llvm::Value* get(ir::ValueId v) const { return values.at(v); }
   /// The LLVM type of value v: a tile is a vector of the thread's registers.
@@ -71,6 +73,7 @@ void register_math(LoweringTable& t);
 void register_diagnostics(LoweringTable& t);
 void register_calls(LoweringTable& t);
 void register_tiles(LoweringTable& t);
+void register_tile_dot(LoweringTable& t);
 
 /// Tile operands of an elementwise op (add, cmp, select, cast, math, ...) are brought to
 /// one layout (the first tile operand's) and the result gets it; the values the op should
@@ -78,7 +81,11 @@ void register_tiles(LoweringTable& t);
 using SavedValues = std::vector<std::pair<ir::ValueId, llvm::Value*>>;
 SavedValues prepare_tile_operands(LoweringContext& c, const ir::Instruction& inst);
 void restore_tile_operands(LoweringContext& c, const SavedValues& saved);
-/// Tile value v in layout `l` (converted through shared memory when it has another).
+/// The lowering of `op` (nullptr for region ops and terminators).
+LowerFn lowering_of(ir::Opcode op);
+/// Tile value v in layout `l`: as it is, recomputed in `l` when it is cheap index arithmetic
+/// (arange, splat, broadcasts and elementwise ops of those), else converted through shared
+/// memory.
 llvm::Value* tile_in_layout(LoweringContext& c, ir::ValueId v, const TileLayout& l);
 
 /// The PTX type suffix of a scalar for inline PTX ("f32", "u64", "b16", ...).

@@ -41,7 +41,7 @@ std::vector<std::int64_t> TileLayout::tile_shape() const {
   return s;
 }
 
-TileLayout default_layout(const std::vector<std::int64_t>& shape, int warps) {
+TileLayout default_layout(const std::vector<std::int64_t>& shape, int warps, int vec) {
   TileLayout l;
   const int n = static_cast<int>(shape.size());
   l.shape = shape;
@@ -49,7 +49,7 @@ TileLayout default_layout(const std::vector<std::int64_t>& shape, int warps) {
   l.tpw.assign(n, 1);
   l.wpc.assign(n, 1);
   for (int d = n - 1; d >= 0; --d) l.order.push_back(d);
-  l.spt[n - 1] = static_cast<int>(std::min<std::int64_t>(4, shape[n - 1]));
+  l.spt[n - 1] = static_cast<int>(std::min<std::int64_t>(vec, shape[n - 1]));
   // Lanes fill the fastest dimensions first; what is left repeats along the fastest.
   int lanes = 32;
   for (int d : l.order) {

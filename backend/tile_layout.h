@@ -44,7 +44,8 @@ struct TileLayout {
 /// The layout cutlet gives a tile of `shape` in a block of `warps` warps: 4 consecutive
 /// elements per thread along the last dimension (16-byte accesses for 4-byte elements),
 /// lanes along the last dimensions, warps along the first ones.
-TileLayout default_layout(const std::vector<std::int64_t>& shape, int warps);
+/// `vec` (a power of two) sets the elements per thread along the last dimension instead.
+TileLayout default_layout(const std::vector<std::int64_t>& shape, int warps, int vec = 4);
 
 /// `parent` with dimension `dim` removed (the layout of a reduction along `dim`).
 TileLayout slice_layout(const TileLayout& parent, int dim);

@@ -1,4 +1,5 @@
 // The CUB peers of the benchmarks (see cub_baselines.h), built by nvcc into a shared library.
+#include <cublas_v2.h>
 #include <cub/device/device_histogram.cuh>
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_transform.cuh>
@@ -69,3 +70,18 @@ extern "C" const char* cutlet_cub_error_string(int error) {
 }
 
 extern "C" int cutlet_cub_version(void) { return CUB_VERSION; }
+
+extern "C" int cutlet_cublas_gemm_bf16(int m, int n, int k, const void* a, const void* b, float* c, void* stream) {
+  static cublasHandle_t handle = [] {
+    cublasHandle_t h = nullptr;
+    cublasCreate(&h);
+    return h;
+  }();
+  if (!handle) return 1000 + CUBLAS_STATUS_NOT_INITIALIZED;
+  cublasSetStream(handle, static_cast<cudaStream_t>(stream));
+  const float one = 1.0f, zero = 0.0f;
+  // Row-major C = A B is column-major C^T = B^T A^T.
+  cublasStatus_t s = cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b, CUDA_R_16BF, n, a, CUDA_R_16BF, k,
+                                  &zero, c, CUDA_R_32F, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+  return s == CUBLAS_STATUS_SUCCESS ? 0 : 1000 + static_cast<int>(s);
+}

@@ -21,6 +21,10 @@ int cutlet_cub_reduce_sum(const float* x, float* out, int n, void* stream);
 /// cub::DeviceHistogram::HistogramEven over levels 0, 1, ..., 256. Overwrites hist.
 int cutlet_cub_histogram256(const unsigned* samples, unsigned* hist, int n, void* stream);
 
+/// c = a @ b for row-major bf16 a [m, k] and b [k, n] and f32 c [m, n], with cublasGemmEx
+/// (f32 compute, tensor cores). Returns a cublasStatus_t value plus 1000 (0 on success).
+int cutlet_cublas_gemm_bf16(int m, int n, int k, const void* a, const void* b, float* c, void* stream);
+
 /// The name of a cudaError_t value returned above.
 const char* cutlet_cub_error_string(int error);
 

@@ -510,6 +510,22 @@ ValueId Builder::tile_load(ValueId ptr, ValueId offsets, ValueId mask, ValueId o
   return emit(Opcode::TileLoad, Type::tile(to.shape(), tp.element()), std::move(ops));
 }
 
+ValueId Builder::tile_dot(ValueId a, ValueId b, ValueId acc, bool tf32) {
+  Type ta = f_->type_of(a), tb = f_->type_of(b), tc = f_->type_of(acc);
+  if (!ta.is_tile() || !tb.is_tile() || !tc.is_tile() || ta.shape().size() != 2 || tb.shape().size() != 2 ||
+      tc.shape().size() != 2)
+    fail("dot multiplies 2-D tiles, not " + ta.str() + " and " + tb.str() + " into " + tc.str());
+  if (ta.shape()[1] != tb.shape()[0] || tc.shape()[0] != ta.shape()[0] || tc.shape()[1] != tb.shape()[1])
+    fail("dot of " + ta.str() + " and " + tb.str() + " into " + tc.str() + ": shapes [M, K] @ [K, N] + [M, N] do not match");
+  if (ta.element() != tb.element()) fail("dot needs inputs of one element type, got " + ta.str() + " and " + tb.str());
+  Type e = ta.element();
+  if (e != Type::f16() && e != Type::bf16() && e != Type::f32())
+    fail("dot takes f16, bf16 or f32 (tf32) inputs, not " + e.str());
+  if (tc.element() != Type::f32()) fail("dot accumulates in f32, not " + tc.element().str());
+  if (ta.shape()[1] < 16) fail("dot needs K >= 16, not " + std::to_string(ta.shape()[1]));
+  return emit(Opcode::TileDot, tc, {a, b, acc}, {std::int64_t{tf32 ? 1 : 0}});
+}
+
 void Builder::tile_store(ValueId ptr, ValueId offsets, ValueId value, ValueId mask) {
   Type tp = f_->type_of(ptr), to = f_->type_of(offsets), tv = f_->type_of(value);
   if (!tp.is_pointer() || tp.address_space() != AddressSpace::Global) fail("tile stores write global memory, not " + tp.str());

@@ -56,3 +56,39 @@ TEST(TileCodegen, UnknownAlignmentFallsBackToScalarAccesses) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(TileCodegen, DotOfBf16TilesEmitsMmaSync) {
+  auto k = tile_kernel([](Tensor<float, 2> c, Tensor<bfloat16, 2> a, Tensor<bfloat16, 2> b) {
+    auto r = arange(64), n = arange(64), kk = arange(32);
+    auto ta = load(a, {expand_dims(r, 1), expand_dims(kk, 0)});
+    auto tb = load(b, {expand_dims(kk, 1), expand_dims(n, 0)});
+    store(c, {expand_dims(r, 1), expand_dims(n, 0)}, dot(ta, tb));
+  }, {.name = "tile_dot_bf16"});
+  expect_filecheck(k.compile<>()->ptx, R"(
+CHECK: .entry tile_dot_bf16(
+CHECK: st.shared
+CHECK: bar.sync 0;
+CHECK: ld.shared.{{[bu]}}32
+CHECK: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+)");
+}
+
+TEST(TileCodegen, DotShapeMismatchIsATraceErrorAtTheUsersLine) {
+  auto k = tile_kernel([](Tensor<float, 2> c, Tensor<half, 2> a) {
+    auto r = arange(64), kk = arange(32);
+    auto ta = load(a, {expand_dims(r, 1), expand_dims(kk, 0)});
+    store(c, {expand_dims(r, 1), expand_dims(r, 0)}, dot(ta, ta));
+  }, {.name = "tile_dot_bad"});
+  std::string msg;
+  try {
+    (void)k.trace_ir();
+  } catch (const Error& e) {
+    msg = e.what();
+  }
+  EXPECT_NE(msg.find("do not match"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("tile_codegen_test.cpp"), std::string::npos) << msg;
+}
+
+}  // namespace

@@ -140,3 +140,84 @@ TEST(TileGpu, LayerNormRows) {
 }
 
 }  // namespace
+
+namespace {
+
+template <class T>
+std::vector<T> to_type(const std::vector<float>& v) {
+  std::vector<T> r;
+  for (float x : v) r.push_back(T(x));
+  return r;
+}
+
+// C = A @ B with a K loop carrying the accumulator tile: tensor cores for f16/bf16 (and
+// tf32), FMA for exact f32; M, N, K not multiples of the tiles, so the edges are masked.
+template <class T>
+void check_matmul(bool tf32, double tol) {
+  constexpr int BM = 64, BN = 32, BK = 32;
+  auto k = tile_kernel([=](Tensor<float, 2> c, Tensor<T, 2> a, Tensor<T, 2> b) {
+    auto rm = program_id(0) * BM + arange(BM);
+    auto rn = program_id(1) * BN + arange(BN);
+    auto rk = arange(BK);
+    auto acc = for_range(0, a.shape(1), BK, zeros<float>({BM, BN}), [&](i32 k0, Tile<float> acc) {
+      auto ka = k0 + rk;
+      auto ta = load(a, {expand_dims(rm, 1), expand_dims(ka, 0)}, (expand_dims(rm, 1) < a.shape(0)) & (expand_dims(ka, 0) < a.shape(1)));
+      auto tb = load(b, {expand_dims(ka, 1), expand_dims(rn, 0)}, (expand_dims(ka, 1) < b.shape(0)) & (expand_dims(rn, 0) < b.shape(1)));
+      return dot(ta, tb, acc, tf32);
+    });
+    store(c, {expand_dims(rm, 1), expand_dims(rn, 0)}, acc, (expand_dims(rm, 1) < c.shape(0)) & (expand_dims(rn, 0) < c.shape(1)));
+  }, {.name = "tile_matmul"});
+  Stream st;
+  const int M = 150, N = 70, K = 100;
+  auto ha = to_type<T>(random_vector<float>(M * K, 8, -1.0f, 1.0f));
+  auto hb = to_type<T>(random_vector<float>(K * N, 9, -1.0f, 1.0f));
+  Buffer<T> a(st, ha), b(st, hb);
+  auto c = poisoned<float>(st, M * N);
+  k.launch(st, {.grid = {static_cast<int>(ceil_div(M, BM)), static_cast<int>(ceil_div(N, BN))}}, tensor(c, {M, N}),
+           tensor(a, {M, K}), tensor(b, {K, N}));
+  auto r = c.to_host(st);
+  for (int i = 0; i < M; ++i)
+    for (int j = 0; j < N; ++j) {
+      double want = 0;
+      for (int kk = 0; kk < K; ++kk) want += double(float(ha[i * K + kk])) * double(float(hb[kk * N + j]));
+      ASSERT_NEAR(r[i * N + j], want, tol) << i << "," << j;
+    }
+}
+
+TEST(TileGpu, MatmulBf16OnTensorCores) {
+  CUTLET_REQUIRE_GPU();
+  check_matmul<bfloat16>(false, 1e-3);
+}
+TEST(TileGpu, MatmulF16OnTensorCores) {
+  CUTLET_REQUIRE_GPU();
+  check_matmul<half>(false, 1e-3);
+}
+TEST(TileGpu, MatmulTf32OnTensorCores) {
+  CUTLET_REQUIRE_GPU();
+  check_matmul<float>(true, 3e-2);  // tf32 keeps 10 mantissa bits
+}
+TEST(TileGpu, MatmulExactF32) {
+  CUTLET_REQUIRE_GPU();
+  check_matmul<float>(false, 1e-4);
+}
+
+TEST(TileGpu, IfChoosesATileUniformly) {
+  CUTLET_REQUIRE_GPU();
+  auto k = tile_kernel([](Tensor<float, 1> y, Tensor<float, 1> x) {
+    auto i = program_id(0) * 256 + arange(256);
+    auto m = i < x.shape(0);
+    auto v = load(x, {i}, m);
+    auto r = if_((program_id(0) % 2) == 0, [&] { return v * 2.0f; }, [&] { return v - 1.0f; });
+    store(y, {i}, r, m);
+  }, {.name = "tile_if"});
+  Stream st;
+  const int n = 1000;
+  auto h = random_vector<float>(n, 10, -1.0f, 1.0f);
+  Buffer<float> x(st, h);
+  auto y = poisoned<float>(st, n);
+  k.launch(st, {.grid = static_cast<int>(ceil_div(n, 256))}, tensor(y, {n}), tensor(x, {n}));
+  auto r = y.to_host(st);
+  for (int i = 0; i < n; ++i) ASSERT_EQ(r[i], (i / 256) % 2 == 0 ? h[i] * 2.0f : h[i] - 1.0f) << i;
+}
+
+}  // namespace

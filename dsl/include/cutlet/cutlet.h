@@ -17,6 +17,7 @@
 #include "cutlet/dsl/struct_param.h"
 #include "cutlet/dsl/tensor.h"
 #include "cutlet/dsl/tile.h"
+#include "cutlet/dsl/tile_control.h"
 #include "cutlet/dsl/value.h"
 #include "cutlet/dsl/vector.h"
 #include "cutlet/dsl/view.h"

@@ -43,6 +43,7 @@ void if_(const Value<bool>& cond, Then&& then_fn, std::source_location where = s
 /// (a traced value, or a host number on one side), if_ returns it as a Value of their
 /// common type: `auto r = cutlet::if_(c, [&] { return a; }, [&] { return b; });`.
 template <std::invocable Then, std::invocable Else>
+  requires(!requires { std::remove_cvref_t<std::invoke_result_t<Then&>>::is_tile; })  // tiles: tile_control.h
 auto if_(const Value<bool>& cond, Then&& then_fn, Else&& else_fn,
          std::source_location where = std::source_location::current()) {
   using R1 = std::remove_cvref_t<std::invoke_result_t<Then&>>;

@@ -161,7 +161,7 @@ Tile<T> load(const Tensor<T, R>& t, const std::vector<Tile<std::int32_t>>& index
 template <class T, int R>
 Tile<T> load(const Tensor<T, R>& t, const std::vector<Tile<std::int32_t>>& index, const Tile<bool>& mask,
              std::source_location where = std::source_location::current()) {
-  return load(t, index, mask, Value<T>(T{}), where);
+  return load(t, index, mask, Value<T>::wrap(detail::constant<T>(0)), where);
 }
 /// load() of every element at `index` (the caller guarantees they are in bounds).
 template <class T, int R>

@@ -22,6 +22,7 @@ template <ScalarType T>
 class Tile {
  public:
   using element_type = T;
+  static constexpr bool is_tile = true;
 
   /// Wraps an IR value of tile type (or of type T, for a rank-0 tile).
   static Tile wrap(ir::ValueId id) { return Tile(id); }
@@ -173,7 +174,7 @@ Tile<T> full(std::vector<std::int64_t> shape, const V& value, std::source_locati
 /// A tile of `shape` of zeros.
 template <ScalarType T>
 Tile<T> zeros(std::vector<std::int64_t> shape, std::source_location where = std::source_location::current()) {
-  return full<T>(std::move(shape), T{}, where);
+  return full<T>(std::move(shape), 0, where);
 }
 
 /// `t` with an extent-1 dimension inserted before `axis` (NumPy's expand_dims, `t[:, None]`
@@ -256,6 +257,22 @@ auto minimum(const A& a, const B& b, std::source_location where = std::source_lo
   return detail::tile_binary(
       a, b, [](ir::ValueId x, ir::ValueId y) { return Tile<T>::wrap(detail::builder().binary(ir::Opcode::Min, x, y)); },
       where);
+}
+
+/// acc + a @ b for a [M, K], b [K, N] and an f32 acc [M, N]: f16 and bf16 inputs on tensor
+/// cores (mma.sync) with f32 accumulation; f32 inputs exactly (FMA), or on tensor cores as
+/// tf32 with `allow_tf32`. K >= 16; tensor cores need M a multiple of 16 and N of 8 per warp.
+template <ScalarType T>
+Tile<float> dot(const Tile<T>& a, const Tile<T>& b, const Tile<float>& acc, bool allow_tf32 = false,
+                std::source_location where = std::source_location::current()) {
+  detail::set_location(where);
+  return Tile<float>::wrap(detail::builder("cutlet::dot").tile_dot(a.id(), b.id(), acc.id(), allow_tf32));
+}
+/// a @ b in f32 (see the three-operand dot).
+template <ScalarType T>
+Tile<float> dot(const Tile<T>& a, const Tile<T>& b, std::source_location where = std::source_location::current()) {
+  auto m = a.shape().at(0), n = b.shape().at(1);
+  return dot(a, b, full<float>({m, n}, 0.0f, where), false, where);
 }
 
 /// Reductions along `axis`: a tile without that dimension (rank 0 for a 1-D tile: use it as

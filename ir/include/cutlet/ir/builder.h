@@ -93,6 +93,9 @@ class Builder {
   /// `ptr`) where the i1 tile `mask` is true, `other` (a scalar) elsewhere; masked-off
   /// addresses are never accessed. kNone for `mask`: all; for `other`: zero.
   ValueId tile_load(ValueId ptr, ValueId offsets, ValueId mask = kNone, ValueId other = kNone);
+  /// acc + a @ b for tiles a [M, K], b [K, N] and acc [M, N] (f32): f16 and bf16 inputs on
+  /// tensor cores (mma.sync), f32 inputs exactly, or on tensor cores as tf32 when `tf32`.
+  ValueId tile_dot(ValueId a, ValueId b, ValueId acc, bool tf32 = false);
   /// Stores tile `value` to `ptr[offsets]` where `mask` is true (kNone: everywhere).
   void tile_store(ValueId ptr, ValueId offsets, ValueId value, ValueId mask = kNone);
   void store(ValueId p, ValueId v);

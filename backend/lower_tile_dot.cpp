@@ -1,0 +1,169 @@
+// Lowering of tile.dot: acc + a @ b. On tensor cores (mma.sync m16n8k16 for f16/bf16,
+// m16n8k8 for tf32) the accumulator lives in the mma layout, which is a blocked layout
+// (1x2 elements per thread, 8x4 lanes, warps over both dimensions); a and b go through shared
+// memory (b transposed, rows padded against bank conflicts) and each warp reads its fragments
+// from there. Inputs without tensor-core support (exact f32) use FMA from shared memory.
+#include <llvm/IR/InlineAsm.h>
+#include <llvm/IR/IntrinsicsNVPTX.h>
+
+#include "cutlet/error.h"
+#include "tile_layout_plan.h"
+#include "tile_support.h"
+
+namespace cutlet::backend {
+namespace {
+
+/// Writes the registers of tile value v to `buf` as [rows][stride] (transposed: element
+/// (i, j) goes to [j][i]).
+void store_tile(LoweringContext& c, ir::ValueId v, llvm::GlobalVariable* buf, llvm::Type* elem, std::int64_t stride,
+                bool transposed) {
+  auto& b = c.b;
+  const TileLayout& l = layout_of(c, v);
+  auto regs = unpack(c, c.get(v));
+  auto tc = thread_coords(b, l);
+  for (int r = 0; r < l.num_regs(); ++r) {
+    auto xy = element_coords(b, l, tc, r);
+    llvm::Value* row = transposed ? xy[1] : xy[0];
+    llvm::Value* col = transposed ? xy[0] : xy[1];
+    llvm::Value* at = b.CreateAdd(b.CreateMul(row, b.getInt32(static_cast<std::uint32_t>(stride))), col);
+    b.CreateStore(regs[r], b.CreateInBoundsGEP(elem, buf, at));
+  }
+}
+
+llvm::Value* lower_dot_mma(LoweringContext& c, const ir::Instruction& inst, const TileLayout& mma) {
+  auto& b = c.b;
+  ir::Type ta = c.fn.type_of(inst.operands[0]);
+  const std::int64_t M = ta.shape()[0], K = ta.shape()[1], N = c.fn.type_of(inst.operands[1]).shape()[1];
+  const ir::Type et = ta.element();
+  const bool tf32 = et == ir::Type::f32();
+  llvm::Type* elem = llvm_type(c.ctx, et);
+  const std::int64_t pad = tf32 ? 4 : 8;  // shifts each row by 16 bytes: fragment reads hit distinct banks
+  const std::int64_t stride = K + pad;
+  auto* as = shared_buffer(c, elem, M * stride);
+  auto* bs = shared_buffer(c, elem, N * stride);
+
+  const int wm = mma.wpc[0], wn = mma.wpc[1];
+  auto acc = unpack(c, tile_in_layout(c, inst.operands[2], mma));
+
+  barrier(c);  // earlier readers of these buffers (in a loop) are done
+  store_tile(c, inst.operands[0], as, elem, stride, false);
+  store_tile(c, inst.operands[1], bs, elem, stride, true);
+  barrier(c);
+
+  llvm::Value* tid = b.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x, {}, {});
+  llvm::Value* lane = b.CreateAnd(tid, 31);
+  llvm::Value* warp = b.CreateLShr(tid, 5);
+  llvm::Value* g = b.CreateLShr(lane, 2);
+  llvm::Value* q = b.CreateAnd(lane, 3);
+  llvm::Value* warp_n = b.CreateAnd(warp, wn - 1);
+  llvm::Value* warp_m = b.CreateAnd(b.CreateLShr(warp, __builtin_ctz(static_cast<unsigned>(wn))), wm - 1);
+  const std::int64_t tiles_m = M / (16 * wm), tiles_n = N / (8 * wn);
+  const int regs_n = static_cast<int>(tiles_n * 2);
+  auto* i32 = b.getInt32Ty();
+  // Row h*8 + g of m-tile mi of this warp, and column g of n-tile ni (see the layout above).
+  auto row = [&](std::int64_t mi, int h) {
+    return b.CreateAdd(b.CreateAdd(b.getInt32(static_cast<std::uint32_t>((2 * mi + h) * 8 * wm)), b.CreateMul(warp_m, b.getInt32(8))), g);
+  };
+  auto col = [&](std::int64_t ni) {
+    return b.CreateAdd(b.CreateAdd(b.getInt32(static_cast<std::uint32_t>(ni * 8 * wn)), b.CreateMul(warp_n, b.getInt32(8))), g);
+  };
+  // One 32-bit word of a padded row: two 16-bit elements, or one tf32 (converted).
+  auto word = [&](llvm::GlobalVariable* buf, llvm::Value* r, llvm::Value* k) -> llvm::Value* {
+    llvm::Value* at = b.CreateAdd(b.CreateMul(r, b.getInt32(static_cast<std::uint32_t>(stride))), k);
+    llvm::Value* p = b.CreateInBoundsGEP(elem, buf, at);
+    if (!tf32) return b.CreateAlignedLoad(i32, p, llvm::Align(4));
+    llvm::Value* f = b.CreateAlignedLoad(b.getFloatTy(), p, llvm::Align(4));
+    auto* fty = llvm::FunctionType::get(i32, {b.getFloatTy()}, false);
+    return b.CreateCall(llvm::InlineAsm::get(fty, "cvt.rna.tf32.f32 $0, $1;", "=r,f", false), {f});
+  };
+  const std::int64_t kstep = tf32 ? 8 : 16;
+  const std::string shape = tf32 ? "m16n8k8" : "m16n8k16";
+  const std::string types = tf32 ? "f32.tf32.tf32.f32" : et == ir::Type::bf16() ? "f32.bf16.bf16.f32" : "f32.f16.f16.f32";
+  const int a_words = tf32 ? 4 : 4, b_words = 2;
+  std::string text = "mma.sync.aligned." + shape + ".row.col." + types + " {$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, {$10, $11, $12, $13};";
+  std::string cons = "=f,=f,=f,=f,r,r,r,r,r,r,f,f,f,f";
+  std::vector<llvm::Type*> arg_types(a_words + b_words, i32);
+  for (int i = 0; i < 4; ++i) arg_types.push_back(b.getFloatTy());
+  llvm::Type* f4 = llvm::StructType::get(c.ctx, {b.getFloatTy(), b.getFloatTy(), b.getFloatTy(), b.getFloatTy()});
+  auto* mma_fn = llvm::InlineAsm::get(llvm::FunctionType::get(f4, arg_types, false), text, cons, false);
+
+  for (std::int64_t kk = 0; kk < K; kk += kstep) {
+    // k offsets of the fragment words: 16-bit types pack (2q, 2q+1) and (2q+8, 2q+9); tf32 uses q and q+4.
+    llvm::Value* k0 = tf32 ? b.CreateAdd(b.getInt32(static_cast<std::uint32_t>(kk)), q)
+                           : b.CreateAdd(b.getInt32(static_cast<std::uint32_t>(kk)), b.CreateMul(q, b.getInt32(2)));
+    llvm::Value* k1 = b.CreateAdd(k0, b.getInt32(tf32 ? 4 : 8));
+    std::vector<std::array<llvm::Value*, 4>> afrag(tiles_m);
+    for (std::int64_t mi = 0; mi < tiles_m; ++mi) {
+      llvm::Value* r0 = row(mi, 0);
+      llvm::Value* r1 = row(mi, 1);
+      afrag[mi] = {word(as, r0, k0), word(as, r1, k0), word(as, r0, k1), word(as, r1, k1)};
+    }
+    std::vector<std::array<llvm::Value*, 2>> bfrag(tiles_n);
+    for (std::int64_t ni = 0; ni < tiles_n; ++ni) {
+      llvm::Value* cn = col(ni);
+      bfrag[ni] = {word(bs, cn, k0), word(bs, cn, k1)};
+    }
+    for (std::int64_t mi = 0; mi < tiles_m; ++mi)
+      for (std::int64_t ni = 0; ni < tiles_n; ++ni) {
+        const int r0 = static_cast<int>(2 * mi) * regs_n + static_cast<int>(2 * ni);
+        const int r1 = static_cast<int>(2 * mi + 1) * regs_n + static_cast<int>(2 * ni);
+        std::vector<llvm::Value*> args{afrag[mi][0], afrag[mi][1], afrag[mi][2], afrag[mi][3], bfrag[ni][0], bfrag[ni][1],
+                                       acc[r0],      acc[r0 + 1],  acc[r1],      acc[r1 + 1]};
+        llvm::Value* d = b.CreateCall(mma_fn, args);
+        acc[r0] = b.CreateExtractValue(d, 0);
+        acc[r0 + 1] = b.CreateExtractValue(d, 1);
+        acc[r1] = b.CreateExtractValue(d, 2);
+        acc[r1 + 1] = b.CreateExtractValue(d, 3);
+      }
+  }
+  c.layouts[inst.results[0]] = mma;
+  return pack(c, b.getFloatTy(), acc);
+}
+
+/// Exact f32 (or any shape the mma layout does not fit): each accumulator register sums its
+/// row of a times its column of b, read from shared memory.
+llvm::Value* lower_dot_fma(LoweringContext& c, const ir::Instruction& inst) {
+  auto& b = c.b;
+  ir::Type ta = c.fn.type_of(inst.operands[0]);
+  const std::int64_t M = ta.shape()[0], K = ta.shape()[1], N = c.fn.type_of(inst.operands[1]).shape()[1];
+  llvm::Type* elem = llvm_type(c.ctx, ta.element());
+  auto* as = shared_buffer(c, elem, M * (K + 1));
+  auto* bs = shared_buffer(c, elem, N * (K + 1));
+  const TileLayout l = layout_of(c, inst.operands[2]);
+  auto acc = unpack(c, c.get(inst.operands[2]));
+  barrier(c);
+  store_tile(c, inst.operands[0], as, elem, K + 1, false);
+  store_tile(c, inst.operands[1], bs, elem, K + 1, true);
+  barrier(c);
+  auto tc = thread_coords(b, l);
+  for (int r = 0; r < l.num_regs(); ++r) {
+    auto xy = element_coords(b, l, tc, r);
+    llvm::Value* arow = b.CreateMul(xy[0], b.getInt32(static_cast<std::uint32_t>(K + 1)));
+    llvm::Value* bcol = b.CreateMul(xy[1], b.getInt32(static_cast<std::uint32_t>(K + 1)));
+    for (std::int64_t k = 0; k < K; ++k) {
+      llvm::Value* x = b.CreateLoad(elem, b.CreateInBoundsGEP(elem, as, b.CreateAdd(arow, b.getInt32(static_cast<std::uint32_t>(k)))));
+      llvm::Value* y = b.CreateLoad(elem, b.CreateInBoundsGEP(elem, bs, b.CreateAdd(bcol, b.getInt32(static_cast<std::uint32_t>(k)))));
+      x = b.CreateFPExt(x, b.getFloatTy());
+      y = b.CreateFPExt(y, b.getFloatTy());
+      acc[r] = b.CreateIntrinsic(llvm::Intrinsic::fma, {b.getFloatTy()}, {x, y, acc[r]});
+    }
+  }
+  c.layouts[inst.results[0]] = l;
+  return pack(c, b.getFloatTy(), acc);
+}
+
+llvm::Value* lower_dot(LoweringContext& c, const ir::Instruction& inst) {
+  ir::Type ta = c.fn.type_of(inst.operands[0]);
+  const std::int64_t M = ta.shape()[0], K = ta.shape()[1], N = c.fn.type_of(inst.operands[1]).shape()[1];
+  const bool tf32 = inst.int_attr() != 0;
+  const bool tensor_cores = ta.element() != ir::Type::f32() || tf32;
+  auto mma = mma_layout(M, N, c.warps);
+  if (tensor_cores && mma && K % (ta.element() == ir::Type::f32() ? 8 : 16) == 0) return lower_dot_mma(c, inst, *mma);
+  return lower_dot_fma(c, inst);
+}
+
+}  // namespace
+
+void register_tile_dot(LoweringTable& t) { t.set(ir::Opcode::TileDot, lower_dot); }
+
+}  // namespace cutlet::backend

@@ -1,0 +1,147 @@
+// The backward layout plan (see tile_layout_plan.h).
+#include "tile_layout_plan.h"
+
+#include <cmath>
+
+namespace cutlet::backend {
+
+std::optional<TileLayout> mma_layout(std::int64_t m, std::int64_t n, int warps) {
+  int best_wm = 0;
+  double best_score = 1e30;
+  for (int wm = 1; wm <= warps; wm *= 2) {
+    const int wn = warps / wm;
+    if (m % (16 * wm) != 0 || n % (8 * wn) != 0) continue;
+    const double score = std::abs(static_cast<double>(m / wm) - static_cast<double>(n / wn));
+    if (score < best_score) best_wm = wm, best_score = score;
+  }
+  if (best_wm == 0) return std::nullopt;
+  TileLayout l;
+  l.shape = {m, n};
+  l.spt = {1, 2};
+  l.tpw = {8, 4};
+  l.wpc = {best_wm, warps / best_wm};
+  l.order = {1, 0};
+  return l;
+}
+
+namespace {
+
+class Planner {
+ public:
+  Planner(const ir::Function& f, int warps) : f_(f), warps_(warps), want_(f.num_values()) {}
+
+  std::vector<std::optional<TileLayout>> run() {
+    region(f_.body());
+    return std::move(want_);
+  }
+
+ private:
+  bool is_tile(ir::ValueId v) const { return f_.type_of(v).is_tile(); }
+  /// Elements of tile v's type in 16 bytes.
+  int vec_for(ir::ValueId v) const {
+    ir::Type e = f_.type_of(v).element();
+    return e.is_bool() ? 16 : 128 / e.bits();
+  }
+  std::vector<std::int64_t> shape(ir::ValueId v) const {
+    auto s = f_.type_of(v).shape();
+    return {s.begin(), s.end()};
+  }
+  /// Records a wish for v unless it has one (the first use seen, i.e. the last in program
+  /// order, wins) or its shape differs.
+  void wish(ir::ValueId v, const std::optional<TileLayout>& l) {
+    if (!l || !is_tile(v) || want_[v]) return;
+    if (l->tile_shape() != shape(v)) return;
+    want_[v] = l;
+  }
+
+  void region(const ir::Region& r) {
+    for (auto it = r.body.rbegin(); it != r.body.rend(); ++it) inst(f_.inst(*it));
+  }
+
+  void inst(const ir::Instruction& i) {
+    using ir::Opcode;
+    const std::optional<TileLayout> out = i.results.empty() ? std::nullopt : want_[i.results[0]];
+    switch (i.op) {
+      case Opcode::TileBroadcast:
+        if (out && !out->is_slice()) {
+          TileLayout l = *out;
+          l.shape = shape(i.operands[0]);
+          wish(i.operands[0], l);
+        }
+        break;
+      case Opcode::TileExpandDims:
+        if (out && !out->is_slice()) wish(i.operands[0], slice_layout(*out, static_cast<int>(i.int_attr())));
+        break;
+      case Opcode::TileReduce:
+        if (out && out->is_slice() && out->slice_dim == static_cast<int>(i.int_attr(1))) {
+          TileLayout parent = *out;
+          parent.slice_dim = -1;
+          wish(i.operands[0], parent);
+        }
+        break;
+      case Opcode::TileDot: {
+        auto s = shape(i.results[0]);
+        wish(i.operands[2], out ? out : mma_layout(s[0], s[1], warps_));
+        break;
+      }
+      case Opcode::TileStore: {
+        // Where the stored value comes from a dot, store from its mma layout.
+        std::optional<TileLayout> l;
+        if (const ir::Instruction* d = f_.def_of(i.operands[2]); d && d->op == Opcode::TileDot) {
+          auto s = shape(i.operands[2]);
+          l = mma_layout(s[0], s[1], warps_);
+        }
+        if (!l) l = default_layout(shape(i.operands[2]), warps_, vec_for(i.operands[2]));
+        wish(i.operands[1], l);
+        wish(i.operands[2], l);
+        if (i.operands.size() > 3) wish(i.operands[3], l);
+        break;
+      }
+      case Opcode::TileLoad: {
+        // Unless the loaded tile is wanted in some layout, load 16 bytes per thread and access.
+        auto l = out ? out : std::optional<TileLayout>(default_layout(shape(i.results[0]), warps_, vec_for(i.results[0])));
+        for (std::size_t k = 1; k < 3 && k < i.operands.size(); ++k) wish(i.operands[k], l);
+        break;
+      }
+      case Opcode::For: {
+        const ir::Region& body = i.regions[0];
+        const ir::Instruction& yield = f_.inst(body.body.back());
+        for (std::size_t k = 0; k < i.results.size(); ++k) {
+          wish(body.args[k + 1], want_[i.results[k]]);
+          wish(yield.operands[k], want_[body.args[k + 1]]);
+        }
+        region(body);
+        for (std::size_t k = 0; k < i.results.size(); ++k) {
+          wish(yield.operands[k], want_[body.args[k + 1]]);
+          wish(i.operands[3 + k], want_[body.args[k + 1]]);
+        }
+        break;
+      }
+      case Opcode::If:
+        for (const ir::Region& r : i.regions) {
+          const ir::Instruction& yield = f_.inst(r.body.back());
+          for (std::size_t k = 0; k < i.results.size(); ++k) wish(yield.operands[k], want_[i.results[k]]);
+          region(r);
+        }
+        break;
+      case Opcode::While:
+        for (const ir::Region& r : i.regions) region(r);
+        break;
+      default:
+        // Elementwise ops: their tile operands in the result's layout.
+        if (out && !i.results.empty() && is_tile(i.results[0]))
+          for (ir::ValueId v : i.operands) wish(v, out);
+        break;
+    }
+  }
+
+  const ir::Function& f_;
+  int warps_;
+  std::vector<std::optional<TileLayout>> want_;
+};
+
+}  // namespace
+
+std::vector<std::optional<TileLayout>> plan_layouts(const ir::Function& fn, int warps) { return Planner(fn, warps).run(); }
+
+}  // namespace cutlet::backend

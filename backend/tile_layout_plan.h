@@ -1,0 +1,23 @@
+// Internal: choosing tile layouts ahead of lowering, so that values meet in the layout their
+// consumers want instead of being converted through shared memory.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "cutlet/ir/function.h"
+#include "tile_layout.h"
+
+namespace cutlet::backend {
+
+/// For each value of `fn`, the layout its uses would like it in, if any: walking backwards,
+/// a broadcast wants its operand in its own result's layout, an expand_dims wants the slice of
+/// it, elementwise ops, loads and stores pass their wishes on to their tile operands, a dot
+/// wants its accumulator in the mma layout, and loops pass them between carried values. Tile
+/// sources (arange, splat) are then made directly in the wanted layout.
+std::vector<std::optional<TileLayout>> plan_layouts(const ir::Function& fn, int warps);
+
+/// The mma accumulator layout of an M x N dot on `warps` warps, if tensor cores apply.
+std::optional<TileLayout> mma_layout(std::int64_t m, std::int64_t n, int warps);
+
+}  // namespace cutlet::backend

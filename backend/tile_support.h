@@ -1,0 +1,27 @@
+// Internal: helpers shared by the tile-op lowering files (lower_tile*.cpp).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <llvm/IR/GlobalVariable.h>
+
+#include "lowering.h"
+
+namespace cutlet::backend {
+
+/// The layout of tile value v (set when v was lowered).
+const TileLayout& layout_of(LoweringContext& c, ir::ValueId v);
+/// The registers of a thread's tile vector, and a vector from registers.
+std::vector<llvm::Value*> unpack(LoweringContext& c, llvm::Value* v);
+llvm::Value* pack(LoweringContext& c, llvm::Type* elem, const std::vector<llvm::Value*>& regs);
+/// A new shared-memory array of `count` elements, 16-byte aligned, private to one op.
+llvm::GlobalVariable* shared_buffer(LoweringContext& c, llvm::Type* elem, std::int64_t count);
+/// bar.sync 0.
+void barrier(LoweringContext& c);
+/// The row-major linear index of `coords` in `shape` (i32).
+llvm::Value* linear(LoweringContext& c, const std::vector<llvm::Value*>& coords, const std::vector<std::int64_t>& shape);
+/// Registers `v` of layout `from` moved to layout `to` (same tile shape) through shared memory.
+llvm::Value* relayout(LoweringContext& c, llvm::Value* v, const TileLayout& from, const TileLayout& to);
+
+}  // namespace cutlet::backend
