@@ -112,7 +112,8 @@ llvm::Value* lower_splat(LoweringContext& c, const ir::Instruction& inst) {
   return c.b.CreateVectorSplat(static_cast<unsigned>(l.num_regs()), c.get(inst.operands[0]));
 }
 
-/// A blocked layout for x: its own, or the default one for its shape (slices are converted).
+}  // namespace
+
 llvm::Value* blocked(LoweringContext& c, ir::ValueId x, TileLayout* out) {
   const TileLayout& l = layout_of(c, x);
   if (!l.is_slice()) {
@@ -123,6 +124,8 @@ llvm::Value* blocked(LoweringContext& c, ir::ValueId x, TileLayout* out) {
   *out = default_layout({t.shape().begin(), t.shape().end()}, c.warps);
   return relayout(c, c.get(x), l, *out);
 }
+
+namespace {
 
 /// The layout the uses of `result` want, if any (and it is a blocked one when `blocked_only`).
 std::optional<TileLayout> wanted_of(LoweringContext& c, ir::ValueId result, bool blocked_only) {
@@ -188,109 +191,6 @@ llvm::Value* lower_expand_dims(LoweringContext& c, const ir::Instruction& inst) 
   dst.order.push_back(axis);
   c.layouts[inst.results[0]] = dst;
   return v;
-}
-
-llvm::Value* combine(LoweringContext& c, ir::ReduceKind kind, ir::Type t, llvm::Value* a, llvm::Value* b) {
-  auto& B = c.b;
-  const bool fp = t.is_float(), sgn = t.is_signed_integer();
-  switch (kind) {
-    case ir::ReduceKind::Sum: return fp ? B.CreateFAdd(a, b) : B.CreateAdd(a, b);
-    case ir::ReduceKind::Prod: return fp ? B.CreateFMul(a, b) : B.CreateMul(a, b);
-    case ir::ReduceKind::Min:
-      return fp ? B.CreateMinNum(a, b) : B.CreateBinaryIntrinsic(sgn ? llvm::Intrinsic::smin : llvm::Intrinsic::umin, a, b);
-    case ir::ReduceKind::Max:
-      return fp ? B.CreateMaxNum(a, b) : B.CreateBinaryIntrinsic(sgn ? llvm::Intrinsic::smax : llvm::Intrinsic::umax, a, b);
-  }
-  return nullptr;
-}
-
-/// shfl.sync.bfly of any 16-, 32- or 64-bit value across the full warp.
-llvm::Value* shuffle_xor(LoweringContext& c, llvm::Value* v, int offset) {
-  auto& b = c.b;
-  llvm::Type* t = v->getType();
-  const unsigned bits = t->getPrimitiveSizeInBits();
-  auto shfl = [&](llvm::Value* x) {
-    return b.CreateIntrinsic(llvm::Intrinsic::nvvm_shfl_sync_bfly_i32, {},
-                             {b.getInt32(0xffffffffu), x, b.getInt32(static_cast<std::uint32_t>(offset)), b.getInt32(31)});
-  };
-  if (bits == 64) {
-    llvm::Value* x = b.CreateBitCast(v, b.getInt64Ty());
-    llvm::Value* lo = shfl(b.CreateTrunc(x, b.getInt32Ty()));
-    llvm::Value* hi = shfl(b.CreateTrunc(b.CreateLShr(x, 32), b.getInt32Ty()));
-    llvm::Value* r = b.CreateOr(b.CreateShl(b.CreateZExt(hi, b.getInt64Ty()), 32), b.CreateZExt(lo, b.getInt64Ty()));
-    return b.CreateBitCast(r, t);
-  }
-  llvm::Type* it = b.getIntNTy(bits);
-  llvm::Value* x = b.CreateZExt(b.CreateBitCast(v, it), b.getInt32Ty());
-  return b.CreateBitCast(b.CreateTrunc(shfl(x), it), t);
-}
-
-llvm::Value* lower_reduce(LoweringContext& c, const ir::Instruction& inst) {
-  auto& b = c.b;
-  const auto kind = static_cast<ir::ReduceKind>(inst.int_attr(0));
-  const int k = static_cast<int>(inst.int_attr(1));
-  ir::Type et = c.fn.type_of(inst.operands[0]).element();
-  TileLayout l;
-  auto regs = unpack(c, blocked(c, inst.operands[0], &l));
-  TileLayout out = slice_layout(l, k);
-  const std::int64_t extent = l.shape[k];
-
-  // 1. In the thread: the registers along k that hold distinct elements.
-  std::vector<llvm::Value*> part(out.num_regs(), nullptr);
-  for (int r = 0; r < l.num_regs(); ++r) {
-    auto j = l.reg_indices(r);
-    if (j[k] % l.spt[k] >= extent) continue;  // a copy of an element this thread already has
-    llvm::Value*& p = part[out.reg_of(j)];
-    p = p ? combine(c, kind, et, p, regs[r]) : regs[r];
-  }
-  // 2. Across the lanes that hold different elements along k.
-  int lane_stride = 1, warp_stride = 1;
-  for (int d : l.order) {
-    if (d == k) break;
-    lane_stride *= l.tpw[d];
-  }
-  for (int d : l.order) {
-    if (d == k) break;
-    warp_stride *= l.wpc[d];
-  }
-  const std::int64_t lanes = std::clamp<std::int64_t>(extent / l.spt[k], 1, l.tpw[k]);
-  for (std::int64_t off = lanes / 2; off >= 1; off /= 2)
-    for (auto& p : part) p = combine(c, kind, et, p, shuffle_xor(c, p, static_cast<int>(off * lane_stride)));
-  // 3. Across the warps along k, through shared memory.
-  const std::int64_t warps = std::clamp<std::int64_t>(extent / (std::int64_t{l.spt[k]} * l.tpw[k]), 1, l.wpc[k]);
-  if (warps > 1) {
-    const std::vector<std::int64_t> oshape = out.tile_shape();
-    std::int64_t count = warps;
-    for (auto e : oshape) count *= e;
-    llvm::Type* lt = llvm_type(c.ctx, et);
-    auto* buf = shared_buffer(c, lt, count);
-    llvm::Value* tid = b.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x, {}, {});
-    // Warps beyond `warps` along k hold copies; they write (the same values) to the slots
-    // of the warps they copy.
-    llvm::Value* warp_k =
-        b.CreateAnd(b.CreateLShr(b.CreateLShr(tid, 5), __builtin_ctz(warp_stride)), static_cast<std::uint64_t>(warps - 1));
-    auto coords = thread_coords(b, out);
-    std::vector<llvm::Value*> base(part.size());
-    for (std::size_t r = 0; r < part.size(); ++r) {
-      llvm::Value* at = oshape.empty() ? b.getInt32(0) : linear(c, element_coords(b, out, coords, static_cast<int>(r)), oshape);
-      base[r] = b.CreateMul(at, b.getInt32(static_cast<std::uint32_t>(warps)));
-    }
-    barrier(c);
-    for (std::size_t r = 0; r < part.size(); ++r)
-      b.CreateStore(part[r], b.CreateInBoundsGEP(lt, buf, b.CreateAdd(base[r], warp_k)));
-    barrier(c);
-    for (std::size_t r = 0; r < part.size(); ++r) {
-      llvm::Value* acc = nullptr;
-      for (std::int64_t w = 0; w < warps; ++w) {
-        llvm::Value* x = b.CreateLoad(lt, b.CreateInBoundsGEP(lt, buf, b.CreateAdd(base[r], b.getInt32(static_cast<std::uint32_t>(w)))));
-        acc = acc ? combine(c, kind, et, acc, x) : x;
-      }
-      part[r] = acc;
-    }
-  }
-  if (l.rank() == 1) return part[0];
-  c.layouts[inst.results[0]] = out;
-  return pack(c, llvm_type(c.ctx, et), part);
 }
 
 /// Bytes per element of a tile in memory.
@@ -540,7 +440,6 @@ void register_tiles(LoweringTable& t) {
   t.set(Opcode::TileSplat, lower_splat);
   t.set(Opcode::TileBroadcast, lower_broadcast);
   t.set(Opcode::TileExpandDims, lower_expand_dims);
-  t.set(Opcode::TileReduce, lower_reduce);
   t.set(Opcode::TileLoad, lower_load);
   t.set(Opcode::TileStore, lower_store);
 }

@@ -50,6 +50,7 @@ const LoweringTable& table() {
     register_calls(t);
     register_tiles(t);
     register_tile_dot(t);
+    register_tile_reduce(t);
     return t;
   }();
   return t;
@@ -102,7 +103,9 @@ class Walker {
       case ir::Opcode::TileReduce:
       case ir::Opcode::TileLoad:
       case ir::Opcode::TileStore:
-      case ir::Opcode::TileDot: return true;
+      case ir::Opcode::TileDot:
+      case ir::Opcode::TileReduceWith:
+      case ir::Opcode::TileScan: return true;
       default: return false;
     }
   }
@@ -333,6 +336,11 @@ std::unique_ptr<llvm::Module> new_module(const std::string& name, llvm::LLVMCont
 void register_calls(LoweringTable& t) { t.set(ir::Opcode::Call, lower_call); }
 
 LowerFn lowering_of(ir::Opcode op) { return table().get(op); }
+
+std::vector<llvm::Value*> inline_region(LoweringContext& c, const ir::Region& r, const std::vector<llvm::Value*>& args) {
+  for (std::size_t i = 0; i < args.size(); ++i) c.values[r.args[i]] = args[i];
+  return Walker(c, nullptr).region(r);
+}
 
 std::unique_ptr<llvm::Module> lower_to_llvm(const ir::Function& fn, llvm::LLVMContext& ctx, const LoweringOptions& options) {
   auto module = new_module(fn.name(), ctx);

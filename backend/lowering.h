@@ -74,6 +74,7 @@ void register_diagnostics(LoweringTable& t);
 void register_calls(LoweringTable& t);
 void register_tiles(LoweringTable& t);
 void register_tile_dot(LoweringTable& t);
+void register_tile_reduce(LoweringTable& t);
 
 /// Tile operands of an elementwise op (add, cmp, select, cast, math, ...) are brought to
 /// one layout (the first tile operand's) and the result gets it; the values the op should

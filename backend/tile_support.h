@@ -24,4 +24,9 @@ llvm::Value* linear(LoweringContext& c, const std::vector<llvm::Value*>& coords,
 /// Registers `v` of layout `from` moved to layout `to` (same tile shape) through shared memory.
 llvm::Value* relayout(LoweringContext& c, llvm::Value* v, const TileLayout& from, const TileLayout& to);
 
+/// Tile x in a blocked layout: its own, or (for a slice) the default one for its shape.
+llvm::Value* blocked(LoweringContext& c, ir::ValueId x, TileLayout* out);
+/// Lowers region `r` inline with `args` as its arguments; returns its yielded values.
+std::vector<llvm::Value*> inline_region(LoweringContext& c, const ir::Region& r, const std::vector<llvm::Value*>& args);
+
 }  // namespace cutlet::backend

@@ -53,6 +53,15 @@ ir::ValueId tile_reduce(ir::ReduceKind kind, ir::ValueId t, int axis, const std:
   return builder("cutlet reduction").tile_reduce(kind, t, axis);
 }
 
+Tile<std::int32_t> axis_index(const std::vector<std::int64_t>& shape, int axis, const std::source_location& where) {
+  set_location(where);
+  ir::Builder& b = builder("cutlet::argmax");
+  ir::ValueId idx = b.tile_arange(shape.at(axis));
+  for (int d = 0; d < axis; ++d) idx = b.tile_expand_dims(idx, 0);
+  for (std::size_t d = axis + 1; d < shape.size(); ++d) idx = b.tile_expand_dims(idx, static_cast<int>(d));
+  return Tile<std::int32_t>::wrap(b.tile_broadcast(idx, shape));
+}
+
 bool is_int_constant(ir::ValueId v, std::int64_t k) {
   const ir::Instruction* d = builder().function().def_of(v);
   return d && d->op == ir::Opcode::Const && std::holds_alternative<std::int64_t>(d->attrs[0]) && d->int_attr() == k;

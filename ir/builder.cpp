@@ -868,4 +868,59 @@ std::vector<ValueId> Builder::while_(std::span<const ValueId> init, const BodyFn
   return close_region_op(id, forwarded);
 }
 
+namespace {
+std::vector<Type> elements_of(const Function& f, std::span<const ValueId> inputs) {
+  std::vector<Type> r;
+  for (auto v : inputs) r.push_back(f.type_of(v).element());
+  return r;
+}
+}  // namespace
+
+std::vector<ValueId> Builder::tile_reduce_with(std::span<const ValueId> inputs, int axis, const BodyFn& combine) {
+  return tile_combine(Opcode::TileReduceWith, inputs, axis, combine);
+}
+std::vector<ValueId> Builder::tile_scan(std::span<const ValueId> inputs, int axis, const BodyFn& combine) {
+  return tile_combine(Opcode::TileScan, inputs, axis, combine);
+}
+
+std::vector<ValueId> Builder::tile_combine(Opcode op, std::span<const ValueId> inputs, int axis, const BodyFn& combine) {
+  const char* what = op == Opcode::TileScan ? "scan" : "reduction";
+  if (inputs.empty()) fail(std::string("a ") + what + " needs at least one tile");
+  Type t0 = f_->type_of(inputs[0]);
+  for (auto v : inputs) {
+    Type t = f_->type_of(v);
+    if (!t.is_tile() || !same_shape(t.shape(), t0.shape()))
+      fail(std::string("the tiles of a ") + what + " must have one shape, got " + t0.str() + " and " + t.str());
+  }
+  const int rank = static_cast<int>(t0.shape().size());
+  if (axis < 0 || axis >= rank) fail(std::string(what) + " axis " + std::to_string(axis) + " of a rank-" + std::to_string(rank) + " tile");
+  std::vector<Type> elems = elements_of(*f_, inputs);
+  std::vector<Type> args = elems;
+  args.insert(args.end(), elems.begin(), elems.end());
+  InstId id = open_region_op(op, std::vector<ValueId>(inputs.begin(), inputs.end()), 1);
+  f_->inst(id).attrs.push_back(std::int64_t{axis});
+  auto yields = build_region(id, 0, args, combine);
+  if (!same_types(*f_, yields, elems)) {
+    ip_.pop_back();
+    scopes_.pop_back();
+    fail(std::string("the combine function of a ") + what + " returns " + types_str(*f_, yields) + " but must return " +
+         types_str(elems));
+  }
+  emit_terminator(Opcode::Yield, yields);
+  ip_.pop_back();
+  scopes_.pop_back();
+  std::vector<Type> results;
+  for (auto v : inputs) {
+    Type t = f_->type_of(v);
+    if (op == Opcode::TileScan) {
+      results.push_back(t);
+      continue;
+    }
+    std::vector<std::int64_t> shape(t.shape().begin(), t.shape().end());
+    shape.erase(shape.begin() + axis);
+    results.push_back(shape.empty() ? t.element() : Type::tile(shape, t.element()));
+  }
+  return close_region_op(id, results);
+}
+
 }  // namespace cutlet::ir

@@ -308,6 +308,17 @@ class Verifier {
         }
         break;
       }
+      case Opcode::TileReduceWith:
+      case Opcode::TileScan: {
+        if (inst.regions.size() != 1 || ot.empty()) fail(&inst, "needs tiles and a combine region");
+        std::vector<Type> elems;
+        for (auto t : ot) elems.push_back(t.element());
+        std::vector<Type> args = elems;
+        args.insert(args.end(), elems.begin(), elems.end());
+        enter_region(inst.regions[0], args, inst, "combine");
+        expect_terminator(inst.regions[0], Opcode::Yield, elems, inst);
+        break;
+      }
       case Opcode::For: {
         if (ot.size() < 3) fail(&inst, "needs lower bound, upper bound and step");
         if (!ot[0].is_integer() || ot[1] != ot[0] || ot[2] != ot[0]) fail(&inst, "bounds and step must be one integer type");

@@ -92,3 +92,21 @@ TEST(TileCodegen, DotShapeMismatchIsATraceErrorAtTheUsersLine) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(TileCodegen, ScansShuffleUpAndUserReductionsShuffleAcross) {
+  auto k = tile_kernel([](Tensor<float, 1> y, Tensor<std::int32_t, 1> m, Tensor<float, 1> x) {
+    auto i = arange(1024);
+    auto t = load(x, {i});
+    store(y, {i}, cumsum(t, 0));
+    store(m, {i}, argmax(expand_dims(t, 0), 1) + i * 0);
+  }, {.name = "tile_scan_argmax"});
+  expect_filecheck(k.compile<>()->ptx, R"(
+CHECK: .entry tile_scan_argmax(
+CHECK-DAG: shfl.sync.up.b32
+CHECK-DAG: shfl.sync.bfly.b32
+)");
+}
+
+}  // namespace

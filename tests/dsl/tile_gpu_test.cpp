@@ -221,3 +221,120 @@ TEST(TileGpu, IfChoosesATileUniformly) {
 }
 
 }  // namespace
+
+namespace {
+
+// argmax/argmin (first index on ties) along both axes, and a reduction with a user combine.
+TEST(TileGpu, ArgmaxArgminAndUserCombineReductions) {
+  CUTLET_REQUIRE_GPU();
+  constexpr int R = 32, C = 128;
+  auto k = tile_kernel([](Tensor<std::int32_t, 1> amax1, Tensor<std::int32_t, 1> amin0, Tensor<float, 1> range1,
+                          Tensor<float, 2> x) {
+    auto r = arange(R), c = arange(C);
+    auto t = load(x, {expand_dims(r, 1), expand_dims(c, 0)});
+    store(amax1, {r}, argmax(t, 1));
+    store(amin0, {c}, argmin(t, 0));
+    // max - min of each row through one tuple reduction.
+    auto [hi, lo] = reduce(std::tuple{t, t}, 1, [](f32 h1, f32 l1, f32 h2, f32 l2) {
+      return std::tuple{max(h1, h2), min(l1, l2)};
+    });
+    store(range1, {r}, hi - lo);
+  }, {.name = "tile_argmax"});
+  Stream st;
+  std::vector<float> h(R * C);
+  auto ints = random_vector<std::int32_t>(R * C, 11, 0, 9);  // many ties
+  for (int i = 0; i < R * C; ++i) h[i] = static_cast<float>(ints[i]);
+  Buffer<float> x(st, h);
+  auto a1 = poisoned<std::int32_t>(st, R), a0 = poisoned<std::int32_t>(st, C);
+  auto rg = poisoned<float>(st, R);
+  k.launch(st, {.grid = 1}, tensor(a1, {R}), tensor(a0, {C}), tensor(rg, {R}), tensor(x, {R, C}));
+  auto g1 = a1.to_host(st), g0 = a0.to_host(st);
+  auto gr = rg.to_host(st);
+  for (int i = 0; i < R; ++i) {
+    int best = 0;
+    float lo = h[i * C], hi = h[i * C];
+    for (int j = 1; j < C; ++j) {
+      if (h[i * C + j] > h[i * C + best]) best = j;
+      lo = std::min(lo, h[i * C + j]);
+      hi = std::max(hi, h[i * C + j]);
+    }
+    ASSERT_EQ(g1[i], best) << i;
+    ASSERT_EQ(gr[i], hi - lo) << i;
+  }
+  for (int j = 0; j < C; ++j) {
+    int best = 0;
+    for (int i = 1; i < R; ++i)
+      if (h[i * C + j] < h[best * C + j]) best = i;
+    ASSERT_EQ(g0[j], best) << j;
+  }
+}
+
+// Scans: cumsum along each axis of 2-D tiles, long and short 1-D ones, and a non-commutative
+// tuple combine (composing affine maps x -> a x + b in order).
+TEST(TileGpu, ScansInOrderAlongEachAxis) {
+  CUTLET_REQUIRE_GPU();
+  auto k = tile_kernel([](Tensor<float, 2> rows, Tensor<float, 2> cols, Tensor<std::int32_t, 1> long1,
+                          Tensor<std::int32_t, 1> short1, Tensor<float, 1> fa, Tensor<float, 1> fb, Tensor<float, 2> x,
+                          Tensor<std::int32_t, 1> n, Tensor<float, 1> a, Tensor<float, 1> b) {
+    auto r = arange(8), c = arange(256);
+    auto t = load(x, {expand_dims(r, 1), expand_dims(c, 0)});
+    store(rows, {expand_dims(r, 1), expand_dims(c, 0)}, cumsum(t, 1));
+    store(cols, {expand_dims(r, 1), expand_dims(c, 0)}, cumsum(t, 0));
+    auto i = arange(4096);
+    store(long1, {i}, cumsum(load(n, {i}), 0));
+    auto s = arange(16);
+    store(short1, {s}, cumprod(load(n, {s}) % 3 + 1, 0));
+    auto [ca, cb] = scan(std::tuple{load(a, {i}), load(b, {i})}, 0, [](f32 a1, f32 b1, f32 a2, f32 b2) {
+      return std::tuple{a1 * a2, b1 * a2 + b2};  // first (a1, b1), then (a2, b2)
+    });
+    store(fa, {i}, ca);
+    store(fb, {i}, cb);
+  }, {.name = "tile_scans"});
+  Stream st;
+  auto hx = random_vector<float>(8 * 256, 12, -1.0f, 1.0f);
+  auto hn = random_vector<std::int32_t>(4096, 13, -100, 100);
+  auto ha = random_vector<float>(4096, 14, 0.999f, 1.001f), hb = random_vector<float>(4096, 15, -0.01f, 0.01f);
+  Buffer<float> x(st, hx), a(st, ha), b(st, hb);
+  Buffer<std::int32_t> n(st, hn);
+  auto rows = poisoned<float>(st, 8 * 256), cols = poisoned<float>(st, 8 * 256), fa = poisoned<float>(st, 4096),
+       fb = poisoned<float>(st, 4096);
+  auto l1 = poisoned<std::int32_t>(st, 4096), s1 = poisoned<std::int32_t>(st, 16);
+  k.launch(st, {.grid = 1}, tensor(rows, {8, 256}), tensor(cols, {8, 256}), tensor(l1, {4096}), tensor(s1, {16}),
+           tensor(fa, {4096}), tensor(fb, {4096}), tensor(x, {8, 256}), tensor(n, {4096}), tensor(a, {4096}),
+           tensor(b, {4096}));
+  auto gr = rows.to_host(st), gc = cols.to_host(st), ga = fa.to_host(st), gb = fb.to_host(st);
+  auto gl = l1.to_host(st), gs = s1.to_host(st);
+  for (int i = 0; i < 8; ++i) {
+    double s = 0;
+    for (int j = 0; j < 256; ++j) {
+      s += hx[i * 256 + j];
+      ASSERT_NEAR(gr[i * 256 + j], s, 1e-4) << i << "," << j;
+    }
+  }
+  for (int j = 0; j < 256; ++j) {
+    double s = 0;
+    for (int i = 0; i < 8; ++i) {
+      s += hx[i * 256 + j];
+      ASSERT_NEAR(gc[i * 256 + j], s, 1e-5) << i << "," << j;
+    }
+  }
+  std::int64_t s = 0;
+  for (int i = 0; i < 4096; ++i) {
+    s += hn[i];
+    ASSERT_EQ(gl[i], s) << i;
+  }
+  std::int32_t p = 1;
+  for (int i = 0; i < 16; ++i) {
+    p *= ((hn[i] % 3) + 1);
+    ASSERT_EQ(gs[i], p) << i;
+  }
+  double A = 1, B = 0;
+  for (int i = 0; i < 4096; ++i) {
+    A = A * ha[i];
+    B = B * ha[i] + hb[i];
+    ASSERT_NEAR(ga[i], A, 1e-4 * std::abs(A)) << i;
+    ASSERT_NEAR(gb[i], B, 1e-4) << i;
+  }
+}
+
+}  // namespace

@@ -3,6 +3,9 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <span>
+#include <tuple>
+#include <utility>
 #include <source_location>
 #include <string>
 #include <vector>
@@ -293,6 +296,110 @@ Tile<T> max(const Tile<T>& t, int axis, std::source_location where = std::source
 template <ScalarType T>
 Tile<T> min(const Tile<T>& t, int axis, std::source_location where = std::source_location::current()) {
   return Tile<T>::wrap(detail::tile_reduce(ir::ReduceKind::Min, t.id(), axis, where));
+}
+
+namespace detail {
+/// Runs a user combine function over the region arguments `args` (N left, N right scalars).
+template <class... Ts, class F, std::size_t... I>
+std::vector<ir::ValueId> call_combine(F& combine, std::span<const ir::ValueId> args, std::index_sequence<I...>) {
+  constexpr std::size_t n = sizeof...(Ts);
+  auto r = combine(Value<Ts>::wrap(args[I])..., Value<Ts>::wrap(args[n + I])...);
+  if constexpr (n == 1) {
+    return {operand_as<Ts...>(r)};
+  } else {
+    return std::apply([](const auto&... v) { return std::vector<ir::ValueId>{as_value(v).id()...}; }, r);
+  }
+}
+
+template <class... Ts, class F>
+std::vector<ir::ValueId> combine_tiles(bool scan, const std::vector<ir::ValueId>& inputs, int axis, F& combine,
+                                       const std::source_location& where) {
+  set_location(where);
+  auto& b = builder(scan ? "cutlet::scan" : "cutlet::reduce");
+  const int rank = static_cast<int>(b.function().type_of(inputs[0]).shape().size());
+  if (axis < 0) axis += rank;
+  auto body = [&](std::span<const ir::ValueId> args) {
+    ScopeGuard scope(where);
+    return call_combine<Ts...>(combine, args, std::index_sequence_for<Ts...>{});
+  };
+  return scan ? b.tile_scan(inputs, axis, body) : b.tile_reduce_with(inputs, axis, body);
+}
+}  // namespace detail
+
+/// Reduces `t` along `axis` with `combine(Value<T> a, Value<T> b) -> Value<T>`, which must
+/// be associative (the order of combination is a tree): `reduce(t, 1, [](f32 a, f32 b) {
+/// return max(a, b); })`. The result drops the axis (rank 0 for a 1-D tile).
+template <ScalarType T, class F>
+Tile<T> reduce(const Tile<T>& t, int axis, F&& combine, std::source_location where = std::source_location::current()) {
+  return Tile<T>::wrap(detail::combine_tiles<T>(false, {t.id()}, axis, combine, where)[0]);
+}
+/// Reduces several tiles of one shape together: `combine(a0, a1, ..., b0, b1, ...)` gets the
+/// left and the right tuples as Values and returns a std::tuple of Values (argmax pairs a
+/// value with its index this way).
+template <ScalarType... Ts, class F>
+  requires(sizeof...(Ts) > 1)
+std::tuple<Tile<Ts>...> reduce(const std::tuple<Tile<Ts>...>& tiles, int axis, F&& combine,
+                               std::source_location where = std::source_location::current()) {
+  std::vector<ir::ValueId> ids = std::apply([](const auto&... t) { return std::vector<ir::ValueId>{t.id()...}; }, tiles);
+  auto r = detail::combine_tiles<Ts...>(false, ids, axis, combine, where);
+  return [&]<std::size_t... I>(std::index_sequence<I...>) { return std::tuple<Tile<Ts>...>{Tile<Ts>::wrap(r[I])...}; }(
+      std::index_sequence_for<Ts...>{});
+}
+
+/// Inclusive scan of `t` along `axis` with an associative `combine` (as in reduce): element
+/// i is combine(t[0], ..., t[i]) in order, so non-commutative combines work.
+template <ScalarType T, class F>
+Tile<T> scan(const Tile<T>& t, int axis, F&& combine, std::source_location where = std::source_location::current()) {
+  return Tile<T>::wrap(detail::combine_tiles<T>(true, {t.id()}, axis, combine, where)[0]);
+}
+/// Inclusive scans of several tiles together (see the tuple reduce).
+template <ScalarType... Ts, class F>
+  requires(sizeof...(Ts) > 1)
+std::tuple<Tile<Ts>...> scan(const std::tuple<Tile<Ts>...>& tiles, int axis, F&& combine,
+                             std::source_location where = std::source_location::current()) {
+  std::vector<ir::ValueId> ids = std::apply([](const auto&... t) { return std::vector<ir::ValueId>{t.id()...}; }, tiles);
+  auto r = detail::combine_tiles<Ts...>(true, ids, axis, combine, where);
+  return [&]<std::size_t... I>(std::index_sequence<I...>) { return std::tuple<Tile<Ts>...>{Tile<Ts>::wrap(r[I])...}; }(
+      std::index_sequence_for<Ts...>{});
+}
+/// Cumulative sum and product along `axis`.
+template <ScalarType T>
+Tile<T> cumsum(const Tile<T>& t, int axis, std::source_location where = std::source_location::current()) {
+  return scan(t, axis, [](Value<T> a, Value<T> b) { return a + b; }, where);
+}
+template <ScalarType T>
+Tile<T> cumprod(const Tile<T>& t, int axis, std::source_location where = std::source_location::current()) {
+  return scan(t, axis, [](Value<T> a, Value<T> b) { return a * b; }, where);
+}
+
+namespace detail {
+/// The index along `axis` of every element of a tile of `shape`.
+Tile<std::int32_t> axis_index(const std::vector<std::int64_t>& shape, int axis, const std::source_location& where);
+}  // namespace detail
+
+/// The index of the largest (argmax) or smallest (argmin) element along `axis`; the first
+/// one on ties. NaNs are never chosen over numbers.
+template <ScalarType T>
+Tile<std::int32_t> argmax(const Tile<T>& t, int axis, std::source_location where = std::source_location::current()) {
+  auto idx = detail::axis_index(t.shape(), axis < 0 ? axis + t.rank() : axis, where);
+  auto r = reduce(std::tuple{t, idx}, axis,
+                  [](Value<T> v1, Value<std::int32_t> i1, Value<T> v2, Value<std::int32_t> i2) {
+                    Value<bool> right = (v2 > v1) | ((v2 == v1) & (i2 < i1));
+                    return std::tuple{select(right, v2, v1), select(right, i2, i1)};
+                  },
+                  where);
+  return std::get<1>(r);
+}
+template <ScalarType T>
+Tile<std::int32_t> argmin(const Tile<T>& t, int axis, std::source_location where = std::source_location::current()) {
+  auto idx = detail::axis_index(t.shape(), axis < 0 ? axis + t.rank() : axis, where);
+  auto r = reduce(std::tuple{t, idx}, axis,
+                  [](Value<T> v1, Value<std::int32_t> i1, Value<T> v2, Value<std::int32_t> i2) {
+                    Value<bool> right = (v2 < v1) | ((v2 == v1) & (i2 < i1));
+                    return std::tuple{select(right, v2, v1), select(right, i2, i1)};
+                  },
+                  where);
+  return std::get<1>(r);
 }
 
 }  // namespace cutlet

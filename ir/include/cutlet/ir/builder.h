@@ -160,6 +160,13 @@ class Builder {
 
   /// Builds a region's body: gets the region's arguments, returns the values to yield.
   using BodyFn = std::function<std::vector<ValueId>(std::span<const ValueId> args)>;
+  /// Combines tiles `inputs` (N tiles of one shape) along `axis` with `combine`, a region
+  /// taking 2N scalars (the left N, then the right N) and yielding N: N results, tiles without
+  /// the axis or scalars for 1-D inputs. `combine` must be associative.
+  std::vector<ValueId> tile_reduce_with(std::span<const ValueId> inputs, int axis, const BodyFn& combine);
+  /// Inclusive scans of `inputs` along `axis` with `combine` (as in tile_reduce_with): N tiles
+  /// of the inputs' shape.
+  std::vector<ValueId> tile_scan(std::span<const ValueId> inputs, int axis, const BodyFn& combine);
 
   /// `if cond` with results of `result_types`; `then_fn` and `else_fn` (may be empty when
   /// there are no results) return the values each branch yields.
@@ -197,6 +204,7 @@ class Builder {
   std::optional<ValueId> fold_binary(Opcode op, ValueId a, ValueId b);
   [[noreturn]] void fail(const std::string& what) const;
   void check_tile_shape(std::span<const std::int64_t> shape) const;
+  std::vector<ValueId> tile_combine(Opcode op, std::span<const ValueId> inputs, int axis, const BodyFn& combine);
 
   Function* f_;
   Location loc_;
