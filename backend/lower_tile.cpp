@@ -243,29 +243,36 @@ llvm::Value* lower_load(LoweringContext& c, const ir::Instruction& inst) {
       }
       continue;
     }
-    // Predicated PTX: masked-off lanes keep `other` and never touch memory.
-    const unsigned rbits = std::max(16u, bits);
+    // Predicated PTX: masked-off lanes keep `other` and never touch memory. At most four
+    // registers per access (PTX's v4), each holding w / regs elements.
+    const int regs = std::min(w, 4);
+    const unsigned rbits = std::max(16u, bits * static_cast<unsigned>(w / regs));
+    const int per = w / regs;  // elements per register
     llvm::Type* it = b.getIntNTy(rbits);
     std::string text, cons, dst;
-    for (int i = 0; i < w; ++i) {
-      text += "mov.b" + std::to_string(rbits) + " $" + std::to_string(i) + ", $" + std::to_string(w + 1) + ";\n\t";
+    for (int i = 0; i < regs; ++i) {
+      text += "mov.b" + std::to_string(rbits) + " $" + std::to_string(i) + ", $" + std::to_string(regs + 1) + ";\n\t";
       cons += std::string(cons.empty() ? "" : ",") + "=" + reg_constraint(rbits);
       dst += (i ? ", $" : "$") + std::to_string(i);
     }
-    const std::string type = bits == 8 ? "u8" : "b" + std::to_string(bits);
-    text += "@$" + std::to_string(w) + " ld.global" + (w > 1 ? ".v" + std::to_string(w) : "") + "." + type + " " +
-            (w > 1 ? "{" + dst + "}" : dst) + ", [$" + std::to_string(w + 2) + "];";
+    const std::string type = bits == 8 && per == 1 ? "u8" : "b" + std::to_string(rbits);
+    text += "@$" + std::to_string(regs) + " ld.global" + (regs > 1 ? ".v" + std::to_string(regs) : "") + "." + type + " " +
+            (regs > 1 ? "{" + dst + "}" : dst) + ", [$" + std::to_string(regs + 2) + "];";
     cons += std::string(",b,") + reg_constraint(rbits) + ",l";
-    llvm::Value* other_bits = b.CreateBitCast(other, b.getIntNTy(bits));
-    if (bits < rbits) other_bits = b.CreateZExt(other_bits, it);
-    std::vector<llvm::Type*> rts(w, it);
-    llvm::Type* rt = w == 1 ? it : static_cast<llvm::Type*>(llvm::StructType::get(c.ctx, rts));
+    // `other` repeated in each register.
+    llvm::Value* other_bits = b.CreateZExt(b.CreateBitCast(other, b.getIntNTy(bits)), it);
+    llvm::Value* fill = other_bits;
+    for (int i = 1; i < per; ++i) fill = b.CreateOr(b.CreateShl(fill, bits), other_bits);
+    std::vector<llvm::Type*> rts(regs, it);
+    llvm::Type* rt = regs == 1 ? it : static_cast<llvm::Type*>(llvm::StructType::get(c.ctx, rts));
     auto* fty = llvm::FunctionType::get(rt, {b.getInt1Ty(), it, b.getPtrTy(1)}, false);
-    llvm::Value* res = b.CreateCall(llvm::InlineAsm::get(fty, text, cons, /*hasSideEffects=*/false), {preds[r], other_bits, addr});
-    for (int i = 0; i < w; ++i) {
-      llvm::Value* x = w == 1 ? res : b.CreateExtractValue(res, static_cast<unsigned>(i));
-      if (bits < rbits) x = b.CreateTrunc(x, b.getIntNTy(bits));
-      out[r + i] = b.CreateBitCast(x, lt);
+    llvm::Value* res = b.CreateCall(llvm::InlineAsm::get(fty, text, cons, /*hasSideEffects=*/false), {preds[r], fill, addr});
+    for (int i = 0; i < regs; ++i) {
+      llvm::Value* x = regs == 1 ? res : b.CreateExtractValue(res, static_cast<unsigned>(i));
+      for (int e = 0; e < per; ++e) {
+        llvm::Value* part = b.CreateTrunc(b.CreateLShr(x, static_cast<std::uint64_t>(e) * bits), b.getIntNTy(bits));
+        out[r + i * per + e] = b.CreateBitCast(part, lt);
+      }
     }
   }
   return pack(c, lt, out);
@@ -298,22 +305,27 @@ llvm::Value* lower_store(LoweringContext& c, const ir::Instruction& inst) {
       }
       continue;
     }
-    const unsigned rbits = std::max(16u, bits);
+    const int regs = std::min(w, 4);
+    const int per = w / regs;
+    const unsigned rbits = std::max(16u, bits * static_cast<unsigned>(per));
     llvm::Type* it = b.getIntNTy(rbits);
     std::string src, cons = "b,l";
     std::vector<llvm::Value*> args{preds[r], addr};
     std::vector<llvm::Type*> types{b.getInt1Ty(), b.getPtrTy(1)};
-    for (int i = 0; i < w; ++i) {
+    for (int i = 0; i < regs; ++i) {
       src += (i ? ", $" : "$") + std::to_string(i + 2);
       cons += std::string(",") + reg_constraint(rbits);
-      llvm::Value* x = b.CreateBitCast(vals[r + i], b.getIntNTy(bits));
-      if (bits < rbits) x = b.CreateZExt(x, it);
+      llvm::Value* x = llvm::ConstantInt::get(it, 0);
+      for (int e = 0; e < per; ++e) {
+        llvm::Value* part = b.CreateZExt(b.CreateBitCast(vals[r + i * per + e], b.getIntNTy(bits)), it);
+        x = b.CreateOr(x, b.CreateShl(part, static_cast<std::uint64_t>(e) * bits));
+      }
       args.push_back(x);
       types.push_back(it);
     }
-    const std::string type = bits == 8 ? "u8" : "b" + std::to_string(bits);
-    std::string text = "@$0 st.global" + (w > 1 ? ".v" + std::to_string(w) : std::string()) + "." + type + " [$1], " +
-                       (w > 1 ? "{" + src + "}" : src) + ";";
+    const std::string type = bits == 8 && per == 1 ? "u8" : "b" + std::to_string(rbits);
+    std::string text = "@$0 st.global" + (regs > 1 ? ".v" + std::to_string(regs) : std::string()) + "." + type + " [$1], " +
+                       (regs > 1 ? "{" + src + "}" : src) + ";";
     auto* fty = llvm::FunctionType::get(b.getVoidTy(), types, false);
     b.CreateCall(llvm::InlineAsm::get(fty, text, cons + ",~{memory}", /*hasSideEffects=*/true), args);
   }

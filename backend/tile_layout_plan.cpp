@@ -54,6 +54,23 @@ class Planner {
     want_[v] = l;
   }
 
+  /// The layout value v is made in regardless of its uses: a dot's mma layout, also through
+  /// the loops and branches that carry it.
+  std::optional<TileLayout> natural_layout(ir::ValueId v, int depth = 0) const {
+    const ir::Instruction* d = f_.def_of(v);
+    if (!d || depth > 8 || !is_tile(v)) return std::nullopt;
+    if (d->op == ir::Opcode::TileDot) {
+      auto s = shape(v);
+      return mma_layout(s[0], s[1], warps_);
+    }
+    if (d->op == ir::Opcode::For || d->op == ir::Opcode::If) {
+      const std::uint32_t k = f_.value(v).index;
+      const ir::Instruction& yield = f_.inst(d->regions[0].body.back());
+      if (k < yield.operands.size()) return natural_layout(yield.operands[k], depth + 1);
+    }
+    return std::nullopt;
+  }
+
   void region(const ir::Region& r) {
     for (auto it = r.body.rbegin(); it != r.body.rend(); ++it) inst(f_.inst(*it));
   }
@@ -80,17 +97,15 @@ class Planner {
         }
         break;
       case Opcode::TileDot: {
+        // The accumulator lives in the mma layout whatever the result's uses want.
         auto s = shape(i.results[0]);
-        wish(i.operands[2], out ? out : mma_layout(s[0], s[1], warps_));
+        auto mma = mma_layout(s[0], s[1], warps_);
+        wish(i.operands[2], mma ? mma : out);
         break;
       }
       case Opcode::TileStore: {
-        // Where the stored value comes from a dot, store from its mma layout.
-        std::optional<TileLayout> l;
-        if (const ir::Instruction* d = f_.def_of(i.operands[2]); d && d->op == Opcode::TileDot) {
-          auto s = shape(i.operands[2]);
-          l = mma_layout(s[0], s[1], warps_);
-        }
+        // Where the stored value comes from a dot (maybe through loops), store from its layout.
+        std::optional<TileLayout> l = natural_layout(i.operands[2]);
         if (!l) l = default_layout(shape(i.operands[2]), warps_, vec_for(i.operands[2]));
         wish(i.operands[1], l);
         wish(i.operands[2], l);
@@ -104,14 +119,15 @@ class Planner {
         break;
       }
       case Opcode::For: {
+        // The uses inside the loop decide the carried layouts first (a dot's accumulator
+        // stays in the mma layout across iterations), then the uses after it.
         const ir::Region& body = i.regions[0];
         const ir::Instruction& yield = f_.inst(body.body.back());
-        for (std::size_t k = 0; k < i.results.size(); ++k) {
-          wish(body.args[k + 1], want_[i.results[k]]);
-          wish(yield.operands[k], want_[body.args[k + 1]]);
-        }
+        for (std::size_t k = 0; k < i.results.size(); ++k) wish(yield.operands[k], natural_layout(yield.operands[k]));
         region(body);
         for (std::size_t k = 0; k < i.results.size(); ++k) {
+          wish(body.args[k + 1], natural_layout(yield.operands[k]));
+          wish(body.args[k + 1], want_[i.results[k]]);
           wish(yield.operands[k], want_[body.args[k + 1]]);
           wish(i.operands[3 + k], want_[body.args[k + 1]]);
         }

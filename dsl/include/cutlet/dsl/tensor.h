@@ -22,6 +22,16 @@ struct TensorArg {
   std::uint64_t data = 0;
   std::int32_t shape[R] = {};
   std::int32_t strides[R] = {};
+  /// The TensorFacts a kernel may assume of this tensor (all that hold, by default).
+  std::uint32_t facts_allowed = ~0u;
+
+  /// This tensor without any specialization facts: the launch uses (and compiles once) the
+  /// kernel's general code, which works for any alignment and strides.
+  TensorArg generic() const {
+    TensorArg t = *this;
+    t.facts_allowed = 0;
+    return t;
+  }
 };
 
 namespace detail {
@@ -110,6 +120,7 @@ namespace detail {
 template <class T, int R>
 std::uint64_t tensor_facts(const TensorArg<T, R>& a) {
   std::uint64_t f = 0;
+  if (a.facts_allowed == 0) return 0;
   if (a.data % 16 == 0) f |= TensorFacts::kAligned;
   if (a.strides[R - 1] == 1) f |= TensorFacts::kUnitStride;
   for (int d = 0; d < R; ++d) {
@@ -132,7 +143,7 @@ ir::ValueId tensor_offsets(const Tensor<T, R>& t, const std::vector<Tile<std::in
                       where);
   std::vector<std::int64_t> shape;
   for (const auto& i : index) shape = broadcast_shapes(shape, i.shape(), where);
-  if (shape.empty()) throw_trace_error("tile loads and stores need at least one index tile, not only scalars", where);
+  if (shape.empty()) shape = {1};  // all scalars: one element
   ir::ValueId off = kNoValue;
   for (int d = 0; d < R; ++d) {
     ir::ValueId term = broadcast_value(index[d].id(), shape);
@@ -145,7 +156,7 @@ ir::ValueId tensor_offsets(const Tensor<T, R>& t, const std::vector<Tile<std::in
 }  // namespace detail
 
 /// The elements of t at `index` (one i32 tile or scalar per dimension, broadcast together to
-/// the result's shape) where `mask` is true, `other` elsewhere; masked-off elements are never
+/// the result's shape; a tile of one element when all are scalars) where `mask` is true, `other` elsewhere; masked-off elements are never
 /// read. `load(in, {row, cols}, cols < in.shape(1), -INFINITY)`.
 template <class T, int R>
 Tile<T> load(const Tensor<T, R>& t, const std::vector<Tile<std::int32_t>>& index, const Tile<bool>& mask,
