@@ -40,14 +40,17 @@ llvm::Value* lower_dot_mma(LoweringContext& c, const ir::Instruction& inst, cons
   const std::int64_t pad = tf32 ? 4 : 8;  // shifts each row by 16 bytes: fragment reads hit distinct banks
   const std::int64_t stride = K + pad;
   auto* as = shared_buffer(c, elem, M * stride);
-  auto* bs = shared_buffer(c, elem, N * stride);
+  // 16-bit inputs: B stays row-major ([K][N + pad]) and ldmatrix.trans reads its fragments;
+  // tf32: B is stored transposed and read word by word.
+  const std::int64_t bstride = tf32 ? stride : N + pad;
+  auto* bs = shared_buffer(c, elem, tf32 ? N * stride : K * bstride);
 
   const int wm = mma.wpc[0], wn = mma.wpc[1];
   auto acc = unpack(c, tile_in_layout(c, inst.operands[2], mma));
 
   barrier(c);  // earlier readers of these buffers (in a loop) are done
   store_tile(c, inst.operands[0], as, elem, stride, false);
-  store_tile(c, inst.operands[1], bs, elem, stride, true);
+  store_tile(c, inst.operands[1], bs, elem, bstride, tf32);
   barrier(c);
 
   llvm::Value* tid = b.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x, {}, {});
@@ -93,15 +96,52 @@ llvm::Value* lower_dot_mma(LoweringContext& c, const ir::Instruction& inst, cons
                            : b.CreateAdd(b.getInt32(static_cast<std::uint32_t>(kk)), b.CreateMul(q, b.getInt32(2)));
     llvm::Value* k1 = b.CreateAdd(k0, b.getInt32(tf32 ? 4 : 8));
     std::vector<std::array<llvm::Value*, 4>> afrag(tiles_m);
-    for (std::int64_t mi = 0; mi < tiles_m; ++mi) {
-      llvm::Value* r0 = row(mi, 0);
-      llvm::Value* r1 = row(mi, 1);
-      afrag[mi] = {word(as, r0, k0), word(as, r1, k0), word(as, r0, k1), word(as, r1, k1)};
-    }
     std::vector<std::array<llvm::Value*, 2>> bfrag(tiles_n);
-    for (std::int64_t ni = 0; ni < tiles_n; ++ni) {
-      llvm::Value* cn = col(ni);
-      bfrag[ni] = {word(bs, cn, k0), word(bs, cn, k1)};
+    if (tf32) {
+      for (std::int64_t mi = 0; mi < tiles_m; ++mi) {
+        llvm::Value* r0 = row(mi, 0);
+        llvm::Value* r1 = row(mi, 1);
+        afrag[mi] = {word(as, r0, k0), word(as, r1, k0), word(as, r0, k1), word(as, r1, k1)};
+      }
+      for (std::int64_t ni = 0; ni < tiles_n; ++ni) {
+        llvm::Value* cn = col(ni);
+        bfrag[ni] = {word(bs, cn, k0), word(bs, cn, k1)};
+      }
+    } else {
+      // ldmatrix: lane t gives the address of one 16-byte row of one of the 8 x 8 matrices;
+      // x4 on A yields a0..a3 of an m16k16 fragment, x4.trans on row-major B yields the b0, b1
+      // of two n8k16 fragments.
+      llvm::Value* t8 = b.CreateAnd(lane, 7);
+      llvm::Value* hsel = b.CreateAnd(b.CreateLShr(lane, 3), 1);   // matrix 1 and 3: rows + 8
+      llvm::Value* ksel = b.CreateLShr(lane, 4);                     // matrix 2 and 3: k + 8
+      auto* v4 = llvm::StructType::get(c.ctx, {i32, i32, i32, i32});
+      auto* x4 = llvm::InlineAsm::get(llvm::FunctionType::get(v4, {b.getPtrTy(3)}, false),
+                                      "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0, $1, $2, $3}, [$4];", "=r,=r,=r,=r,l", true);
+      auto* x4t = llvm::InlineAsm::get(llvm::FunctionType::get(v4, {b.getPtrTy(3)}, false),
+                                       "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {$0, $1, $2, $3}, [$4];", "=r,=r,=r,=r,l", true);
+      for (std::int64_t mi = 0; mi < tiles_m; ++mi) {
+        // Row g + 8h of m-tile mi: rows (2mi + h) * 8 * wm + warp_m * 8 + g.
+        llvm::Value* r = b.CreateAdd(b.CreateAdd(b.CreateMul(b.CreateAdd(b.getInt32(static_cast<std::uint32_t>(2 * mi)), hsel),
+                                                             b.getInt32(static_cast<std::uint32_t>(8 * wm))),
+                                                 b.CreateMul(warp_m, b.getInt32(8))),
+                                     t8);
+        llvm::Value* k = b.CreateAdd(b.getInt32(static_cast<std::uint32_t>(kk)), b.CreateMul(ksel, b.getInt32(8)));
+        llvm::Value* at = b.CreateAdd(b.CreateMul(r, b.getInt32(static_cast<std::uint32_t>(stride))), k);
+        llvm::Value* p = b.CreateInBoundsGEP(elem, as, at);
+        llvm::Value* f = b.CreateCall(x4, {b.CreateAddrSpaceCast(p, b.getPtrTy(3))});
+        for (unsigned i = 0; i < 4; ++i) afrag[mi][i] = b.CreateExtractValue(f, i);
+      }
+      for (std::int64_t ni = 0; ni < tiles_n; ni += 2) {
+        // Matrices 0, 1: k rows kk..kk+15 of n-tile ni; 2, 3: of n-tile ni + 1 (if any).
+        llvm::Value* k = b.CreateAdd(b.getInt32(static_cast<std::uint32_t>(kk)), b.CreateAdd(t8, b.CreateMul(hsel, b.getInt32(8))));
+        llvm::Value* tile = b.CreateAdd(b.getInt32(static_cast<std::uint32_t>(ni)), ni + 1 < tiles_n ? ksel : b.getInt32(0));
+        llvm::Value* n = b.CreateAdd(b.CreateMul(tile, b.getInt32(static_cast<std::uint32_t>(8 * wn))), b.CreateMul(warp_n, b.getInt32(8)));
+        llvm::Value* at = b.CreateAdd(b.CreateMul(k, b.getInt32(static_cast<std::uint32_t>(bstride))), n);
+        llvm::Value* p = b.CreateInBoundsGEP(elem, bs, at);
+        llvm::Value* f = b.CreateCall(x4t, {b.CreateAddrSpaceCast(p, b.getPtrTy(3))});
+        bfrag[ni] = {b.CreateExtractValue(f, 0), b.CreateExtractValue(f, 1)};
+        if (ni + 1 < tiles_n) bfrag[ni + 1] = {b.CreateExtractValue(f, 2), b.CreateExtractValue(f, 3)};
+      }
     }
     for (std::int64_t mi = 0; mi < tiles_m; ++mi)
       for (std::int64_t ni = 0; ni < tiles_n; ++ni) {

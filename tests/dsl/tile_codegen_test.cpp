@@ -70,7 +70,8 @@ TEST(TileCodegen, DotOfBf16TilesEmitsMmaSync) {
 CHECK: .entry tile_dot_bf16(
 CHECK: st.shared
 CHECK: bar.sync 0;
-CHECK: ld.shared.{{[bu]}}32
+CHECK-DAG: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+CHECK-DAG: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
 CHECK: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 )");
 }
