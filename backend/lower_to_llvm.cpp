@@ -1,5 +1,10 @@
 // IR -> LLVM IR: the kernel signature, structured regions as basic blocks, and dispatch
 // of every other op through the lowering table.
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <set>
+
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Metadata.h>
 
@@ -74,18 +79,10 @@ class Walker {
         case ir::Opcode::Condition:
           for (auto v : inst.operands) term.push_back(c_.get(v));
           break;
-        default: {
-          LowerFn fn = table().get(inst.op);
-          CUTLET_ASSERT(fn != nullptr, "an opcode without a lowering entry");
-          // Elementwise ops on tiles work on the thread's registers, once their operands share
-          // a layout; tile ops place their results themselves.
-          const bool elementwise_on_tiles = !is_tile_op(inst.op) && has_tile_operand(inst);
-          SavedValues saved;
-          if (elementwise_on_tiles) saved = prepare_tile_operands(c_, inst);
-          llvm::Value* v = fn(c_, inst);
-          if (elementwise_on_tiles) restore_tile_operands(c_, saved);
-          if (!inst.results.empty()) c_.values[inst.results[0]] = v;
-        }
+        default:
+          if (skip_.count(id)) break;  // a pipelined load: its value was prefetched
+          lower_one(inst);
+          break;
       }
     }
     return term;
@@ -93,6 +90,77 @@ class Walker {
 
  private:
   llvm::BasicBlock* block(const char* name) { return llvm::BasicBlock::Create(c_.ctx, name, c_.kernel); }
+
+  /// Lowers one non-region instruction.
+  void lower_one(const ir::Instruction& inst) {
+    LowerFn fn = table().get(inst.op);
+    CUTLET_ASSERT(fn != nullptr, "an opcode without a lowering entry");
+    // Elementwise ops on tiles work on the thread's registers, once their operands share a
+    // layout; tile ops place their results themselves.
+    const bool elementwise_on_tiles = !is_tile_op(inst.op) && has_tile_operand(inst);
+    SavedValues saved;
+    if (elementwise_on_tiles) saved = prepare_tile_operands(c_, inst);
+    llvm::Value* v = fn(c_, inst);
+    if (elementwise_on_tiles) restore_tile_operands(c_, saved);
+    if (!inst.results.empty()) c_.values[inst.results[0]] = v;
+  }
+
+  /// Software pipelining of a tile loop's loads: the tile loads at the top level of the body
+  /// whose addresses and masks depend only on the induction variable and values from before
+  /// the loop are issued one iteration ahead (the first before the loop), so that global
+  /// memory latency overlaps the previous iteration's math. Returns the loads' instructions
+  /// and the closure of pure instructions that compute their operands, in body order.
+  std::vector<ir::InstId> pipelined_loads(const ir::Instruction& loop, std::vector<ir::InstId>* closure) {
+    const ir::Region& r = loop.regions[0];
+    std::vector<ir::InstId> loads;
+    if (c_.fn.tile_warps() == 0) return loads;
+    std::map<ir::InstId, int> position;
+    for (std::size_t i = 0; i < r.body.size(); ++i) position[r.body[i]] = static_cast<int>(i);
+    std::set<ir::ValueId> carried(r.args.begin() + 1, r.args.end());
+    std::set<ir::InstId> needed;
+    std::function<bool(ir::ValueId)> ok = [&](ir::ValueId v) {
+      if (carried.count(v)) return false;
+      if (v == r.args[0]) return true;
+      ir::InstId d = c_.fn.value(v).def;
+      if (d == ir::kNone || !position.count(d)) return true;  // defined before the loop
+      const ir::Instruction& di = c_.fn.inst(d);
+      if (!ir::has_trait(di.op, ir::Pure) || !di.regions.empty()) return false;
+      for (ir::ValueId o : di.operands)
+        if (!ok(o)) return false;
+      needed.insert(d);
+      return true;
+    };
+    for (ir::InstId id : r.body) {
+      const ir::Instruction& inst = c_.fn.inst(id);
+      if (inst.op != ir::Opcode::TileLoad) continue;
+      std::set<ir::InstId> before = needed;
+      bool all = true;
+      for (ir::ValueId o : inst.operands) all = all && ok(o);
+      if (!all) {
+        needed = before;
+        continue;
+      }
+      loads.push_back(id);
+      needed.insert(id);
+    }
+    std::vector<ir::InstId> order(needed.begin(), needed.end());
+    std::sort(order.begin(), order.end(), [&](ir::InstId a, ir::InstId b) { return position[a] < position[b]; });
+    *closure = order;
+    return loads;
+  }
+
+  /// Lowers `closure` (pure instructions and loads of one loop body) with the induction
+  /// variable `iv_arg` bound to `iv`; returns the loads' values.
+  std::vector<llvm::Value*> issue_loads(const std::vector<ir::InstId>& closure, const std::vector<ir::InstId>& loads,
+                                        ir::ValueId iv_arg, llvm::Value* iv) {
+    llvm::Value* saved_iv = c_.values[iv_arg];
+    c_.values[iv_arg] = iv;
+    for (ir::InstId id : closure) lower_one(c_.fn.inst(id));
+    c_.values[iv_arg] = saved_iv;
+    std::vector<llvm::Value*> out;
+    for (ir::InstId id : loads) out.push_back(c_.values[c_.fn.inst(id).results[0]]);
+    return out;
+  }
 
   static bool is_tile_op(ir::Opcode op) {
     switch (op) {
@@ -152,13 +220,37 @@ class Walker {
     llvm::Value* lb = c_.get(inst.operands[0]);
     llvm::Value* ub = c_.get(inst.operands[1]);
     llvm::Value* step = c_.get(inst.operands[2]);
+    const ir::Region& r = inst.regions[0];
+    // Pipelined loads (see pipelined_loads): issued for the first iteration before the loop,
+    // when it runs at all.
+    std::vector<ir::InstId> closure;
+    auto* cstep0 = llvm::dyn_cast<llvm::ConstantInt>(step);
+    std::vector<ir::InstId> loads;
+    if (cstep0 && !cstep0->isNegative() && !cstep0->isZero()) loads = pipelined_loads(inst, &closure);
+    std::vector<llvm::Value*> first;
+    if (!loads.empty()) {
+      auto* pro = block("for.prologue");
+      auto* join = block("for.preheader");
+      auto* before = B.GetInsertBlock();
+      B.CreateCondBr(sgn ? B.CreateICmpSLT(lb, ub) : B.CreateICmpULT(lb, ub), pro, join);
+      B.SetInsertPoint(pro);
+      auto issued = issue_loads(closure, loads, r.args[0], lb);
+      auto* pro_end = B.GetInsertBlock();
+      B.CreateBr(join);
+      B.SetInsertPoint(join);
+      for (llvm::Value* v : issued) {
+        auto* phi = B.CreatePHI(v->getType(), 2);
+        phi->addIncoming(v, pro_end);
+        phi->addIncoming(llvm::Constant::getNullValue(v->getType()), before);
+        first.push_back(phi);
+      }
+    }
     auto* pre = B.GetInsertBlock();
     auto* header = block("for.header");
     auto* body = block("for.body");
     auto* exit = block("for.exit");
     B.CreateBr(header);
     B.SetInsertPoint(header);
-    const ir::Region& r = inst.regions[0];
     std::vector<llvm::PHINode*> phis;
     for (std::size_t i = 0; i < r.args.size(); ++i) {
       if (i > 0 && c_.fn.type_of(r.args[i]).is_tile()) {
@@ -169,6 +261,16 @@ class Walker {
       phi->addIncoming(i == 0 ? lb : c_.get(inst.operands[2 + i]), pre);
       c_.values[r.args[i]] = phi;
       phis.push_back(phi);
+    }
+    // The prefetched tiles are carried too.
+    std::vector<llvm::PHINode*> pref;
+    std::vector<std::optional<TileLayout>> pref_layouts;
+    for (std::size_t i = 0; i < loads.size(); ++i) {
+      ir::ValueId res = c_.fn.inst(loads[i]).results[0];
+      pref_layouts.push_back(c_.layouts[res]);
+      auto* phi = B.CreatePHI(first[i]->getType(), 2);
+      phi->addIncoming(first[i], pre);
+      pref.push_back(phi);
     }
     llvm::Value* cond;
     auto* cstep = llvm::dyn_cast<llvm::ConstantInt>(step);
@@ -182,13 +284,29 @@ class Walker {
     }
     B.CreateCondBr(cond, body, exit);
     B.SetInsertPoint(body);
+    std::vector<llvm::Value*> next;
+    if (!loads.empty()) {
+      // Issue the next iteration's loads first (the last iteration reloads its own tiles: in
+      // bounds, and unused), then run the body on the prefetched ones.
+      llvm::Value* iv_next = B.CreateAdd(phis[0], step, "", false, sgn);
+      llvm::Value* more = sgn ? B.CreateICmpSLT(iv_next, ub) : B.CreateICmpULT(iv_next, ub);
+      next = issue_loads(closure, loads, r.args[0], B.CreateSelect(more, iv_next, phis[0]));
+      for (std::size_t i = 0; i < loads.size(); ++i) {
+        ir::ValueId res = c_.fn.inst(loads[i]).results[0];
+        c_.values[res] = pref[i];
+        c_.layouts[res] = pref_layouts[i];
+        skip_.insert(loads[i]);
+      }
+    }
     auto yields = region(r);
+    for (ir::InstId id : loads) skip_.erase(id);
     const ir::Instruction& term = c_.fn.inst(r.body.back());
     for (std::size_t i = 0; i < yields.size(); ++i) yields[i] = as_carried(term.operands[i], r.args[i + 1]);
-    llvm::Value* next = B.CreateAdd(phis[0], step, "", false, sgn);
+    llvm::Value* next_iv = B.CreateAdd(phis[0], step, "", false, sgn);
     auto* latch = B.GetInsertBlock();
     B.CreateBr(header);
-    phis[0]->addIncoming(next, latch);
+    phis[0]->addIncoming(next_iv, latch);
+    for (std::size_t i = 0; i < pref.size(); ++i) pref[i]->addIncoming(next[i], latch);
     for (std::size_t i = 1; i < phis.size(); ++i) phis[i]->addIncoming(yields[i - 1], latch);
     B.SetInsertPoint(exit);
     for (std::size_t i = 0; i < inst.results.size(); ++i) c_.values[inst.results[i]] = phis[i + 1];
@@ -227,6 +345,7 @@ class Walker {
 
   LoweringContext& c_;
   DebugInfo* debug_;
+  std::set<ir::InstId> skip_;  ///< loads of the loop being lowered whose values were prefetched
 };
 
 }  // namespace
