@@ -22,7 +22,7 @@ class Analysis {
 
   std::int64_t scalar(ir::ValueId v) {
     const ir::Instruction* d = f_.def_of(v);
-    if (!d) return 1;
+    if (!d) return induction_divisibility(v);
     switch (d->op) {
       case ir::Opcode::Const:
         return std::holds_alternative<std::int64_t>(d->attrs[0]) ? pow2_factor(d->int_attr()) : 1;
@@ -42,6 +42,18 @@ class Analysis {
       }
       default: return 1;
     }
+  }
+
+  /// A for loop's induction variable takes the values lb + i * step: a multiple of what
+  /// divides both. Other region arguments (parameters, carried values): 1.
+  std::int64_t induction_divisibility(ir::ValueId v) {
+    for (std::size_t i = 0; i < f_.num_insts(); ++i) {
+      const ir::Instruction& inst = f_.inst(static_cast<ir::InstId>(i));
+      if (inst.op == ir::Opcode::For && !inst.regions.empty() && !inst.regions[0].args.empty() &&
+          inst.regions[0].args[0] == v)
+        return std::min(scalar(inst.operands[0]), scalar(inst.operands[2]));
+    }
+    return 1;
   }
 
   AxisInfo tile(ir::ValueId v) {

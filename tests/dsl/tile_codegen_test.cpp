@@ -111,3 +111,34 @@ CHECK-DAG: shfl.sync.bfly.b32
 }
 
 }  // namespace
+
+namespace {
+
+TEST(TileCodegen, LoopLoadsArePipelinedOneIterationAhead) {
+  auto k = tile_kernel([](Tensor<float, 2> c, Tensor<bfloat16, 2> a, Tensor<bfloat16, 2> b) {
+    auto rm = arange(64), rn = arange(64), rk = arange(32);
+    auto acc = for_range(0, a.shape(1), 32, zeros<float>({64, 64}), [&](i32 k0, Tile<float> acc) {
+      auto ka = k0 + rk;
+      return dot(load(a, {expand_dims(rm, 1), expand_dims(ka, 0)}), load(b, {expand_dims(ka, 1), expand_dims(rn, 0)}), acc);
+    });
+    store(c, {expand_dims(rm, 1), expand_dims(rn, 0)}, acc);
+  }, {.name = "tile_pipelined"});
+  CompileOptions options;
+  options.keep_llvm_ir = true;
+  auto compiled = cutlet::compile(k.trace_ir(), options);
+  // The first iteration's loads are issued in a prologue, the next iteration's at the top
+  // of the body, and the body's own loads are the prefetched ones (carried by phis).
+  expect_filecheck(compiled.llvm_ir, R"(
+CHECK: for.prologue:
+CHECK: load <8 x bfloat>
+CHECK: for.preheader:
+CHECK: phi <{{[0-9]+}} x bfloat>
+CHECK: for.header:
+CHECK: phi <{{[0-9]+}} x bfloat>
+CHECK: for.body:
+CHECK: load <8 x bfloat>
+CHECK: mma.sync
+)");
+}
+
+}  // namespace
