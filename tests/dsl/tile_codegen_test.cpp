@@ -132,9 +132,9 @@ TEST(TileCodegen, LoopLoadsArePipelinedOneIterationAhead) {
 CHECK: for.prologue:
 CHECK: load <8 x bfloat>
 CHECK: for.preheader:
-CHECK: phi <{{[0-9]+}} x bfloat>
+CHECK: phi {{.*}}<{{[0-9]+}} x bfloat>
 CHECK: for.header:
-CHECK: phi <{{[0-9]+}} x bfloat>
+CHECK: phi {{.*}}<{{[0-9]+}} x bfloat>
 CHECK: for.body:
 CHECK: load <8 x bfloat>
 CHECK: mma.sync
