@@ -230,6 +230,7 @@ llvm::Value* lower_load(LoweringContext& c, const ir::Instruction& inst) {
   llvm::Value* other = inst.operands.size() > 3 ? c.get(inst.operands[3]) : llvm::Constant::getNullValue(lt);
   const int w = vector_width(c, l, ptr, offsets, mask, bytes);
   const int f = l.order[0];
+  const std::string space = c.fn.type_of(ptr).address_space() == ir::AddressSpace::Shared ? "shared" : "global";
   std::vector<llvm::Value*> out(l.num_regs());
   for (int r = 0; r < l.num_regs(); ++r) {
     if (l.reg_indices(r)[f] % w != 0) continue;  // covered by the access of its group
@@ -256,7 +257,7 @@ llvm::Value* lower_load(LoweringContext& c, const ir::Instruction& inst) {
       dst += (i ? ", $" : "$") + std::to_string(i);
     }
     const std::string type = bits == 8 && per == 1 ? "u8" : "b" + std::to_string(rbits);
-    text += "@$" + std::to_string(regs) + " ld.global" + (regs > 1 ? ".v" + std::to_string(regs) : "") + "." + type + " " +
+    text += "@$" + std::to_string(regs) + " ld." + space + (regs > 1 ? ".v" + std::to_string(regs) : "") + "." + type + " " +
             (regs > 1 ? "{" + dst + "}" : dst) + ", [$" + std::to_string(regs + 2) + "];";
     cons += std::string(",b,") + reg_constraint(rbits) + ",l";
     // `other` repeated in each register.
@@ -265,7 +266,7 @@ llvm::Value* lower_load(LoweringContext& c, const ir::Instruction& inst) {
     for (int i = 1; i < per; ++i) fill = b.CreateOr(b.CreateShl(fill, bits), other_bits);
     std::vector<llvm::Type*> rts(regs, it);
     llvm::Type* rt = regs == 1 ? it : static_cast<llvm::Type*>(llvm::StructType::get(c.ctx, rts));
-    auto* fty = llvm::FunctionType::get(rt, {b.getInt1Ty(), it, b.getPtrTy(1)}, false);
+    auto* fty = llvm::FunctionType::get(rt, {b.getInt1Ty(), it, addr->getType()}, false);
     llvm::Value* res = b.CreateCall(llvm::InlineAsm::get(fty, text, cons, /*hasSideEffects=*/false), {preds[r], fill, addr});
     for (int i = 0; i < regs; ++i) {
       llvm::Value* x = regs == 1 ? res : b.CreateExtractValue(res, static_cast<unsigned>(i));
@@ -293,6 +294,7 @@ llvm::Value* lower_store(LoweringContext& c, const ir::Instruction& inst) {
   const unsigned bytes = elem_bytes(et), bits = bytes * 8;
   const int w = vector_width(c, l, ptr, offsets, mask, bytes);
   const int f = l.order[0];
+  const std::string space = c.fn.type_of(ptr).address_space() == ir::AddressSpace::Shared ? "shared" : "global";
   for (int r = 0; r < l.num_regs(); ++r) {
     if (l.reg_indices(r)[f] % w != 0) continue;
     llvm::Value* addr = b.CreateInBoundsGEP(lt, c.get(ptr), b.CreateSExt(offs[r], b.getInt64Ty()));
@@ -311,7 +313,7 @@ llvm::Value* lower_store(LoweringContext& c, const ir::Instruction& inst) {
     llvm::Type* it = b.getIntNTy(rbits);
     std::string src, cons = "b,l";
     std::vector<llvm::Value*> args{preds[r], addr};
-    std::vector<llvm::Type*> types{b.getInt1Ty(), b.getPtrTy(1)};
+    std::vector<llvm::Type*> types{b.getInt1Ty(), addr->getType()};
     for (int i = 0; i < regs; ++i) {
       src += (i ? ", $" : "$") + std::to_string(i + 2);
       cons += std::string(",") + reg_constraint(rbits);
@@ -324,12 +326,64 @@ llvm::Value* lower_store(LoweringContext& c, const ir::Instruction& inst) {
       types.push_back(it);
     }
     const std::string type = bits == 8 && per == 1 ? "u8" : "b" + std::to_string(rbits);
-    std::string text = "@$0 st.global" + (regs > 1 ? ".v" + std::to_string(regs) : std::string()) + "." + type + " [$1], " +
+    std::string text = "@$0 st." + space + (regs > 1 ? ".v" + std::to_string(regs) : std::string()) + "." + type + " [$1], " +
                        (regs > 1 ? "{" + src + "}" : src) + ";";
     auto* fty = llvm::FunctionType::get(b.getVoidTy(), types, false);
     b.CreateCall(llvm::InlineAsm::get(fty, text, cons + ",~{memory}", /*hasSideEffects=*/true), args);
   }
   return nullptr;
+}
+
+llvm::Value* lower_atomic(LoweringContext& c, const ir::Instruction& inst) {
+  auto& b = c.b;
+  const ir::ValueId ptr = inst.operands[0], offsets = inst.operands[1], value = inst.operands[2];
+  const ir::ValueId mask = inst.operands.size() > 3 ? inst.operands[3] : ir::kNone;
+  const auto kind = static_cast<ir::AtomicKind>(inst.int_attr());
+  ir::Type et = c.fn.type_of(ptr).element();
+  const TileLayout l = layout_of(c, offsets);
+  c.layouts[inst.results[0]] = l;
+  auto offs = unpack(c, c.get(offsets));
+  auto vals = unpack(c, tile_in_layout(c, value, l));
+  std::vector<llvm::Value*> preds;
+  if (mask != ir::kNone) preds = unpack(c, tile_in_layout(c, mask, l));
+  static const char* ops[] = {"add", "add", "min", "max", "and", "or", "xor", "exch", "cas"};
+  const unsigned bits = static_cast<unsigned>(et.bits());
+  std::string type;
+  if (kind == ir::AtomicKind::Exchange || kind == ir::AtomicKind::And || kind == ir::AtomicKind::Or ||
+      kind == ir::AtomicKind::Xor)
+    type = "b" + std::to_string(bits);
+  else if (et.is_float()) type = "f" + std::to_string(bits);
+  else if (kind == ir::AtomicKind::Add) type = "u" + std::to_string(bits);
+  else type = (et.is_signed_integer() ? "s" : "u") + std::to_string(bits);
+  const char* reg = bits == 64 ? "l" : "r";
+  llvm::Type* it = b.getIntNTy(bits);
+  llvm::Type* lt = llvm_type(c.ctx, et);
+  // Each copy of an element (layouts may repeat elements across threads) must update memory
+  // once: only the thread holding an element's first copy does.
+  auto coords = thread_coords(b, l);
+  std::vector<llvm::Value*> out(l.num_regs());
+  for (int r = 0; r < l.num_regs(); ++r) {
+    llvm::Value* addr = b.CreateInBoundsGEP(lt, c.get(ptr), b.CreateSExt(offs[r], b.getInt64Ty()));
+    llvm::Value* pred = mask == ir::kNone ? b.getTrue() : preds[r];
+    // A repeated element (the pattern wraps) is updated by its first holder only.
+    auto j = l.reg_indices(r);
+    for (int d = 0; d < l.rank(); ++d) {
+      if (d == l.slice_dim) continue;
+      const std::int64_t within = std::int64_t{l.spt[d]} * l.tpw[d] * l.wpc[d];
+      if (within <= l.shape[d] && j[d] % l.spt[d] < l.shape[d]) continue;
+      llvm::Value* raw = b.CreateAdd(b.CreateMul(coords[d], b.getInt32(l.spt[d])),
+                                     b.getInt32(static_cast<std::uint32_t>(l.reg_offset(d, j[d]))));
+      pred = b.CreateAnd(pred, b.CreateICmpULT(raw, b.getInt32(static_cast<std::uint32_t>(l.shape[d]))));
+    }
+    std::string text = std::string("mov.b") + std::to_string(bits) + " $0, 0;\n\t@$1 atom.global." + ops[static_cast<int>(kind)] +
+                       "." + type + " $0, [$2], $3;";
+    auto* fty = llvm::FunctionType::get(it, {b.getInt1Ty(), addr->getType(), it}, false);
+    llvm::Value* v = kind == ir::AtomicKind::Sub ? nullptr : b.CreateBitCast(vals[r], it);
+    llvm::Value* old = b.CreateCall(llvm::InlineAsm::get(fty, text, std::string("=") + reg + ",b,l," + reg + ",~{memory}", true),
+                                    {pred, addr, v});
+    out[r] = b.CreateBitCast(old, lt);
+  }
+  return pack(c, lt, out);
 }
 
 }  // namespace
@@ -454,6 +508,7 @@ void register_tiles(LoweringTable& t) {
   t.set(Opcode::TileExpandDims, lower_expand_dims);
   t.set(Opcode::TileLoad, lower_load);
   t.set(Opcode::TileStore, lower_store);
+  t.set(Opcode::TileAtomic, lower_atomic);
 }
 
 }  // namespace cutlet::backend

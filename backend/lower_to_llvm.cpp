@@ -172,6 +172,7 @@ class Walker {
       case ir::Opcode::TileLoad:
       case ir::Opcode::TileStore:
       case ir::Opcode::TileDot:
+      case ir::Opcode::TileAtomic:
       case ir::Opcode::TileReduceWith:
       case ir::Opcode::TileScan: return true;
       default: return false;

@@ -27,6 +27,7 @@ class Analysis {
       case ir::Opcode::Const:
         return std::holds_alternative<std::int64_t>(d->attrs[0]) ? pow2_factor(d->int_attr()) : 1;
       case ir::Opcode::Field: return d->attrs.size() > 1 ? d->int_attr(1) : 1;
+      case ir::Opcode::SharedAlloc: return 16;  // shared arrays are 16-byte aligned
       case ir::Opcode::Mul: return std::min(kHuge, scalar(d->operands[0]) * scalar(d->operands[1]));
       case ir::Opcode::Add:
       case ir::Opcode::Sub: return std::min(scalar(d->operands[0]), scalar(d->operands[1]));

@@ -112,6 +112,7 @@ class Planner {
         if (i.operands.size() > 3) wish(i.operands[3], l);
         break;
       }
+      case Opcode::TileAtomic:
       case Opcode::TileLoad: {
         // Unless the loaded tile is wanted in some layout, load 16 bytes per thread and access.
         auto l = out ? out : std::optional<TileLayout>(default_layout(shape(i.results[0]), warps_, vec_for(i.results[0])));

@@ -494,7 +494,8 @@ ValueId Builder::tile_reduce(ReduceKind kind, ValueId x, int axis) {
 
 ValueId Builder::tile_load(ValueId ptr, ValueId offsets, ValueId mask, ValueId other) {
   Type tp = f_->type_of(ptr), to = f_->type_of(offsets);
-  if (!tp.is_pointer() || tp.address_space() != AddressSpace::Global) fail("tile loads read global memory, not " + tp.str());
+  if (!tp.is_pointer() || (tp.address_space() != AddressSpace::Global && tp.address_space() != AddressSpace::Shared))
+    fail("tile loads read global or shared memory, not " + tp.str());
   if (!to.is_tile() || to.element() != Type::i32()) fail("tile load offsets must be an i32 tile, not " + to.str());
   std::vector<ValueId> ops{ptr, offsets};
   if (mask != kNone) {
@@ -508,6 +509,27 @@ ValueId Builder::tile_load(ValueId ptr, ValueId offsets, ValueId mask, ValueId o
     }
   }
   return emit(Opcode::TileLoad, Type::tile(to.shape(), tp.element()), std::move(ops));
+}
+
+ValueId Builder::tile_atomic(AtomicKind kind, ValueId ptr, ValueId offsets, ValueId value, ValueId mask) {
+  Type tp = f_->type_of(ptr), to = f_->type_of(offsets), tv = f_->type_of(value);
+  if (!tp.is_pointer() || tp.address_space() != AddressSpace::Global) fail("tile atomics update global memory, not " + tp.str());
+  if (!to.is_tile() || to.element() != Type::i32()) fail("tile atomic offsets must be an i32 tile, not " + to.str());
+  if (tv != Type::tile(to.shape(), tp.element()))
+    fail("a tile atomic through " + tp.str() + " needs a value tile of the offsets' shape, not " + tv.str());
+  Type e = tp.element();
+  const bool ok = (e.bits() == 32 || e.bits() == 64) && !e.is_bool() &&
+                  !(e.is_float() && kind != AtomicKind::Add && kind != AtomicKind::Exchange &&
+                    !(e == Type::f32() && (kind == AtomicKind::Min || kind == AtomicKind::Max)));
+  if (!ok || kind == AtomicKind::CompareExchange || kind == AtomicKind::Sub)
+    fail(std::string("tile atomic ") + atomic_kind_name(kind) + " is not available for " + e.str());
+  std::vector<ValueId> ops{ptr, offsets, value};
+  if (mask != kNone) {
+    if (f_->type_of(mask) != Type::tile(to.shape(), Type::i1()))
+      fail("a tile atomic's mask must be an i1 tile of the offsets' shape, not " + f_->type_of(mask).str());
+    ops.push_back(mask);
+  }
+  return emit(Opcode::TileAtomic, tv, std::move(ops), {static_cast<std::int64_t>(kind)});
 }
 
 ValueId Builder::tile_dot(ValueId a, ValueId b, ValueId acc, bool tf32) {
@@ -528,7 +550,8 @@ ValueId Builder::tile_dot(ValueId a, ValueId b, ValueId acc, bool tf32) {
 
 void Builder::tile_store(ValueId ptr, ValueId offsets, ValueId value, ValueId mask) {
   Type tp = f_->type_of(ptr), to = f_->type_of(offsets), tv = f_->type_of(value);
-  if (!tp.is_pointer() || tp.address_space() != AddressSpace::Global) fail("tile stores write global memory, not " + tp.str());
+  if (!tp.is_pointer() || (tp.address_space() != AddressSpace::Global && tp.address_space() != AddressSpace::Shared))
+    fail("tile stores write global or shared memory, not " + tp.str());
   if (!to.is_tile() || to.element() != Type::i32()) fail("tile store offsets must be an i32 tile, not " + to.str());
   if (tv != Type::tile(to.shape(), tp.element()))
     fail("a tile store through " + tp.str() + " at " + to.str() + " needs a tile of that shape and element, not " + tv.str());

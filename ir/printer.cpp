@@ -76,6 +76,7 @@ class Printer {
       case Opcode::VecLoad:
         if (index == 0) return cache_hint_name(static_cast<CacheHint>(v));
         break;
+      case Opcode::TileAtomic: return atomic_kind_name(static_cast<AtomicKind>(v));
       case Opcode::TileReduce:
         if (index == 0) {
           static const char* n[] = {"sum", "prod", "min", "max"};

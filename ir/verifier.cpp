@@ -261,6 +261,7 @@ class Verifier {
       case Opcode::TileExpandDims:
       case Opcode::TileReduce:
       case Opcode::TileLoad:
+      case Opcode::TileAtomic:
       case Opcode::TileDot:
         // Shapes and element types are checked by the builder, which is the only producer.
         if (inst.results.size() != 1) fail(&inst, "needs one result");

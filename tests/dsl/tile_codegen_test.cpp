@@ -142,3 +142,24 @@ CHECK: mma.sync
 }
 
 }  // namespace
+
+namespace {
+
+TEST(TileCodegen, AtomicsAndSharedMemoryTiles) {
+  auto k = tile_kernel([](Tensor<float, 1> sums, Tensor<std::int32_t, 1> bins, Tensor<float, 1> x) {
+    auto i = arange(256);
+    auto s = shared_array<float>(256);
+    store(s, i, load(x, {i}));
+    syncthreads();
+    atomic_add(sums, {load(bins, {i})}, load(s, i));
+  }, {.name = "tile_atomic_shared"});
+  expect_filecheck(k.compile<>()->ptx, R"(
+CHECK: .entry tile_atomic_shared(
+CHECK: st.shared.v4.f32
+CHECK: bar.sync 0;
+CHECK: ld.shared.v4.{{[fu]}}32
+CHECK: atom.global.add.f32
+)");
+}
+
+}  // namespace

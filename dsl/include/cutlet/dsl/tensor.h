@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "cutlet/dsl/pointer.h"
 #include "cutlet/dsl/tile.h"
 #include "cutlet/runtime/buffer.h"
 
@@ -204,6 +205,81 @@ void store(const Tensor<T, R>& t, const std::vector<Tile<std::int32_t>>& index, 
   std::vector<std::int64_t> shape(ot.shape().begin(), ot.shape().end());
   detail::builder("cutlet::store").tile_store(t.data(), off, detail::broadcast_value(value.id(), shape));
 }
+
+/// Tile loads and stores through a pointer (Triton's pointer style): the elements p[offsets]
+/// for an i32 tile of element offsets, from global memory (a Ptr parameter) or from shared
+/// memory (a shared_array). With shared_array, syncthreads() and thread_idx(), a tile kernel
+/// can hand tiles to per-thread code and back:
+///
+///     auto s = cutlet::shared_array<float>(256);
+///     cutlet::store(s, cutlet::arange(256), tile);   // the tile, row-major, into shared memory
+///     cutlet::syncthreads();
+///     ... per-thread code reading and writing s[i] (thread_idx(), shuffles, atomics) ...
+///     cutlet::syncthreads();
+///     auto back = cutlet::load(s, cutlet::arange(256));
+template <ScalarType T, ir::AddressSpace S>
+Tile<T> load(const Ptr<T, S>& p, const Tile<std::int32_t>& offsets, const Tile<bool>& mask, const Value<T>& other,
+             std::source_location where = std::source_location::current()) {
+  detail::set_location(where);
+  ir::ValueId m = detail::broadcast_value(mask.id(), offsets.shape());
+  return Tile<T>::wrap(detail::builder("cutlet::load").tile_load(p.id(), offsets.id(), m, other.id()));
+}
+template <ScalarType T, ir::AddressSpace S>
+Tile<T> load(const Ptr<T, S>& p, const Tile<std::int32_t>& offsets, std::source_location where = std::source_location::current()) {
+  detail::set_location(where);
+  return Tile<T>::wrap(detail::builder("cutlet::load").tile_load(p.id(), offsets.id()));
+}
+template <ScalarType T, ir::AddressSpace S>
+void store(const Ptr<T, S>& p, const Tile<std::int32_t>& offsets, const Tile<T>& value, const Tile<bool>& mask,
+           std::source_location where = std::source_location::current()) {
+  detail::set_location(where);
+  auto shape = offsets.shape();
+  detail::builder("cutlet::store")
+      .tile_store(p.id(), offsets.id(), detail::broadcast_value(value.id(), shape), detail::broadcast_value(mask.id(), shape));
+}
+template <ScalarType T, ir::AddressSpace S>
+void store(const Ptr<T, S>& p, const Tile<std::int32_t>& offsets, const Tile<T>& value,
+           std::source_location where = std::source_location::current()) {
+  detail::set_location(where);
+  detail::builder("cutlet::store").tile_store(p.id(), offsets.id(), detail::broadcast_value(value.id(), offsets.shape()));
+}
+
+namespace detail {
+template <class T, int R>
+Tile<T> tensor_atomic(ir::AtomicKind kind, const Tensor<T, R>& t, const std::vector<Tile<std::int32_t>>& index,
+                      const Tile<T>& value, const Tile<bool>* mask, const std::source_location& where) {
+  set_location(where);
+  ir::ValueId off = tensor_offsets(t, index, where);
+  ir::Type ot = builder().function().type_of(off);
+  std::vector<std::int64_t> shape(ot.shape().begin(), ot.shape().end());
+  return Tile<T>::wrap(builder("cutlet atomic").tile_atomic(kind, t.data(), off, broadcast_value(value.id(), shape),
+                                                            mask ? broadcast_value(mask->id(), shape) : ir::kNone));
+}
+}  // namespace detail
+
+/// Atomic updates of tensor elements by a tile (a scatter: repeated indices all apply), where
+/// `mask` is true; each returns the old values (zero where masked off). Relaxed, device scope.
+/// add: 32/64-bit integers and floats; min/max: integers and f32; and/or/xor: integers;
+/// exchange: all of them.
+#define CUTLET_TILE_ATOMIC(NAME, KIND)                                                                            \
+  template <class T, int R>                                                                                       \
+  Tile<T> NAME(const Tensor<T, R>& t, const std::vector<Tile<std::int32_t>>& index, const Tile<T>& value,        \
+               const Tile<bool>& mask, std::source_location where = std::source_location::current()) {           \
+    return detail::tensor_atomic(KIND, t, index, value, &mask, where);                                            \
+  }                                                                                                               \
+  template <class T, int R>                                                                                       \
+  Tile<T> NAME(const Tensor<T, R>& t, const std::vector<Tile<std::int32_t>>& index, const Tile<T>& value,        \
+               std::source_location where = std::source_location::current()) {                                   \
+    return detail::tensor_atomic(KIND, t, index, value, nullptr, where);                                          \
+  }
+CUTLET_TILE_ATOMIC(atomic_add, ir::AtomicKind::Add)
+CUTLET_TILE_ATOMIC(atomic_min, ir::AtomicKind::Min)
+CUTLET_TILE_ATOMIC(atomic_max, ir::AtomicKind::Max)
+CUTLET_TILE_ATOMIC(atomic_and, ir::AtomicKind::And)
+CUTLET_TILE_ATOMIC(atomic_or, ir::AtomicKind::Or)
+CUTLET_TILE_ATOMIC(atomic_xor, ir::AtomicKind::Xor)
+CUTLET_TILE_ATOMIC(atomic_exchange, ir::AtomicKind::Exchange)
+#undef CUTLET_TILE_ATOMIC
 
 /// The index of this tile-kernel instance (block) along grid axis 0, 1 or 2.
 Value<std::int32_t> program_id(int axis);

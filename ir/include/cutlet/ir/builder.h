@@ -96,6 +96,11 @@ class Builder {
   /// acc + a @ b for tiles a [M, K], b [K, N] and acc [M, N] (f32): f16 and bf16 inputs on
   /// tensor cores (mma.sync), f32 inputs exactly, or on tensor cores as tf32 when `tf32`.
   ValueId tile_dot(ValueId a, ValueId b, ValueId acc, bool tf32 = false);
+  /// Atomically combines tile `value` into `ptr[offsets]` (global memory) where `mask` is
+  /// true, element by element (relaxed, device scope), and returns the old values (masked-off
+  /// elements: zero). Add, min, max, and, or, xor and exchange on 32/64-bit integers; add and
+  /// exchange on f32/f64, min and max on f32.
+  ValueId tile_atomic(AtomicKind kind, ValueId ptr, ValueId offsets, ValueId value, ValueId mask = kNone);
   /// Stores tile `value` to `ptr[offsets]` where `mask` is true (kNone: everywhere).
   void tile_store(ValueId ptr, ValueId offsets, ValueId value, ValueId mask = kNone);
   void store(ValueId p, ValueId v);
