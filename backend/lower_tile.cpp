@@ -386,6 +386,49 @@ llvm::Value* lower_atomic(LoweringContext& c, const ir::Instruction& inst) {
   return pack(c, lt, out);
 }
 
+/// Permutes or reshapes through shared memory: each thread writes its elements at their
+/// row-major position in the source, then reads, for each element of the default layout of
+/// the result, the source position it comes from.
+llvm::Value* lower_permute_or_reshape(LoweringContext& c, const ir::Instruction& inst) {
+  auto& b = c.b;
+  const ir::ValueId x = inst.operands[0];
+  ir::Type st = c.fn.type_of(x), rt = c.fn.type_of(inst.results[0]);
+  const std::vector<std::int64_t> sshape(st.shape().begin(), st.shape().end()), rshape(rt.shape().begin(), rt.shape().end());
+  const TileLayout& from = layout_of(c, x);
+  const TileLayout to = default_layout(rshape, c.warps);
+  c.layouts[inst.results[0]] = to;
+  llvm::Type* elem = llvm_type(c.ctx, st.element());
+  const bool is_bool = st.element().is_bool();
+  llvm::Type* stored = is_bool ? b.getInt8Ty() : elem;
+  std::int64_t count = 1;
+  for (auto e : sshape) count *= e;
+  auto* buf = shared_buffer(c, stored, count);
+  barrier(c);
+  auto regs = unpack(c, c.get(x));
+  auto fc = thread_coords(b, from);
+  for (int r = 0; r < from.num_regs(); ++r) {
+    llvm::Value* at = linear(c, element_coords(b, from, fc, r), sshape);
+    b.CreateStore(is_bool ? b.CreateZExt(regs[r], stored) : regs[r], b.CreateInBoundsGEP(stored, buf, at));
+  }
+  barrier(c);
+  auto tc = thread_coords(b, to);
+  std::vector<llvm::Value*> out(to.num_regs());
+  for (int r = 0; r < to.num_regs(); ++r) {
+    auto dst = element_coords(b, to, tc, r);
+    llvm::Value* at;
+    if (inst.op == ir::Opcode::TileReshape) {
+      at = linear(c, dst, rshape);
+    } else {
+      std::vector<llvm::Value*> src(dst.size());
+      for (std::size_t d = 0; d < dst.size(); ++d) src[static_cast<std::size_t>(inst.int_attr(d))] = dst[d];
+      at = linear(c, src, sshape);
+    }
+    llvm::Value* v = b.CreateLoad(stored, b.CreateInBoundsGEP(stored, buf, at));
+    out[r] = is_bool ? b.CreateTrunc(v, elem) : v;
+  }
+  return pack(c, elem, out);
+}
+
 }  // namespace
 
 namespace {
@@ -509,6 +552,8 @@ void register_tiles(LoweringTable& t) {
   t.set(Opcode::TileLoad, lower_load);
   t.set(Opcode::TileStore, lower_store);
   t.set(Opcode::TileAtomic, lower_atomic);
+  t.set(Opcode::TilePermute, lower_permute_or_reshape);
+  t.set(Opcode::TileReshape, lower_permute_or_reshape);
 }
 
 }  // namespace cutlet::backend

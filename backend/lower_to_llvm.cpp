@@ -173,6 +173,8 @@ class Walker {
       case ir::Opcode::TileStore:
       case ir::Opcode::TileDot:
       case ir::Opcode::TileAtomic:
+      case ir::Opcode::TilePermute:
+      case ir::Opcode::TileReshape:
       case ir::Opcode::TileReduceWith:
       case ir::Opcode::TileScan: return true;
       default: return false;

@@ -480,6 +480,38 @@ ValueId Builder::tile_expand_dims(ValueId x, int axis) {
   return emit(Opcode::TileExpandDims, Type::tile(shape, t.element()), {x}, {std::int64_t{axis}});
 }
 
+ValueId Builder::tile_permute(ValueId x, std::span<const int> perm) {
+  Type t = f_->type_of(x);
+  if (!t.is_tile()) fail("permute of a non-tile " + t.str());
+  const std::size_t n = t.shape().size();
+  std::vector<bool> seen(n, false);
+  if (perm.size() != n) fail("a permutation of a rank-" + std::to_string(n) + " tile needs " + std::to_string(n) + " axes");
+  std::vector<std::int64_t> shape;
+  std::vector<Attribute> attrs;
+  for (int p : perm) {
+    if (p < 0 || p >= static_cast<int>(n) || seen[p]) fail("the axes of a permutation must be 0.." + std::to_string(n - 1) + ", each once");
+    seen[p] = true;
+    shape.push_back(t.shape()[p]);
+    attrs.push_back(std::int64_t{p});
+  }
+  bool identity = true;
+  for (std::size_t d = 0; d < n; ++d) identity = identity && perm[d] == static_cast<int>(d);
+  if (identity) return x;
+  return emit(Opcode::TilePermute, Type::tile(shape, t.element()), {x}, std::move(attrs));
+}
+
+ValueId Builder::tile_reshape(ValueId x, std::span<const std::int64_t> shape) {
+  Type t = f_->type_of(x);
+  if (!t.is_tile()) fail("reshape of a non-tile " + t.str());
+  check_tile_shape(shape);
+  std::int64_t a = 1, b = 1;
+  for (auto e : t.shape()) a *= e;
+  for (auto e : shape) b *= e;
+  if (a != b) fail("cannot reshape " + t.str() + " to " + shape_text(shape) + ": the sizes differ");
+  if (same_shape(t.shape(), shape)) return x;
+  return emit(Opcode::TileReshape, Type::tile(shape, t.element()), {x});
+}
+
 ValueId Builder::tile_reduce(ReduceKind kind, ValueId x, int axis) {
   Type t = f_->type_of(x);
   if (!t.is_tile()) fail("reduction of a non-tile " + t.str());

@@ -262,6 +262,8 @@ class Verifier {
       case Opcode::TileReduce:
       case Opcode::TileLoad:
       case Opcode::TileAtomic:
+      case Opcode::TilePermute:
+      case Opcode::TileReshape:
       case Opcode::TileDot:
         // Shapes and element types are checked by the builder, which is the only producer.
         if (inst.results.size() != 1) fail(&inst, "needs one result");

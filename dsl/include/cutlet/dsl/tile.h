@@ -199,6 +199,25 @@ Tile<T> broadcast_to(const Tile<T>& t, std::vector<std::int64_t> shape,
   return Tile<T>::wrap(detail::broadcast_value(t.id(), shape));
 }
 
+/// `t` with its dimensions reordered: dimension d of the result is dimension perm[d] of t
+/// (NumPy's transpose with axes). Moves the elements through shared memory.
+template <ScalarType T>
+Tile<T> permute(const Tile<T>& t, std::vector<int> perm, std::source_location where = std::source_location::current()) {
+  detail::set_location(where);
+  return Tile<T>::wrap(detail::builder("cutlet::permute").tile_permute(t.id(), perm));
+}
+/// The transpose of a 2-D tile.
+template <ScalarType T>
+Tile<T> transpose(const Tile<T>& t, std::source_location where = std::source_location::current()) {
+  return permute(t, {1, 0}, where);
+}
+/// `t`'s elements, in row-major order, as a tile of `shape` (of the same size).
+template <ScalarType T>
+Tile<T> reshape(const Tile<T>& t, std::vector<std::int64_t> shape, std::source_location where = std::source_location::current()) {
+  detail::set_location(where);
+  return Tile<T>::wrap(detail::builder("cutlet::reshape").tile_reshape(t.id(), shape));
+}
+
 /// Elementwise choice: `a` where `cond` is true, `b` elsewhere (all three broadcast).
 template <class A, class B>
   requires(TileLike<A> || TileLike<B>)

@@ -87,6 +87,10 @@ class Builder {
   ValueId tile_broadcast(ValueId x, std::span<const std::int64_t> shape);
   /// Tile `x` with an extent-1 dimension inserted before dimension `axis` (0 <= axis <= rank).
   ValueId tile_expand_dims(ValueId x, int axis);
+  /// Tile `x` with its dimensions reordered: result dimension d is x's dimension perm[d].
+  ValueId tile_permute(ValueId x, std::span<const int> perm);
+  /// Tile `x` with the same elements in row-major order and another shape of equal size.
+  ValueId tile_reshape(ValueId x, std::span<const std::int64_t> shape);
   /// Combines tile `x` along `axis`: a tile without that dimension, or a scalar for a 1-D tile.
   ValueId tile_reduce(ReduceKind kind, ValueId x, int axis);
   /// The elements `ptr[offsets]` (`offsets` a tile of i32 element offsets from global pointer
