@@ -378,7 +378,7 @@ llvm::Value* lower_atomic(LoweringContext& c, const ir::Instruction& inst) {
     std::string text = std::string("mov.b") + std::to_string(bits) + " $0, 0;\n\t@$1 atom.global." + ops[static_cast<int>(kind)] +
                        "." + type + " $0, [$2], $3;";
     auto* fty = llvm::FunctionType::get(it, {b.getInt1Ty(), addr->getType(), it}, false);
-    llvm::Value* v = kind == ir::AtomicKind::Sub ? nullptr : b.CreateBitCast(vals[r], it);
+    llvm::Value* v = b.CreateBitCast(vals[r], it);  // sub and cas are not tile atomics
     llvm::Value* old = b.CreateCall(llvm::InlineAsm::get(fty, text, std::string("=") + reg + ",b,l," + reg + ",~{memory}", true),
                                     {pred, addr, v});
     out[r] = b.CreateBitCast(old, lt);

@@ -81,6 +81,8 @@ class Kernel {
           spec = &specialize<Params>(stream.device(), consts, wide);
       }
       check_buffers(config.where, std::index_sequence_for<Args...>{}, args...);
+      if (spec->needs_cooperative && !config.cooperative) [[unlikely]]
+        detail::throw_needs_cooperative(options_.name, config.where, spec->loaded->grid_sync_at);
       if (options_.tile_warps > 0) [[unlikely]] {
         // A tile kernel's block is its warps; the config gives the grid (and the rest).
         if (config.block != Dim3{} && config.block != Dim3{32LL * options_.tile_warps})
@@ -90,8 +92,6 @@ class Kernel {
         pack_and_launch<Params>(stream, *spec->function, tile_config, std::index_sequence_for<Args...>{}, args...);
         return;
       }
-      if (spec->needs_cooperative && !config.cooperative) [[unlikely]]
-        detail::throw_needs_cooperative(options_.name, config.where, spec->loaded->grid_sync_at);
       pack_and_launch<Params>(stream, *spec->function, config, std::index_sequence_for<Args...>{}, args...);
     }
   }
