@@ -82,7 +82,7 @@ llvm::Value* lower_dot_mma(LoweringContext& c, const ir::Instruction& inst, cons
   const std::int64_t kstep = tf32 ? 8 : 16;
   const std::string shape = tf32 ? "m16n8k8" : "m16n8k16";
   const std::string types = tf32 ? "f32.tf32.tf32.f32" : et == ir::Type::bf16() ? "f32.bf16.bf16.f32" : "f32.f16.f16.f32";
-  const int a_words = tf32 ? 4 : 4, b_words = 2;
+  const int a_words = 4, b_words = 2;  // 32-bit fragment registers of a and b, both shapes
   std::string text = "mma.sync.aligned." + shape + ".row.col." + types + " {$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, {$10, $11, $12, $13};";
   std::string cons = "=f,=f,=f,=f,r,r,r,r,r,r,f,f,f,f";
   std::vector<llvm::Type*> arg_types(a_words + b_words, i32);

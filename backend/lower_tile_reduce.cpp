@@ -62,18 +62,6 @@ Tuple select_tuple(LoweringContext& c, llvm::Value* cond, const Tuple& a, const 
   return r;
 }
 
-/// Per-dimension strides of a layout's lane and warp numbering (the `order` puts the fastest
-/// dimension first).
-void strides(const TileLayout& l, int k, int* lane_stride, int* warp_stride) {
-  *lane_stride = 1;
-  *warp_stride = 1;
-  for (int d : l.order) {
-    if (d == k) break;
-    *lane_stride *= l.tpw[d];
-    *warp_stride *= l.wpc[d];
-  }
-}
-
 /// Reduces tuples of registers `regs[r]` of layout l along k; returns the tuples of the
 /// result registers (layout slice_layout(l, k)).
 std::vector<Tuple> reduce_regs(LoweringContext& c, const std::vector<Tuple>& regs, const TileLayout& l, int k,
@@ -90,8 +78,7 @@ std::vector<Tuple> reduce_regs(LoweringContext& c, const std::vector<Tuple>& reg
     p = p.empty() ? regs[r] : combine(p, regs[r]);
   }
   // 2. Across the lanes holding different elements along k (butterfly: every lane gets it).
-  int lane_stride, warp_stride;
-  strides(l, k, &lane_stride, &warp_stride);
+  const int lane_stride = l.lane_stride(k), warp_stride = l.warp_stride(k);
   const std::int64_t lanes = std::clamp<std::int64_t>(extent / l.spt[k], 1, l.tpw[k]);
   for (std::int64_t off = lanes / 2; off >= 1; off /= 2)
     for (auto& p : part)
@@ -206,8 +193,7 @@ llvm::Value* lower_reduce_with(LoweringContext& c, const ir::Instruction& inst) 
 /// Inclusive scan along k of tuples `regs` in layout l, which holds no copies along k.
 std::vector<Tuple> scan_regs(LoweringContext& c, std::vector<Tuple> regs, const TileLayout& l, int k, const Combine& combine) {
   auto& b = c.b;
-  int lane_stride, warp_stride;
-  strides(l, k, &lane_stride, &warp_stride);
+  const int lane_stride = l.lane_stride(k), warp_stride = l.warp_stride(k);
   const int reps = l.regs_along(k) / l.spt[k];
   llvm::Value* tid = b.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x, {}, {});
   llvm::Value* lane = b.CreateAnd(tid, 31);

@@ -34,6 +34,24 @@ int TileLayout::reg_of(const std::vector<int>& j) const {
   return r;
 }
 
+int TileLayout::lane_stride(int d) const {
+  int stride = 1;
+  for (int o : order) {
+    if (o == d) break;
+    stride *= tpw[o];
+  }
+  return stride;
+}
+
+int TileLayout::warp_stride(int d) const {
+  int stride = 1;
+  for (int o : order) {
+    if (o == d) break;
+    stride *= wpc[o];
+  }
+  return stride;
+}
+
 std::vector<std::int64_t> TileLayout::tile_shape() const {
   std::vector<std::int64_t> s;
   for (int d = 0; d < rank(); ++d)
@@ -80,13 +98,10 @@ std::vector<llvm::Value*> thread_coords(llvm::IRBuilder<>& b, const TileLayout& 
   llvm::Value* lane = b.CreateAnd(tid, 31);
   llvm::Value* warp = b.CreateLShr(tid, 5);
   std::vector<llvm::Value*> coords(l.rank());
-  int lane_stride = 1, warp_stride = 1;
   for (int d : l.order) {
-    llvm::Value* ld = b.CreateAnd(b.CreateLShr(lane, lane_stride == 1 ? 0 : __builtin_ctz(lane_stride)), l.tpw[d] - 1);
-    llvm::Value* wd = b.CreateAnd(b.CreateLShr(warp, warp_stride == 1 ? 0 : __builtin_ctz(warp_stride)), l.wpc[d] - 1);
+    llvm::Value* ld = b.CreateAnd(b.CreateLShr(lane, __builtin_ctz(l.lane_stride(d))), l.tpw[d] - 1);
+    llvm::Value* wd = b.CreateAnd(b.CreateLShr(warp, __builtin_ctz(l.warp_stride(d))), l.wpc[d] - 1);
     coords[d] = b.CreateAdd(b.CreateMul(wd, b.getInt32(l.tpw[d])), ld);
-    lane_stride *= l.tpw[d];
-    warp_stride *= l.wpc[d];
   }
   return coords;
 }

@@ -37,6 +37,10 @@ struct TileLayout {
   int reg_of(const std::vector<int>& j) const;
   /// The coordinate offset of register index j along d, before adding the thread's part.
   std::int64_t reg_offset(int d, int j) const { return (j / spt[d]) * cover(d) + j % spt[d]; }
+  /// Where dimension d's part of a lane (or warp) number starts: the product of the lanes
+  /// (warps) of the dimensions before it in `order`.
+  int lane_stride(int d) const;
+  int warp_stride(int d) const;
   /// The tile shape this layout is for (the parent's shape less the removed dimension).
   std::vector<std::int64_t> tile_shape() const;
 };

@@ -164,8 +164,7 @@ Tile<T> load(const Tensor<T, R>& t, const std::vector<Tile<std::int32_t>>& index
              const Value<T>& other, std::source_location where = std::source_location::current()) {
   detail::set_location(where);
   ir::ValueId off = detail::tensor_offsets(t, index, where);
-  ir::Type ot = detail::builder().function().type_of(off);
-  std::vector<std::int64_t> shape(ot.shape().begin(), ot.shape().end());
+  const std::vector<std::int64_t> shape = detail::shape_of(off);
   ir::ValueId m = detail::broadcast_value(mask.id(), shape);
   return Tile<T>::wrap(detail::builder("cutlet::load").tile_load(t.data(), off, m, other.id()));
 }
@@ -190,8 +189,7 @@ void store(const Tensor<T, R>& t, const std::vector<Tile<std::int32_t>>& index, 
            const Tile<bool>& mask, std::source_location where = std::source_location::current()) {
   detail::set_location(where);
   ir::ValueId off = detail::tensor_offsets(t, index, where);
-  ir::Type ot = detail::builder().function().type_of(off);
-  std::vector<std::int64_t> shape(ot.shape().begin(), ot.shape().end());
+  const std::vector<std::int64_t> shape = detail::shape_of(off);
   detail::builder("cutlet::store")
       .tile_store(t.data(), off, detail::broadcast_value(value.id(), shape), detail::broadcast_value(mask.id(), shape));
 }
@@ -201,8 +199,7 @@ void store(const Tensor<T, R>& t, const std::vector<Tile<std::int32_t>>& index, 
            std::source_location where = std::source_location::current()) {
   detail::set_location(where);
   ir::ValueId off = detail::tensor_offsets(t, index, where);
-  ir::Type ot = detail::builder().function().type_of(off);
-  std::vector<std::int64_t> shape(ot.shape().begin(), ot.shape().end());
+  const std::vector<std::int64_t> shape = detail::shape_of(off);
   detail::builder("cutlet::store").tile_store(t.data(), off, detail::broadcast_value(value.id(), shape));
 }
 
@@ -250,8 +247,7 @@ Tile<T> tensor_atomic(ir::AtomicKind kind, const Tensor<T, R>& t, const std::vec
                       const Tile<T>& value, const Tile<bool>* mask, const std::source_location& where) {
   set_location(where);
   ir::ValueId off = tensor_offsets(t, index, where);
-  ir::Type ot = builder().function().type_of(off);
-  std::vector<std::int64_t> shape(ot.shape().begin(), ot.shape().end());
+  const std::vector<std::int64_t> shape = shape_of(off);
   return Tile<T>::wrap(builder("cutlet atomic").tile_atomic(kind, t.data(), off, broadcast_value(value.id(), shape),
                                                             mask ? broadcast_value(mask->id(), shape) : ir::kNone));
 }

@@ -15,6 +15,14 @@
 
 namespace cutlet {
 
+namespace detail {
+/// The extents of traced value v: its tile shape, or empty for a scalar.
+inline std::vector<std::int64_t> shape_of(ir::ValueId v) {
+  ir::Type t = builder().function().type_of(v);
+  return t.is_tile() ? std::vector<std::int64_t>(t.shape().begin(), t.shape().end()) : std::vector<std::int64_t>{};
+}
+}  // namespace detail
+
 /// A tile: an array of T with a shape fixed at trace time (1 to 3 dimensions, each a power
 /// of two), held by the whole block of a tile kernel. cutlet decides which thread holds
 /// which elements. Arithmetic, comparisons and math apply elementwise and broadcast as NumPy
@@ -36,10 +44,7 @@ class Tile {
 
   ir::ValueId id() const { return id_; }
   /// The extents (empty for rank 0).
-  std::vector<std::int64_t> shape() const {
-    ir::Type t = detail::builder().function().type_of(id_);
-    return t.is_tile() ? std::vector<std::int64_t>(t.shape().begin(), t.shape().end()) : std::vector<std::int64_t>{};
-  }
+  std::vector<std::int64_t> shape() const { return detail::shape_of(id_); }
   int rank() const { return static_cast<int>(shape().size()); }
   /// The value of a rank-0 tile.
   Value<T> item(std::source_location where = std::source_location::current()) const {
@@ -107,10 +112,6 @@ ir::ValueId tile_operand(const X& x) {
 
 /// Both operands broadcast to their common shape.
 inline std::pair<ir::ValueId, ir::ValueId> broadcast_pair(ir::ValueId a, ir::ValueId b, const std::source_location& where) {
-  auto shape_of = [](ir::ValueId v) {
-    ir::Type t = builder().function().type_of(v);
-    return t.is_tile() ? std::vector<std::int64_t>(t.shape().begin(), t.shape().end()) : std::vector<std::int64_t>{};
-  };
   auto shape = broadcast_shapes(shape_of(a), shape_of(b), where);
   if (shape.empty()) return {a, b};
   return {broadcast_value(a, shape), broadcast_value(b, shape)};
