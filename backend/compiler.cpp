@@ -101,6 +101,7 @@ std::string emit_ptx(llvm::Module& m, llvm::TargetMachine& tm) {
 struct LlvmResult {
   std::string llvm_ir, llvm_ir_opt, ptx;
   double lower_ms = 0, optimize_ms = 0, codegen_ms = 0;
+  int dynamic_shared_bytes = 0;
 };
 
 LlvmResult run_llvm(const ir::Function& f, const CompileOptions& o, bool keep_ir) {
@@ -116,6 +117,7 @@ LlvmResult run_llvm(const ir::Function& f, const CompileOptions& o, bool keep_ir
     throw InternalError("cutlet internal error: generated LLVM IR for kernel '" + f.name() +
                         "' is invalid; this is a bug in cutlet, please report it:\n" + err);
   r.lower_ms = ms_since(t0);
+  r.dynamic_shared_bytes = backend::reserved_dynamic_shared(*module);
   if (keep_ir || dump_enabled("llvm")) r.llvm_ir = module_text(*module);
   if (dump_enabled("llvm")) dump("llvm", f.name(), r.llvm_ir);
 
@@ -158,6 +160,7 @@ CompiledKernel compile(const ir::Function& f, const CompileOptions& options) {
   k.cubin = link_ptx(k.ptx, options.target, k.name, &k.link_log, options.line_info);
   k.timings.link_ms = ms_since(t0);
   k.resources = parse_resource_usage(k.link_log, k.name);
+  k.resources.dynamic_shared_bytes = r.dynamic_shared_bytes;
   if (dump_enabled("resources")) dump("resources", k.name, k.link_log);
   return k;
 }

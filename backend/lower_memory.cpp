@@ -6,6 +6,24 @@
 #include "lowering.h"
 
 namespace cutlet::backend {
+
+// Dynamic shared memory: one external, unsized array per module, sized by the launch.
+llvm::GlobalVariable* dynamic_shared_base(LoweringContext& c) {
+  const char* name = "cutlet_dynamic_shared";
+  if (auto* g = c.module.getNamedGlobal(name)) return g;
+  auto* at = llvm::ArrayType::get(llvm::Type::getInt8Ty(c.ctx), 0);
+  auto* g = new llvm::GlobalVariable(c.module, at, false, llvm::GlobalValue::ExternalLinkage, nullptr, name, nullptr,
+                                     llvm::GlobalValue::NotThreadLocal, 3);
+  g->setAlignment(llvm::Align(16));
+  return g;
+}
+
+std::int64_t reserve_dynamic_shared(LoweringContext& c, std::int64_t bytes) {
+  const std::int64_t at = (c.pool_bytes + 127) / 128 * 128;
+  c.pool_bytes = at + bytes;
+  return at;
+}
+
 namespace {
 using ir::Opcode;
 
@@ -92,15 +110,13 @@ llvm::Value* lower_shared_alloc(LoweringContext& c, const ir::Instruction& inst)
   return g;
 }
 
-// Dynamic shared memory: one external, unsized array per module, sized by the launch.
+// The user's dynamic shared memory: after what the kernel reserved for itself (offset
+// patched in once the whole kernel is lowered, see lower_to_llvm.cpp).
 llvm::Value* lower_dynamic_shared(LoweringContext& c, const ir::Instruction&) {
-  const char* name = "cutlet_dynamic_shared";
-  if (auto* g = c.module.getNamedGlobal(name)) return g;
-  auto* at = llvm::ArrayType::get(llvm::Type::getInt8Ty(c.ctx), 0);
-  auto* g = new llvm::GlobalVariable(c.module, at, false, llvm::GlobalValue::ExternalLinkage, nullptr, name, nullptr,
-                                     llvm::GlobalValue::NotThreadLocal, 3);
-  g->setAlignment(llvm::Align(16));
-  return g;
+  auto* gep = llvm::GetElementPtrInst::CreateInBounds(c.b.getInt8Ty(), dynamic_shared_base(c), {c.b.getInt32(0)});
+  c.b.Insert(gep);
+  c.user_dynamic_shared.push_back(gep);
+  return gep;
 }
 
 llvm::Value* lower_store(LoweringContext& c, const ir::Instruction& inst) {

@@ -49,6 +49,11 @@ llvm::GlobalVariable* shared_buffer(LoweringContext& c, llvm::Type* elem, std::i
   return g;
 }
 
+llvm::Value* shared_address(LoweringContext& c, llvm::Value* p) {
+  auto& b = c.b;
+  return b.CreateTrunc(b.CreatePtrToInt(b.CreateAddrSpaceCast(p, b.getPtrTy(3)), b.getInt64Ty()), b.getInt32Ty());
+}
+
 void barrier(LoweringContext& c) { c.b.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {}); }
 
 /// The row-major linear index of `coords` in `shape`.

@@ -1,34 +1,38 @@
 // Lowering of tile.dot: acc + a @ b. On tensor cores (mma.sync m16n8k16 for f16/bf16,
 // m16n8k8 for tf32) the accumulator lives in the mma layout, which is a blocked layout
 // (1x2 elements per thread, 8x4 lanes, warps over both dimensions); a and b go through shared
-// memory (b transposed, rows padded against bank conflicts) and each warp reads its fragments
-// from there. Inputs without tensor-core support (exact f32) use FMA from shared memory.
+// memory (row-major, rows padded against bank conflicts: written from registers, or copied
+// there by a pipelined loop's cp.async) and each warp reads its fragments from there with
+// ldmatrix. Inputs without tensor-core support (exact f32) use FMA from shared memory.
 #include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/IntrinsicsNVPTX.h>
 
 #include "cutlet/error.h"
 #include "tile_layout_plan.h"
+#include "tile_pipeline.h"
 #include "tile_support.h"
 
 namespace cutlet::backend {
 namespace {
 
-/// Writes the registers of tile value v to `buf` as [rows][stride] (transposed: element
-/// (i, j) goes to [j][i]).
-void store_tile(LoweringContext& c, ir::ValueId v, llvm::GlobalVariable* buf, llvm::Type* elem, std::int64_t stride,
-                bool transposed) {
+/// Writes the registers of tile value v to `buf` as [rows][stride].
+void store_tile(LoweringContext& c, ir::ValueId v, llvm::Value* buf, llvm::Type* elem, std::int64_t stride) {
   auto& b = c.b;
   const TileLayout& l = layout_of(c, v);
   auto regs = unpack(c, c.get(v));
   auto tc = thread_coords(b, l);
   for (int r = 0; r < l.num_regs(); ++r) {
     auto xy = element_coords(b, l, tc, r);
-    llvm::Value* row = transposed ? xy[1] : xy[0];
-    llvm::Value* col = transposed ? xy[0] : xy[1];
-    llvm::Value* at = b.CreateAdd(b.CreateMul(row, b.getInt32(static_cast<std::uint32_t>(stride))), col);
+    llvm::Value* at = b.CreateAdd(b.CreateMul(xy[0], b.getInt32(static_cast<std::uint32_t>(stride))), xy[1]);
     b.CreateStore(regs[r], b.CreateInBoundsGEP(elem, buf, at));
   }
 }
+
+/// A dot operand in shared memory: row-major rows of `stride` elements from `base`.
+struct SharedOperand {
+  llvm::Value* base;
+  std::int64_t stride;
+};
 
 llvm::Value* lower_dot_mma(LoweringContext& c, const ir::Instruction& inst, const TileLayout& mma) {
   auto& b = c.b;
@@ -37,21 +41,35 @@ llvm::Value* lower_dot_mma(LoweringContext& c, const ir::Instruction& inst, cons
   const ir::Type et = ta.element();
   const bool tf32 = et == ir::Type::f32();
   llvm::Type* elem = llvm_type(c.ctx, et);
-  const std::int64_t pad = tf32 ? 4 : 8;  // shifts each row by 16 bytes: fragment reads hit distinct banks
-  const std::int64_t stride = K + pad;
-  auto* as = shared_buffer(c, elem, M * stride);
-  // 16-bit inputs: B stays row-major ([K][N + pad]) and ldmatrix.trans reads its fragments;
-  // tf32: B is stored transposed and read word by word.
-  const std::int64_t bstride = tf32 ? stride : N + pad;
-  auto* bs = shared_buffer(c, elem, tf32 ? N * stride : K * bstride);
+  // Each operand comes from its stage buffer when a pipelined loop copied it to shared memory
+  // (tile_pipeline.h), else from registers written to a buffer of its own.
+  SharedOperand ops[2];
+  bool from_registers = false;
+  for (int k = 0; k < 2; ++k) {
+    auto it = c.shared_tiles.find(inst.operands[k]);
+    if (it != c.shared_tiles.end()) {
+      ops[k] = {it->second.base, it->second.stride};
+      continue;
+    }
+    const std::int64_t cols = k == 0 ? K : N;
+    const std::int64_t stride = dot_operand_stride(k, cols, et);
+    ops[k] = {shared_buffer(c, elem, (k == 0 ? M : K) * stride), stride};
+    from_registers = true;
+  }
+  if (from_registers) {
+    barrier(c);  // earlier readers of these buffers (in a loop) are done
+    for (int k = 0; k < 2; ++k)
+      if (!c.shared_tiles.count(inst.operands[k])) store_tile(c, inst.operands[k], ops[k].base, elem, ops[k].stride);
+    barrier(c);
+  }
+  llvm::Value* as = ops[0].base;
+  llvm::Value* bs = ops[1].base;
+  const std::int64_t stride = ops[0].stride, bstride = ops[1].stride;
+  llvm::Value* as32 = shared_address(c, as);
+  llvm::Value* bs32 = shared_address(c, bs);
 
   const int wm = mma.wpc[0], wn = mma.wpc[1];
   auto acc = unpack(c, tile_in_layout(c, inst.operands[2], mma));
-
-  barrier(c);  // earlier readers of these buffers (in a loop) are done
-  store_tile(c, inst.operands[0], as, elem, stride, false);
-  store_tile(c, inst.operands[1], bs, elem, bstride, tf32);
-  barrier(c);
 
   llvm::Value* tid = b.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x, {}, {});
   llvm::Value* lane = b.CreateAnd(tid, 31);
@@ -70,9 +88,10 @@ llvm::Value* lower_dot_mma(LoweringContext& c, const ir::Instruction& inst, cons
   auto col = [&](std::int64_t ni) {
     return b.CreateAdd(b.CreateAdd(b.getInt32(static_cast<std::uint32_t>(ni * 8 * wn)), b.CreateMul(warp_n, b.getInt32(8))), g);
   };
-  // One 32-bit word of a padded row: two 16-bit elements, or one tf32 (converted).
-  auto word = [&](llvm::GlobalVariable* buf, llvm::Value* r, llvm::Value* k) -> llvm::Value* {
-    llvm::Value* at = b.CreateAdd(b.CreateMul(r, b.getInt32(static_cast<std::uint32_t>(stride))), k);
+  // One 32-bit word at (r, k) of a padded row-major buffer: two 16-bit elements, or one tf32
+  // (converted).
+  auto word = [&](llvm::Value* buf, std::int64_t buf_stride, llvm::Value* r, llvm::Value* k) -> llvm::Value* {
+    llvm::Value* at = b.CreateAdd(b.CreateMul(r, b.getInt32(static_cast<std::uint32_t>(buf_stride))), k);
     llvm::Value* p = b.CreateInBoundsGEP(elem, buf, at);
     if (!tf32) return b.CreateAlignedLoad(i32, p, llvm::Align(4));
     llvm::Value* f = b.CreateAlignedLoad(b.getFloatTy(), p, llvm::Align(4));
@@ -101,11 +120,11 @@ llvm::Value* lower_dot_mma(LoweringContext& c, const ir::Instruction& inst, cons
       for (std::int64_t mi = 0; mi < tiles_m; ++mi) {
         llvm::Value* r0 = row(mi, 0);
         llvm::Value* r1 = row(mi, 1);
-        afrag[mi] = {word(as, r0, k0), word(as, r1, k0), word(as, r0, k1), word(as, r1, k1)};
+        afrag[mi] = {word(as, stride, r0, k0), word(as, stride, r1, k0), word(as, stride, r0, k1), word(as, stride, r1, k1)};
       }
       for (std::int64_t ni = 0; ni < tiles_n; ++ni) {
         llvm::Value* cn = col(ni);
-        bfrag[ni] = {word(bs, cn, k0), word(bs, cn, k1)};
+        bfrag[ni] = {word(bs, bstride, k0, cn), word(bs, bstride, k1, cn)};
       }
     } else {
       // ldmatrix: lane t gives the address of one 16-byte row of one of the 8 x 8 matrices;
@@ -114,11 +133,15 @@ llvm::Value* lower_dot_mma(LoweringContext& c, const ir::Instruction& inst, cons
       llvm::Value* t8 = b.CreateAnd(lane, 7);
       llvm::Value* hsel = b.CreateAnd(b.CreateLShr(lane, 3), 1);   // matrix 1 and 3: rows + 8
       llvm::Value* ksel = b.CreateLShr(lane, 4);                     // matrix 2 and 3: k + 8
+      // Addresses are 32-bit shared-window offsets (fewer registers than generic pointers);
+      // within a k-step they differ by constants, which fold into the instructions.
       auto* v4 = llvm::StructType::get(c.ctx, {i32, i32, i32, i32});
-      auto* x4 = llvm::InlineAsm::get(llvm::FunctionType::get(v4, {b.getPtrTy(3)}, false),
-                                      "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0, $1, $2, $3}, [$4];", "=r,=r,=r,=r,l", true);
-      auto* x4t = llvm::InlineAsm::get(llvm::FunctionType::get(v4, {b.getPtrTy(3)}, false),
-                                       "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {$0, $1, $2, $3}, [$4];", "=r,=r,=r,=r,l", true);
+      auto* x4 = llvm::InlineAsm::get(llvm::FunctionType::get(v4, {i32}, false),
+                                      "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0, $1, $2, $3}, [$4];", "=r,=r,=r,=r,r", true);
+      auto* x4t = llvm::InlineAsm::get(llvm::FunctionType::get(v4, {i32}, false),
+                                       "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {$0, $1, $2, $3}, [$4];", "=r,=r,=r,=r,r", true);
+      const std::uint32_t eb = static_cast<std::uint32_t>(et.bits() / 8);
+      auto address = [&](llvm::Value* base32, llvm::Value* at) { return b.CreateAdd(base32, b.CreateMul(at, b.getInt32(eb))); };
       for (std::int64_t mi = 0; mi < tiles_m; ++mi) {
         // Row g + 8h of m-tile mi: rows (2mi + h) * 8 * wm + warp_m * 8 + g.
         llvm::Value* r = b.CreateAdd(b.CreateAdd(b.CreateMul(b.CreateAdd(b.getInt32(static_cast<std::uint32_t>(2 * mi)), hsel),
@@ -127,8 +150,7 @@ llvm::Value* lower_dot_mma(LoweringContext& c, const ir::Instruction& inst, cons
                                      t8);
         llvm::Value* k = b.CreateAdd(b.getInt32(static_cast<std::uint32_t>(kk)), b.CreateMul(ksel, b.getInt32(8)));
         llvm::Value* at = b.CreateAdd(b.CreateMul(r, b.getInt32(static_cast<std::uint32_t>(stride))), k);
-        llvm::Value* p = b.CreateInBoundsGEP(elem, as, at);
-        llvm::Value* f = b.CreateCall(x4, {b.CreateAddrSpaceCast(p, b.getPtrTy(3))});
+        llvm::Value* f = b.CreateCall(x4, {address(as32, at)});
         for (unsigned i = 0; i < 4; ++i) afrag[mi][i] = b.CreateExtractValue(f, i);
       }
       for (std::int64_t ni = 0; ni < tiles_n; ni += 2) {
@@ -137,8 +159,7 @@ llvm::Value* lower_dot_mma(LoweringContext& c, const ir::Instruction& inst, cons
         llvm::Value* tile = b.CreateAdd(b.getInt32(static_cast<std::uint32_t>(ni)), ni + 1 < tiles_n ? ksel : b.getInt32(0));
         llvm::Value* n = b.CreateAdd(b.CreateMul(tile, b.getInt32(static_cast<std::uint32_t>(8 * wn))), b.CreateMul(warp_n, b.getInt32(8)));
         llvm::Value* at = b.CreateAdd(b.CreateMul(k, b.getInt32(static_cast<std::uint32_t>(bstride))), n);
-        llvm::Value* p = b.CreateInBoundsGEP(elem, bs, at);
-        llvm::Value* f = b.CreateCall(x4t, {b.CreateAddrSpaceCast(p, b.getPtrTy(3))});
+        llvm::Value* f = b.CreateCall(x4t, {address(bs32, at)});
         bfrag[ni] = {b.CreateExtractValue(f, 0), b.CreateExtractValue(f, 1)};
         if (ni + 1 < tiles_n) bfrag[ni + 1] = {b.CreateExtractValue(f, 2), b.CreateExtractValue(f, 3)};
       }
@@ -168,21 +189,21 @@ llvm::Value* lower_dot_fma(LoweringContext& c, const ir::Instruction& inst) {
   const std::int64_t M = ta.shape()[0], K = ta.shape()[1], N = c.fn.type_of(inst.operands[1]).shape()[1];
   llvm::Type* elem = llvm_type(c.ctx, ta.element());
   auto* as = shared_buffer(c, elem, M * (K + 1));
-  auto* bs = shared_buffer(c, elem, N * (K + 1));
+  auto* bs = shared_buffer(c, elem, K * (N + 1));
   const TileLayout l = layout_of(c, inst.operands[2]);
   auto acc = unpack(c, c.get(inst.operands[2]));
   barrier(c);
-  store_tile(c, inst.operands[0], as, elem, K + 1, false);
-  store_tile(c, inst.operands[1], bs, elem, K + 1, true);
+  store_tile(c, inst.operands[0], as, elem, K + 1);
+  store_tile(c, inst.operands[1], bs, elem, N + 1);
   barrier(c);
   auto tc = thread_coords(b, l);
   for (int r = 0; r < l.num_regs(); ++r) {
     auto xy = element_coords(b, l, tc, r);
     llvm::Value* arow = b.CreateMul(xy[0], b.getInt32(static_cast<std::uint32_t>(K + 1)));
-    llvm::Value* bcol = b.CreateMul(xy[1], b.getInt32(static_cast<std::uint32_t>(K + 1)));
     for (std::int64_t k = 0; k < K; ++k) {
       llvm::Value* x = b.CreateLoad(elem, b.CreateInBoundsGEP(elem, as, b.CreateAdd(arow, b.getInt32(static_cast<std::uint32_t>(k)))));
-      llvm::Value* y = b.CreateLoad(elem, b.CreateInBoundsGEP(elem, bs, b.CreateAdd(bcol, b.getInt32(static_cast<std::uint32_t>(k)))));
+      llvm::Value* y = b.CreateLoad(
+          elem, b.CreateInBoundsGEP(elem, bs, b.CreateAdd(b.getInt32(static_cast<std::uint32_t>(k * (N + 1))), xy[1])));
       x = b.CreateFPExt(x, b.getFloatTy());
       y = b.CreateFPExt(y, b.getFloatTy());
       acc[r] = b.CreateIntrinsic(llvm::Intrinsic::fma, {b.getFloatTy()}, {x, y, acc[r]});
@@ -193,12 +214,10 @@ llvm::Value* lower_dot_fma(LoweringContext& c, const ir::Instruction& inst) {
 }
 
 llvm::Value* lower_dot(LoweringContext& c, const ir::Instruction& inst) {
-  ir::Type ta = c.fn.type_of(inst.operands[0]);
-  const std::int64_t M = ta.shape()[0], K = ta.shape()[1], N = c.fn.type_of(inst.operands[1]).shape()[1];
-  const bool tf32 = inst.int_attr() != 0;
-  const bool tensor_cores = ta.element() != ir::Type::f32() || tf32;
-  auto mma = mma_layout(M, N, c.warps);
-  if (tensor_cores && mma && K % (ta.element() == ir::Type::f32() ? 8 : 16) == 0) return lower_dot_mma(c, inst, *mma);
+  if (dot_uses_mma(c.fn, inst, c.warps)) {
+    ir::Type tc = c.fn.type_of(inst.results[0]);
+    return lower_dot_mma(c, inst, *mma_layout(tc.shape()[0], tc.shape()[1], c.warps));
+  }
   return lower_dot_fma(c, inst);
 }
 

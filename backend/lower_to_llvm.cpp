@@ -11,8 +11,10 @@
 #include "cutlet/backend/compiler.h"
 #include "cutlet/error.h"
 #include "debug_info.h"
-#include "tile_layout_plan.h"
 #include "lowering.h"
+#include "tile_layout_plan.h"
+#include "tile_pipeline.h"
+#include "tile_support.h"
 
 namespace cutlet::backend {
 
@@ -149,17 +151,48 @@ class Walker {
     return loads;
   }
 
-  /// Lowers `closure` (pure instructions and loads of one loop body) with the induction
-  /// variable `iv_arg` bound to `iv`; returns the loads' values.
-  std::vector<llvm::Value*> issue_loads(const std::vector<ir::InstId>& closure, const std::vector<ir::InstId>& loads,
-                                        ir::ValueId iv_arg, llvm::Value* iv) {
+  /// Lowers the pure instructions of `closure` (see pipelined_loads) with the induction
+  /// variable `iv_arg` bound to `iv`, and hands each of its loads to `on_load` in body order.
+  void lower_closure(const std::vector<ir::InstId>& closure, ir::ValueId iv_arg, llvm::Value* iv,
+                     const std::function<void(ir::InstId)>& on_load) {
     llvm::Value* saved_iv = c_.values[iv_arg];
     c_.values[iv_arg] = iv;
-    for (ir::InstId id : closure) lower_one(c_.fn.inst(id));
+    for (ir::InstId id : closure) {
+      if (c_.fn.inst(id).op == ir::Opcode::TileLoad) on_load(id);
+      else lower_one(c_.fn.inst(id));
+    }
     c_.values[iv_arg] = saved_iv;
+  }
+
+  /// The register-prefetched `loads` for iteration `iv`: their values.
+  std::vector<llvm::Value*> issue_loads(const std::vector<ir::InstId>& closure, const std::vector<ir::InstId>& loads,
+                                        ir::ValueId iv_arg, llvm::Value* iv) {
+    const std::set<ir::InstId> mine(loads.begin(), loads.end());
+    lower_closure(closure, iv_arg, iv, [&](ir::InstId id) {
+      if (mine.count(id)) lower_one(c_.fn.inst(id));
+    });
     std::vector<llvm::Value*> out;
     for (ir::InstId id : loads) out.push_back(c_.values[c_.fn.inst(id).results[0]]);
     return out;
+  }
+
+  /// The cp.async copies of iteration `iv` into stage `stage` (i32), as one commit group;
+  /// zeros only where `valid` is false (an iteration past the end).
+  void issue_copies(const std::vector<ir::InstId>& closure, const std::vector<AsyncCopy>& copies, ir::ValueId iv_arg,
+                    llvm::Value* iv, llvm::Value* stage, llvm::Value* valid) {
+    lower_closure(closure, iv_arg, iv, [&](ir::InstId id) {
+      for (const AsyncCopy& cp : copies)
+        if (cp.load == id) issue_async_copy(c_, cp, stage_buffer(cp, stage), valid);
+    });
+    async_commit(c_);
+  }
+
+  /// Stage `stage` (i32) of copy `cp`'s ring of buffers in the reserved shared memory.
+  llvm::Value* stage_buffer(const AsyncCopy& cp, llvm::Value* stage) {
+    auto& B = c_.b;
+    llvm::Value* at = B.CreateAdd(B.getInt32(static_cast<std::uint32_t>(cp.offset)),
+                                  B.CreateMul(stage, B.getInt32(static_cast<std::uint32_t>(cp.stage_bytes))));
+    return B.CreateInBoundsGEP(B.getInt8Ty(), dynamic_shared_base(c_), at);
   }
 
   static bool is_tile_op(ir::Opcode op) {
@@ -226,18 +259,37 @@ class Walker {
     const ir::Region& r = inst.regions[0];
     // Pipelined loads (see pipelined_loads): issued for the first iteration before the loop,
     // when it runs at all.
+    // Loads feeding a tensor-core dot are copied to shared memory with cp.async instead, into
+    // a ring of `stages` buffers, stages - 1 iterations ahead (see tile_pipeline.h).
     std::vector<ir::InstId> closure;
     auto* cstep0 = llvm::dyn_cast<llvm::ConstantInt>(step);
     std::vector<ir::InstId> loads;
-    if (cstep0 && !cstep0->isNegative() && !cstep0->isZero()) loads = pipelined_loads(inst, &closure);
+    std::vector<AsyncCopy> copies;
+    if (cstep0 && !cstep0->isNegative() && !cstep0->isZero()) {
+      loads = pipelined_loads(inst, &closure);
+      copies = plan_async_copies(c_.fn, inst, loads, c_.warps);
+      for (const AsyncCopy& cp : copies) loads.erase(std::find(loads.begin(), loads.end(), cp.load));
+    }
+    const int stages = pipeline_stages(c_.fn);
+    for (AsyncCopy& cp : copies) cp.offset = reserve_dynamic_shared(c_, cp.stage_bytes * stages);
+    auto ahead = [&](llvm::Value* iv, int n) {
+      return n == 0 ? iv : B.CreateAdd(iv, B.CreateMul(step, llvm::ConstantInt::get(step->getType(), n)));
+    };
+    auto below_ub = [&](llvm::Value* iv) { return sgn ? B.CreateICmpSLT(iv, ub) : B.CreateICmpULT(iv, ub); };
+    // A previous run of this loop (inside an outer one) has finished reading its stages.
+    if (!copies.empty()) barrier(c_);
     std::vector<llvm::Value*> first;
-    if (!loads.empty()) {
+    if (!loads.empty() || !copies.empty()) {
       auto* pro = block("for.prologue");
       auto* join = block("for.preheader");
       auto* before = B.GetInsertBlock();
-      B.CreateCondBr(sgn ? B.CreateICmpSLT(lb, ub) : B.CreateICmpULT(lb, ub), pro, join);
+      B.CreateCondBr(below_ub(lb), pro, join);
       B.SetInsertPoint(pro);
       auto issued = issue_loads(closure, loads, r.args[0], lb);
+      for (int s = 0; !copies.empty() && s < stages - 1; ++s) {
+        llvm::Value* iv = ahead(lb, s);
+        issue_copies(closure, copies, r.args[0], iv, B.getInt32(static_cast<std::uint32_t>(s)), below_ub(iv));
+      }
       auto* pro_end = B.GetInsertBlock();
       B.CreateBr(join);
       B.SetInsertPoint(join);
@@ -265,6 +317,9 @@ class Walker {
       c_.values[r.args[i]] = phi;
       phis.push_back(phi);
     }
+    // The stage the body reads.
+    llvm::PHINode* stage = copies.empty() ? nullptr : B.CreatePHI(B.getInt32Ty(), 2);
+    if (stage) stage->addIncoming(B.getInt32(0), pre);
     // The prefetched tiles are carried too.
     std::vector<llvm::PHINode*> pref;
     std::vector<std::optional<TileLayout>> pref_layouts;
@@ -287,6 +342,21 @@ class Walker {
     }
     B.CreateCondBr(cond, body, exit);
     B.SetInsertPoint(body);
+    if (stage) {
+      // This iteration's copies have landed (this thread's: wait; everyone's: the barrier, which
+      // also says every warp is done with the previous iteration's stage). That stage is then
+      // refilled with the copies of iteration i + stages - 1.
+      async_wait(c_, stages - 2);
+      barrier(c_);
+      llvm::Value* iv = ahead(phis[0], stages - 1);
+      llvm::Value* refill = B.CreateSelect(B.CreateICmpEQ(stage, B.getInt32(0)), B.getInt32(static_cast<std::uint32_t>(stages - 1)),
+                                           B.CreateSub(stage, B.getInt32(1)));
+      issue_copies(closure, copies, r.args[0], iv, refill, below_ub(iv));
+      for (const AsyncCopy& cp : copies) {
+        c_.shared_tiles[c_.fn.inst(cp.load).results[0]] = {stage_buffer(cp, stage), cp.stride};
+        skip_.insert(cp.load);
+      }
+    }
     std::vector<llvm::Value*> next;
     if (!loads.empty()) {
       // Issue the next iteration's loads first (the last iteration reloads its own tiles: in
@@ -303,6 +373,10 @@ class Walker {
     }
     auto yields = region(r);
     for (ir::InstId id : loads) skip_.erase(id);
+    for (const AsyncCopy& cp : copies) {
+      skip_.erase(cp.load);
+      c_.shared_tiles.erase(c_.fn.inst(cp.load).results[0]);
+    }
     const ir::Instruction& term = c_.fn.inst(r.body.back());
     for (std::size_t i = 0; i < yields.size(); ++i) yields[i] = as_carried(term.operands[i], r.args[i + 1]);
     llvm::Value* next_iv = B.CreateAdd(phis[0], step, "", false, sgn);
@@ -311,7 +385,14 @@ class Walker {
     phis[0]->addIncoming(next_iv, latch);
     for (std::size_t i = 0; i < pref.size(); ++i) pref[i]->addIncoming(next[i], latch);
     for (std::size_t i = 1; i < phis.size(); ++i) phis[i]->addIncoming(yields[i - 1], latch);
+    if (stage) {
+      B.SetInsertPoint(latch->getTerminator());
+      llvm::Value* inc = B.CreateAdd(stage, B.getInt32(1));
+      stage->addIncoming(B.CreateSelect(B.CreateICmpEQ(inc, B.getInt32(static_cast<std::uint32_t>(stages))), B.getInt32(0), inc),
+                         latch);
+    }
     B.SetInsertPoint(exit);
+    if (stage) async_wait(c_, 0);  // the zero-fill copies past the end
     for (std::size_t i = 0; i < inst.results.size(); ++i) c_.values[inst.results[i]] = phis[i + 1];
   }
 
@@ -354,6 +435,9 @@ class Walker {
 }  // namespace
 
 namespace {
+
+/// The module flag that carries the dynamic shared memory a kernel reserved for itself.
+constexpr const char* kReservedSharedFlag = "cutlet.reserved_dynamic_shared";
 
 /// How a lowered function is seen from outside its module.
 enum class Visibility { Kernel, Private, Exported };
@@ -429,6 +513,12 @@ llvm::Function* lower_function(const ir::Function& fn, llvm::Module& module, con
     debug->set_location(entry, {});
   }
   auto returned = Walker(c, debug.get()).region(fn.body());
+  if (c.pool_bytes > 0) {
+    // The user's dynamic shared memory starts after the kernel's own, 16-byte aligned.
+    const std::int64_t user_at = (c.pool_bytes + 15) / 16 * 16;
+    for (auto* gep : c.user_dynamic_shared) gep->setOperand(1, b.getInt32(static_cast<std::uint32_t>(user_at)));
+    module.addModuleFlag(llvm::Module::Warning, kReservedSharedFlag, static_cast<std::uint32_t>(user_at));
+  }
   if (debug) debug->set_location(b, {});
   if (rt.is_void()) b.CreateRetVoid();
   else b.CreateRet(returned.at(0));
@@ -462,6 +552,11 @@ LowerFn lowering_of(ir::Opcode op) { return table().get(op); }
 std::vector<llvm::Value*> inline_region(LoweringContext& c, const ir::Region& r, const std::vector<llvm::Value*>& args) {
   for (std::size_t i = 0; i < args.size(); ++i) c.values[r.args[i]] = args[i];
   return Walker(c, nullptr).region(r);
+}
+
+int reserved_dynamic_shared(const llvm::Module& module) {
+  auto* v = llvm::mdconst::extract_or_null<llvm::ConstantInt>(module.getModuleFlag(kReservedSharedFlag));
+  return v ? static_cast<int>(v->getZExtValue()) : 0;
 }
 
 std::unique_ptr<llvm::Module> lower_to_llvm(const ir::Function& fn, llvm::LLVMContext& ctx, const LoweringOptions& options) {

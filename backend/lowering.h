@@ -9,6 +9,7 @@
 #include <vector>
 
 #include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Instructions.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 
@@ -41,11 +42,30 @@ struct LoweringContext {
   int warps = fn.tile_warps() > 0 ? fn.tile_warps() : 4;
   /// The layouts that tile values' uses want (tile_layout_plan.h); tile sources follow them.
   std::vector<std::optional<TileLayout>> wanted;
+  /// A tile value held in shared memory instead of registers: row-major rows of `stride`
+  /// elements from `base` (a cp.async stage buffer; see tile_pipeline.h).
+  struct SharedTile {
+    llvm::Value* base;
+    std::int64_t stride;
+  };
+  std::map<ir::ValueId, SharedTile> shared_tiles;
+  /// Bytes of dynamic shared memory the kernel's own code uses from offset 0 (pipeline
+  /// stages); dynamic_shared() gives the user the memory after them.
+  std::int64_t pool_bytes = 0;
+  /// The pointers dynamic_shared() returned, moved past the pool once its size is known.
+  std::vector<llvm::GetElementPtrInst*> user_dynamic_shared;
 
   llvm::Value* get(ir::ValueId v) const { return values.at(v); }
   /// The LLVM type of value v: a tile is a vector of the thread's registers.
   llvm::Type* type_of(ir::ValueId v) const;
 };
+
+/// The start of the kernel's dynamic shared memory (one external array per module).
+llvm::GlobalVariable* dynamic_shared_base(LoweringContext& c);
+/// Reserves `bytes` of dynamic shared memory for the kernel's own use; returns their offset.
+std::int64_t reserve_dynamic_shared(LoweringContext& c, std::int64_t bytes);
+/// The dynamic shared memory a lowered kernel module reserved (0 if none).
+int reserved_dynamic_shared(const llvm::Module& module);
 
 /// The LLVM type of an IR scalar or pointer type.
 llvm::Type* llvm_type(llvm::LLVMContext& ctx, ir::Type t);

@@ -7,6 +7,7 @@
 #include <llvm/IR/GlobalVariable.h>
 
 #include "lowering.h"
+#include "tile_pipeline.h"
 
 namespace cutlet::backend {
 
@@ -17,12 +18,23 @@ std::vector<llvm::Value*> unpack(LoweringContext& c, llvm::Value* v);
 llvm::Value* pack(LoweringContext& c, llvm::Type* elem, const std::vector<llvm::Value*>& regs);
 /// A new shared-memory array of `count` elements, 16-byte aligned, private to one op.
 llvm::GlobalVariable* shared_buffer(LoweringContext& c, llvm::Type* elem, std::int64_t count);
+/// The 32-bit shared-window address of shared-memory pointer `p`, for inline PTX.
+llvm::Value* shared_address(LoweringContext& c, llvm::Value* p);
 /// bar.sync 0.
 void barrier(LoweringContext& c);
 /// The row-major linear index of `coords` in `shape` (i32).
 llvm::Value* linear(LoweringContext& c, const std::vector<llvm::Value*>& coords, const std::vector<std::int64_t>& shape);
 /// Registers `v` of layout `from` moved to layout `to` (same tile shape) through shared memory.
 llvm::Value* relayout(LoweringContext& c, llvm::Value* v, const TileLayout& from, const TileLayout& to);
+
+/// Copies the tile of pipelined load `copy` (its operands lowered for the iteration being
+/// fetched) global -> `stage` (its shared-memory buffer) with cp.async; zeros where `valid`
+/// (i1) is false or the load's mask is. Asynchronous: see async_commit and async_wait.
+void issue_async_copy(LoweringContext& c, const AsyncCopy& copy, llvm::Value* stage, llvm::Value* valid);
+/// cp.async.commit_group: the copies issued since the last commit form one group.
+void async_commit(LoweringContext& c);
+/// cp.async.wait_group: waits until at most `pending` of this thread's groups are in flight.
+void async_wait(LoweringContext& c, int pending);
 
 /// Tile x in a blocked layout: its own, or (for a slice) the default one for its shape.
 llvm::Value* blocked(LoweringContext& c, ir::ValueId x, TileLayout* out);

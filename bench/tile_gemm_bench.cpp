@@ -1,7 +1,8 @@
 // bf16 GEMM, 8192^3, f32 accumulate and output: a cutlet tile kernel (dot on mma.sync) against
 // cublasGemmEx in the same run. cuBLAS measured 788 TFLOP/s on the H200 (GPU.md).
 //
-// BM_tile_gemm/bm:M/bn:N/bk:K/warps:W: M x N output tiles per program, K-deep steps.
+// BM_tile_gemm/bm:M/bn:N/bk:K/warps:W/stages:S: M x N output tiles per program, K-deep
+// steps, S shared-memory stages of cp.async copies.
 #include <cmath>
 #include <map>
 #include <memory>
@@ -17,18 +18,28 @@ constexpr double kFlops = 2.0 * kSize * kSize * kSize;
 constexpr int kReps = 5;
 constexpr int kIterations = 5;
 
+/// The GEMM of Triton's matmul tutorial: program ids walk the output tiles in groups of 8
+/// tile rows (for L2 reuse of b's columns), bf16 loads, f32 accumulation in a loop over K.
 template <int BM, int BN, int BK>
-auto make_gemm(int warps) {
+auto make_gemm(int warps, int stages) {
   return tile_kernel([](Tensor<float, 2> c, Tensor<bfloat16, 2> a, Tensor<bfloat16, 2> b) {
-    auto rm = program_id(0) * BM + arange(BM);
-    auto rn = program_id(1) * BN + arange(BN);
+    constexpr int kGroup = 8;
+    auto pid = program_id(0);
+    auto tiles_m = a.shape(0) / BM, tiles_n = b.shape(1) / BN;
+    auto in_group = kGroup * tiles_n;
+    auto first_m = pid / in_group * kGroup;
+    auto group_m = min(tiles_m - first_m, i32(kGroup));
+    auto pid_m = first_m + pid % in_group % group_m;
+    auto pid_n = pid % in_group / group_m;
+    auto rm = pid_m * BM + arange(BM);
+    auto rn = pid_n * BN + arange(BN);
     auto rk = arange(BK);
     auto acc = for_range(0, a.shape(1), BK, zeros<float>({BM, BN}), [&](i32 k0, Tile<float> acc) {
       auto ka = k0 + rk;
       return dot(load(a, {expand_dims(rm, 1), expand_dims(ka, 0)}), load(b, {expand_dims(ka, 1), expand_dims(rn, 0)}), acc);
     });
     store(c, {expand_dims(rm, 1), expand_dims(rn, 0)}, acc);
-  }, {.name = "bench_tile_gemm"}, warps);
+  }, {.name = "bench_tile_gemm", .tile_stages = stages}, warps);
 }
 
 struct Env {
@@ -81,9 +92,9 @@ void BM_tile_gemm(benchmark::State& state) {
   if (!require_gpu(state)) return;
   guarded(state, [](benchmark::State& state) {
     Env& e = env();
-    auto k = make_gemm<BM, BN, BK>(static_cast<int>(state.range(0)));
+    auto k = make_gemm<BM, BN, BK>(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)));
     auto run = [&] {
-      k.launch(e.stream, {.grid = {kSize / BM, kSize / BN}}, tensor(e.c, {kSize, kSize}), tensor(e.a, {kSize, kSize}),
+      k.launch(e.stream, {.grid = (kSize / BM) * (kSize / BN)}, tensor(e.c, {kSize, kSize}), tensor(e.a, {kSize, kSize}),
                tensor(e.b, {kSize, kSize}));
     };
     run();
@@ -108,11 +119,17 @@ void BM_tile_gemm(benchmark::State& state) {
 
 }  // namespace
 
-BENCHMARK(BM_tile_gemm<128, 128, 32>)->Name("BM_tile_gemm/bm:128/bn:128/bk:32")->ArgName("warps")->Arg(8)->Arg(4)
+BENCHMARK(BM_tile_gemm<128, 128, 32>)->Name("BM_tile_gemm/bm:128/bn:128/bk:32")->ArgNames({"warps", "stages"})
+    ->Args({4, 3})->Args({4, 4})->Args({4, 5})->Args({8, 4})
     ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(kIterations);
-BENCHMARK(BM_tile_gemm<128, 256, 32>)->Name("BM_tile_gemm/bm:128/bn:256/bk:32")->ArgName("warps")->Arg(8)
+BENCHMARK(BM_tile_gemm<128, 128, 64>)->Name("BM_tile_gemm/bm:128/bn:128/bk:64")->ArgNames({"warps", "stages"})
+    ->Args({4, 2})->Args({4, 3})
     ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(kIterations);
-BENCHMARK(BM_tile_gemm<64, 128, 64>)->Name("BM_tile_gemm/bm:64/bn:128/bk:64")->ArgName("warps")->Arg(4)
+BENCHMARK(BM_tile_gemm<128, 256, 32>)->Name("BM_tile_gemm/bm:128/bn:256/bk:32")->ArgNames({"warps", "stages"})
+    ->Args({8, 3})->Args({8, 4})
+    ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(kIterations);
+BENCHMARK(BM_tile_gemm<256, 128, 32>)->Name("BM_tile_gemm/bm:256/bn:128/bk:32")->ArgNames({"warps", "stages"})
+    ->Args({8, 3})
     ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(kIterations);
 
 }  // namespace cutlet::bench

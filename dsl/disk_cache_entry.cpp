@@ -66,7 +66,8 @@ std::string encode_payload(const EntryPayload& p) {
   w.bytes(k.llvm_ir);
   w.bytes(k.llvm_ir_opt);
   const ResourceUsage& r = k.resources;
-  for (int v : {r.registers, r.shared_bytes, r.stack_bytes, r.spill_store_bytes, r.spill_load_bytes, r.constant_bytes})
+  for (int v : {r.registers, r.shared_bytes, r.stack_bytes, r.spill_store_bytes, r.spill_load_bytes, r.constant_bytes,
+                r.dynamic_shared_bytes})
     w.pod<std::int32_t>(v);
   const CompileTimings& t = k.timings;
   for (double v : {t.lower_ms, t.optimize_ms, t.codegen_ms, t.link_ms}) w.pod<double>(v);
@@ -87,7 +88,7 @@ bool decode_payload(std::string_view bytes, EntryPayload& p) {
   k.llvm_ir_opt = r.bytes();
   ResourceUsage& u = k.resources;
   for (int* v : {&u.registers, &u.shared_bytes, &u.stack_bytes, &u.spill_store_bytes, &u.spill_load_bytes,
-                 &u.constant_bytes})
+                 &u.constant_bytes, &u.dynamic_shared_bytes})
     *v = r.pod<std::int32_t>();
   CompileTimings& t = k.timings;
   for (double* v : {&t.lower_ms, &t.optimize_ms, &t.codegen_ms, &t.link_ms}) *v = r.pod<double>();

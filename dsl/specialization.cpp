@@ -151,6 +151,7 @@ const Specialization& SpecializationCache::get_or_make(std::uint32_t signature, 
   s.loaded = loaded;
   s.function = &loaded->function;
   s.needs_cooperative = !loaded->grid_sync_at.empty();
+  if (loaded->compiled) s.reserved_shared_bytes = static_cast<std::size_t>(loaded->compiled->resources.dynamic_shared_bytes);
   s.signature = signature;
   last_ = loaded;
   if (!consts.empty()) {
@@ -213,7 +214,7 @@ TraceOptions trace_options_for(const KernelOptions& opts, bool wide_indices) {
     return e && *e && std::string_view(e) != "0";
   }();
   return TraceOptions{opts.line_info || line_info_from_environment(), opts.bounds_check || bounds_env, wide_indices,
-                      opts.tile_warps};
+                      opts.tile_warps, opts.tile_stages};
 }
 
 ir::Function trace_kernel(const std::string& name, const std::function<void()>& body, double* trace_ms,
@@ -225,6 +226,7 @@ ir::Function trace_kernel(const std::string& name, const std::function<void()>& 
   auto t0 = Clock::now();
   ir::Function fn(name);
   fn.set_tile_warps(trace_options.tile_warps);
+  fn.set_tile_stages(trace_options.tile_stages);
   {
     ir::Builder b(fn);
     TraceState state;

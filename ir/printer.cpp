@@ -26,6 +26,7 @@ class Printer {
     out_ += ")";
     if (!f_.is_kernel()) out_ += " -> " + f_.return_type().str();
     if (f_.tile_warps() > 0) out_ += " warps " + std::to_string(f_.tile_warps());
+    if (f_.tile_stages() > 0) out_ += " stages " + std::to_string(f_.tile_stages());
     out_ += " {\n";
     region_body(f_.body(), 1);
     out_ += "}\n";

@@ -114,15 +114,52 @@ CHECK-DAG: shfl.sync.bfly.b32
 
 namespace {
 
-TEST(TileCodegen, LoopLoadsArePipelinedOneIterationAhead) {
-  auto k = tile_kernel([](Tensor<float, 2> c, Tensor<bfloat16, 2> a, Tensor<bfloat16, 2> b) {
+auto pipelined_gemm(int stages) {
+  return tile_kernel([](Tensor<float, 2> c, Tensor<bfloat16, 2> a, Tensor<bfloat16, 2> b) {
     auto rm = arange(64), rn = arange(64), rk = arange(32);
     auto acc = for_range(0, a.shape(1), 32, zeros<float>({64, 64}), [&](i32 k0, Tile<float> acc) {
       auto ka = k0 + rk;
       return dot(load(a, {expand_dims(rm, 1), expand_dims(ka, 0)}), load(b, {expand_dims(ka, 1), expand_dims(rn, 0)}), acc);
     });
     store(c, {expand_dims(rm, 1), expand_dims(rn, 0)}, acc);
-  }, {.name = "tile_pipelined"});
+  }, {.name = "tile_pipelined", .tile_stages = stages});
+}
+
+TEST(TileCodegen, LoopLoadsFeedingADotAreCopiedAheadWithCpAsync) {
+  auto compiled = pipelined_gemm(0).compile<>();
+  // Three stages (the default): two iterations' copies in flight before the loop; each
+  // iteration waits for its own, refills the stage the previous one read, and reads its
+  // fragments straight from the stage buffer (no registers, no st.shared).
+  expect_filecheck(compiled->ptx, R"(
+CHECK: .entry tile_pipelined(
+CHECK-NOT: st.shared
+CHECK: cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16, {{.*}};
+CHECK: cp.async.commit_group;
+CHECK: cp.async.commit_group;
+CHECK: cp.async.wait_group 1;
+CHECK-NEXT: bar.sync 0;
+CHECK: cp.async.cg.shared.global
+CHECK: cp.async.commit_group;
+CHECK: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+CHECK: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+CHECK: cp.async.wait_group 0;
+)");
+  // Three stages of a (64 rows of 32 + 8 padding bf16) and b (32 rows of 64 + 8).
+  EXPECT_EQ(compiled->resources.dynamic_shared_bytes, 3 * (64 * 40 * 2 + 32 * 72 * 2));
+  auto four = pipelined_gemm(4).compile<>();
+  EXPECT_NE(four->ptx.find("cp.async.wait_group 2;"), std::string::npos);
+  EXPECT_EQ(four->resources.dynamic_shared_bytes, 4 * (64 * 40 * 2 + 32 * 72 * 2));
+}
+
+TEST(TileCodegen, OtherLoopLoadsArePipelinedOneIterationAheadInRegisters) {
+  auto k = tile_kernel([](Tensor<float, 1> out, Tensor<float, 2> x) {
+    auto row = program_id(0);
+    auto cols = arange(256);
+    auto acc = for_range(0, x.shape(1), 256, zeros<float>({256}), [&](i32 c0, Tile<float> acc) {
+      return acc + load(x, {row, c0 + cols});
+    });
+    store(out, {row * 256 + cols}, acc);
+  }, {.name = "tile_prefetched"});
   CompileOptions options;
   options.keep_llvm_ir = true;
   auto compiled = cutlet::compile(k.trace_ir(), options);
@@ -130,15 +167,16 @@ TEST(TileCodegen, LoopLoadsArePipelinedOneIterationAhead) {
   // of the body, and the body's own loads are the prefetched ones (carried by phis).
   expect_filecheck(compiled.llvm_ir, R"(
 CHECK: for.prologue:
-CHECK: load <8 x bfloat>
+CHECK: load <4 x float>
 CHECK: for.preheader:
-CHECK: phi {{.*}}<{{[0-9]+}} x bfloat>
+CHECK: phi {{.*}}<{{[0-9]+}} x float>
 CHECK: for.header:
-CHECK: phi {{.*}}<{{[0-9]+}} x bfloat>
+CHECK: phi {{.*}}<{{[0-9]+}} x float>
 CHECK: for.body:
-CHECK: load <8 x bfloat>
-CHECK: mma.sync
+CHECK: load <4 x float>
 )");
+  EXPECT_EQ(compiled.resources.dynamic_shared_bytes, 0);
+  EXPECT_EQ(compiled.ptx.find("cp.async"), std::string::npos);
 }
 
 }  // namespace

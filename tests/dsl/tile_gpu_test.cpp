@@ -151,10 +151,15 @@ std::vector<T> to_type(const std::vector<float>& v) {
 }
 
 // C = A @ B with a K loop carrying the accumulator tile: tensor cores for f16/bf16 (and
-// tf32), FMA for exact f32; M, N, K not multiples of the tiles, so the edges are masked.
-template <class T>
-void check_matmul(bool tf32, double tol) {
-  constexpr int BM = 64, BN = 32, BK = 32;
+// tf32), FMA for exact f32. Tensor-core loops copy a and b to shared memory with cp.async,
+// `stages` - 1 iterations ahead; masked edges are zero-filled there.
+struct MatmulCase {
+  int M, N, K;
+  int warps = 4, stages = 0;
+};
+
+template <class T, int BM = 64, int BN = 32, int BK = 32>
+void check_matmul(bool tf32, double tol, MatmulCase mc = {150, 70, 100}) {
   auto k = tile_kernel([=](Tensor<float, 2> c, Tensor<T, 2> a, Tensor<T, 2> b) {
     auto rm = program_id(0) * BM + arange(BM);
     auto rn = program_id(1) * BN + arange(BN);
@@ -166,9 +171,9 @@ void check_matmul(bool tf32, double tol) {
       return dot(ta, tb, acc, tf32);
     });
     store(c, {expand_dims(rm, 1), expand_dims(rn, 0)}, acc, (expand_dims(rm, 1) < c.shape(0)) & (expand_dims(rn, 0) < c.shape(1)));
-  }, {.name = "tile_matmul"});
+  }, {.name = "tile_matmul", .tile_stages = mc.stages}, mc.warps);
   Stream st;
-  const int M = 150, N = 70, K = 100;
+  const int M = mc.M, N = mc.N, K = mc.K;
   auto ha = to_type<T>(random_vector<float>(M * K, 8, -1.0f, 1.0f));
   auto hb = to_type<T>(random_vector<float>(K * N, 9, -1.0f, 1.0f));
   Buffer<T> a(st, ha), b(st, hb);
@@ -180,7 +185,8 @@ void check_matmul(bool tf32, double tol) {
     for (int j = 0; j < N; ++j) {
       double want = 0;
       for (int kk = 0; kk < K; ++kk) want += double(float(ha[i * K + kk])) * double(float(hb[kk * N + j]));
-      ASSERT_NEAR(r[i * N + j], want, tol) << i << "," << j;
+      ASSERT_NEAR(r[i * N + j], want, tol) << i << "," << j << " (" << M << "x" << N << "x" << K << ", " << mc.warps
+                                           << " warps, " << mc.stages << " stages)";
     }
 }
 
@@ -199,6 +205,20 @@ TEST(TileGpu, MatmulTf32OnTensorCores) {
 TEST(TileGpu, MatmulExactF32) {
   CUTLET_REQUIRE_GPU();
   check_matmul<float>(false, 1e-4);
+}
+
+// Every stage count, on 4 and 8 warps: 16-byte copies (K a multiple of 16), a last K step
+// half masked, loops shorter than the pipeline (K = 40: two iterations), and 8-byte copies
+// (K = 100: rows 8 bytes aligned).
+TEST(TileGpu, MatmulPipelinesOfEveryDepth) {
+  CUTLET_REQUIRE_GPU();
+  for (int warps : {4, 8})
+    for (int stages : {2, 3, 4, 6}) {
+      check_matmul<bfloat16, 64, 64, 32>(false, 2e-3, {192, 160, 528, warps, stages});
+      check_matmul<half, 64, 64, 32>(false, 1e-3, {70, 130, 40, warps, stages});
+    }
+  check_matmul<bfloat16, 128, 128, 64>(false, 2e-3, {300, 260, 100, 8, 3});
+  check_matmul<float, 64, 64, 32>(true, 3e-2, {130, 96, 72, 4, 4});
 }
 
 TEST(TileGpu, IfChoosesATileUniformly) {

@@ -45,6 +45,9 @@ struct ResourceUsage {
   int spill_store_bytes = 0;
   int spill_load_bytes = 0;
   int constant_bytes = 0;      ///< cmem[0]: parameters and constants
+  /// Dynamic shared memory the kernel's own code uses, from offset 0: the stage buffers of
+  /// pipelined tile loops. Launches must add it to the dynamic shared memory they give.
+  int dynamic_shared_bytes = 0;
 };
 
 /// Wall-clock milliseconds of each compile stage.

@@ -12,7 +12,7 @@ namespace cutlet::detail {
 /// The first 8 bytes of every entry.
 inline constexpr char kEntryMagic[8] = {'C', 'U', 'T', 'L', 'E', 'T', 'K', 'C'};
 /// Bumped whenever the layout changes; entries of another version are ignored and rewritten.
-inline constexpr std::uint32_t kEntryFormatVersion = 1;
+inline constexpr std::uint32_t kEntryFormatVersion = 2;
 /// Bytes before the key text: magic, version, reserved, key length, payload length, checksum.
 inline constexpr std::size_t kEntryHeaderBytes = 40;
 

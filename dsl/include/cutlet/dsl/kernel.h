@@ -89,6 +89,7 @@ class Kernel {
           detail::throw_tile_block(options_.name, config.where, options_.tile_warps, config.block.count());
         LaunchConfig tile_config = config;
         tile_config.block = Dim3{32LL * options_.tile_warps};
+        tile_config.shared_bytes += spec->reserved_shared_bytes;
         pack_and_launch<Params>(stream, *spec->function, tile_config, std::index_sequence_for<Args...>{}, args...);
         return;
       }
@@ -411,6 +412,10 @@ Kernel<std::decay_t<F>> tile_kernel(F&& fn, KernelOptions options = {}, int warp
   if (warps < 1 || warps > 32 || (warps & (warps - 1)) != 0)
     throw Error("cutlet: a tile kernel runs on 1, 2, 4, 8, 16 or 32 warps, not " + std::to_string(warps) + " (defined at " +
                 std::string(defined.file_name()) + ":" + std::to_string(defined.line()) + ")");
+  if (options.tile_stages != 0 && (options.tile_stages < 2 || options.tile_stages > 8))
+    throw Error("cutlet: KernelOptions::tile_stages is 2 to 8 (or 0 for the default), not " +
+                std::to_string(options.tile_stages) + " (defined at " + std::string(defined.file_name()) + ":" +
+                std::to_string(defined.line()) + ")");
   options.tile_warps = warps;
   return Kernel<std::decay_t<F>>(std::forward<F>(fn), std::move(options), defined);
 }

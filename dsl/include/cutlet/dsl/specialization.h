@@ -55,6 +55,11 @@ struct KernelOptions {
   /// For a tile kernel (see tile_kernel): the warps per block its tiles are spread over (a
   /// power of two, 1 to 32). 0 makes a per-thread kernel.
   int tile_warps = 0;
+  /// For a tile kernel: the shared-memory stages of its pipelined loops (2 to 8). Loads that
+  /// feed a dot are copied global -> shared with cp.async this many iterations ahead, less
+  /// one (Triton's num_stages). More stages hide more latency and use more shared memory.
+  /// 0 chooses 3.
+  int tile_stages = 0;
 };
 
 /// Compile statistics of this process, for every kernel. A compile request (a traced
@@ -115,6 +120,9 @@ struct Specialization {
   const Function* function = nullptr;
   const Specialization* next = nullptr;
   bool needs_cooperative = false;  ///< the kernel calls grid_sync()
+  /// Dynamic shared memory the kernel's own code uses (pipelined tile loops); a launch
+  /// reserves it ahead of LaunchConfig::shared_bytes.
+  std::size_t reserved_shared_bytes = 0;
   // Kernels with Const parameters: the key's remaining parts.
   std::uint32_t signature = 0;
   std::uint64_t consts_hash = 0;

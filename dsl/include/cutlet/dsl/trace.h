@@ -38,6 +38,7 @@ struct TraceOptions {
   bool bounds_check = false;
   bool wide_indices = false;
   int tile_warps = 0;
+  int tile_stages = 0;
 };
 
 /// The trace running on this thread, or nullptr.

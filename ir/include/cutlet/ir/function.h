@@ -115,6 +115,10 @@ class Function {
   /// kernel); it launches with exactly 32 * tile_warps() threads per block.
   int tile_warps() const { return tile_warps_; }
   void set_tile_warps(int w) { tile_warps_ = w; }
+  /// For a tile kernel, the shared-memory stages of its software-pipelined loops: loads feeding
+  /// a dot are issued with cp.async tile_stages() - 1 iterations ahead. 0: the backend's default.
+  int tile_stages() const { return tile_stages_; }
+  void set_tile_stages(int s) { tile_stages_ = s; }
 
   Instruction& inst(InstId id) { return insts_.at(id); }
   const Instruction& inst(InstId id) const { return insts_.at(id); }
@@ -140,6 +144,7 @@ class Function {
   std::vector<std::shared_ptr<const Function>> callees_;
   std::vector<bool> noalias_;
   int tile_warps_ = 0;
+  int tile_stages_ = 0;
   Region body_;
   std::vector<Instruction> insts_;
   std::vector<ValueInfo> values_;
