@@ -34,6 +34,134 @@ struct SharedOperand {
   std::int64_t stride;
 };
 
+/// The fragment registers of one k-step of an M x N x K tensor-core dot, read from a and b in
+/// shared memory (row-major, padded rows): for each of the warp's m-tiles the four 32-bit a
+/// words, then for each n-tile the two b words (see the mma layout above).
+class MmaFragments {
+ public:
+  MmaFragments(LoweringContext& c, const ir::Instruction& dot) : c_(c), b_(c.b) {
+    ir::Type ta = c.fn.type_of(dot.operands[0]);
+    M_ = ta.shape()[0];
+    K_ = ta.shape()[1];
+    N_ = c.fn.type_of(dot.operands[1]).shape()[1];
+    et_ = ta.element();
+    tf32_ = et_ == ir::Type::f32();
+    const TileLayout mma = *mma_layout(M_, N_, c.warps);
+    wm_ = mma.wpc[0];
+    wn_ = mma.wpc[1];
+    tiles_m_ = M_ / (16 * wm_);
+    tiles_n_ = N_ / (8 * wn_);
+    llvm::Value* tid = b_.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x, {}, {});
+    lane_ = b_.CreateAnd(tid, 31);
+    llvm::Value* warp = b_.CreateLShr(tid, 5);
+    warp_n_ = b_.CreateAnd(warp, wn_ - 1);
+    warp_m_ = b_.CreateAnd(b_.CreateLShr(warp, __builtin_ctz(static_cast<unsigned>(wn_))), wm_ - 1);
+  }
+
+  std::int64_t k_step() const { return tf32_ ? 8 : 16; }
+  std::int64_t tiles_m() const { return tiles_m_; }
+  std::int64_t tiles_n() const { return tiles_n_; }
+  std::size_t count() const { return static_cast<std::size_t>(tiles_m_ * 4 + tiles_n_ * 2); }
+
+  std::vector<llvm::Value*> load(const SharedOperand& a, const SharedOperand& bop, std::int64_t kk) {
+    std::vector<llvm::Value*> out(count());
+    if (tf32_) load_words(a, bop, kk, out);
+    else load_ldmatrix(a, bop, kk, out);
+    return out;
+  }
+
+ private:
+  llvm::Value* i32c(std::int64_t v) { return b_.getInt32(static_cast<std::uint32_t>(v)); }
+
+  /// tf32: word by word (converted); a[row][k] at rows g, g + 8, b[k][col] at column g.
+  void load_words(const SharedOperand& a, const SharedOperand& bop, std::int64_t kk, std::vector<llvm::Value*>& out) {
+    auto& b = b_;
+    llvm::Value* g = b.CreateLShr(lane_, 2);
+    llvm::Value* q = b.CreateAnd(lane_, 3);
+    llvm::Value* k0 = b.CreateAdd(i32c(kk), q);
+    llvm::Value* k1 = b.CreateAdd(k0, i32c(4));
+    auto word = [&](const SharedOperand& op, llvm::Value* r, llvm::Value* k) -> llvm::Value* {
+      llvm::Value* at = b.CreateAdd(b.CreateMul(r, i32c(op.stride)), k);
+      llvm::Value* f = b.CreateAlignedLoad(b.getFloatTy(), b.CreateInBoundsGEP(b.getFloatTy(), op.base, at), llvm::Align(4));
+      auto* fty = llvm::FunctionType::get(b.getInt32Ty(), {b.getFloatTy()}, false);
+      return b.CreateCall(llvm::InlineAsm::get(fty, "cvt.rna.tf32.f32 $0, $1;", "=r,f", false), {f});
+    };
+    for (std::int64_t mi = 0; mi < tiles_m_; ++mi) {
+      auto row = [&](int h) { return b.CreateAdd(b.CreateAdd(i32c((2 * mi + h) * 8 * wm_), b.CreateMul(warp_m_, i32c(8))), g); };
+      llvm::Value* r0 = row(0);
+      llvm::Value* r1 = row(1);
+      out[mi * 4 + 0] = word(a, r0, k0);
+      out[mi * 4 + 1] = word(a, r1, k0);
+      out[mi * 4 + 2] = word(a, r0, k1);
+      out[mi * 4 + 3] = word(a, r1, k1);
+    }
+    for (std::int64_t ni = 0; ni < tiles_n_; ++ni) {
+      llvm::Value* col = b.CreateAdd(b.CreateAdd(i32c(ni * 8 * wn_), b.CreateMul(warp_n_, i32c(8))), g);
+      out[tiles_m_ * 4 + ni * 2] = word(bop, k0, col);
+      out[tiles_m_ * 4 + ni * 2 + 1] = word(bop, k1, col);
+    }
+  }
+
+  /// 16-bit types: ldmatrix. Lane t gives the address of one 16-byte row of one of the 8 x 8
+  /// matrices; x4 on a yields a0..a3 of an m16k16 fragment, x4.trans on row-major b yields b0,
+  /// b1 of two n8k16 fragments. Addresses are 32-bit shared-window offsets; within a k-step
+  /// they differ by constants, which fold into the instructions.
+  void load_ldmatrix(const SharedOperand& a, const SharedOperand& bop, std::int64_t kk, std::vector<llvm::Value*>& out) {
+    auto& b = b_;
+    auto* i32 = b.getInt32Ty();
+    llvm::Value* t8 = b.CreateAnd(lane_, 7);
+    llvm::Value* hsel = b.CreateAnd(b.CreateLShr(lane_, 3), 1);  // matrices 1 and 3: rows + 8
+    llvm::Value* ksel = b.CreateLShr(lane_, 4);                    // matrices 2 and 3: k + 8
+    auto* v4 = llvm::StructType::get(c_.ctx, {i32, i32, i32, i32});
+    auto* x4 = llvm::InlineAsm::get(llvm::FunctionType::get(v4, {i32}, false),
+                                    "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0, $1, $2, $3}, [$4];", "=r,=r,=r,=r,r", true);
+    auto* x4t = llvm::InlineAsm::get(llvm::FunctionType::get(v4, {i32}, false),
+                                     "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {$0, $1, $2, $3}, [$4];", "=r,=r,=r,=r,r", true);
+    const std::int64_t eb = et_.bits() / 8;
+    llvm::Value* a32 = shared_address(c_, a.base);
+    llvm::Value* b32 = shared_address(c_, bop.base);
+    auto address = [&](llvm::Value* base32, llvm::Value* at) { return b.CreateAdd(base32, b.CreateMul(at, i32c(eb))); };
+    for (std::int64_t mi = 0; mi < tiles_m_; ++mi) {
+      // Row g + 8h of m-tile mi: rows (2mi + h) * 8 * wm + warp_m * 8 + g.
+      llvm::Value* r = b.CreateAdd(
+          b.CreateAdd(b.CreateMul(b.CreateAdd(i32c(2 * mi), hsel), i32c(8 * wm_)), b.CreateMul(warp_m_, i32c(8))), t8);
+      llvm::Value* k = b.CreateAdd(i32c(kk), b.CreateMul(ksel, i32c(8)));
+      llvm::Value* f = b.CreateCall(x4, {address(a32, b.CreateAdd(b.CreateMul(r, i32c(a.stride)), k))});
+      for (unsigned i = 0; i < 4; ++i) out[mi * 4 + i] = b.CreateExtractValue(f, i);
+    }
+    for (std::int64_t ni = 0; ni < tiles_n_; ni += 2) {
+      // Matrices 0, 1: k rows kk..kk+15 of n-tile ni; 2, 3: of n-tile ni + 1 (if any).
+      llvm::Value* k = b.CreateAdd(i32c(kk), b.CreateAdd(t8, b.CreateMul(hsel, i32c(8))));
+      llvm::Value* tile = b.CreateAdd(i32c(ni), ni + 1 < tiles_n_ ? ksel : i32c(0));
+      llvm::Value* n = b.CreateAdd(b.CreateMul(tile, i32c(8 * wn_)), b.CreateMul(warp_n_, i32c(8)));
+      llvm::Value* f = b.CreateCall(x4t, {address(b32, b.CreateAdd(b.CreateMul(k, i32c(bop.stride)), n))});
+      out[tiles_m_ * 4 + ni * 2] = b.CreateExtractValue(f, 0);
+      out[tiles_m_ * 4 + ni * 2 + 1] = b.CreateExtractValue(f, 1);
+      if (ni + 1 < tiles_n_) {
+        out[tiles_m_ * 4 + ni * 2 + 2] = b.CreateExtractValue(f, 2);
+        out[tiles_m_ * 4 + ni * 2 + 3] = b.CreateExtractValue(f, 3);
+      }
+    }
+  }
+
+  LoweringContext& c_;
+  llvm::IRBuilder<>& b_;
+  std::int64_t M_, N_, K_, tiles_m_, tiles_n_;
+  ir::Type et_;
+  bool tf32_;
+  int wm_, wn_;
+  llvm::Value *lane_, *warp_m_, *warp_n_;
+};
+
+}  // namespace
+
+std::vector<llvm::Value*> dot_fragments(LoweringContext& c, const ir::Instruction& dot, llvm::Value* a, std::int64_t a_stride,
+                                        llvm::Value* b, std::int64_t b_stride) {
+  return MmaFragments(c, dot).load({a, a_stride}, {b, b_stride}, 0);
+}
+
+namespace {
+
 llvm::Value* lower_dot_mma(LoweringContext& c, const ir::Instruction& inst, const TileLayout& mma) {
   auto& b = c.b;
   ir::Type ta = c.fn.type_of(inst.operands[0]);
@@ -62,120 +190,47 @@ llvm::Value* lower_dot_mma(LoweringContext& c, const ir::Instruction& inst, cons
       if (!c.shared_tiles.count(inst.operands[k])) store_tile(c, inst.operands[k], ops[k].base, elem, ops[k].stride);
     barrier(c);
   }
-  llvm::Value* as = ops[0].base;
-  llvm::Value* bs = ops[1].base;
-  const std::int64_t stride = ops[0].stride, bstride = ops[1].stride;
-  llvm::Value* as32 = shared_address(c, as);
-  llvm::Value* bs32 = shared_address(c, bs);
-
-  const int wm = mma.wpc[0], wn = mma.wpc[1];
   auto acc = unpack(c, tile_in_layout(c, inst.operands[2], mma));
-
-  llvm::Value* tid = b.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x, {}, {});
-  llvm::Value* lane = b.CreateAnd(tid, 31);
-  llvm::Value* warp = b.CreateLShr(tid, 5);
-  llvm::Value* g = b.CreateLShr(lane, 2);
-  llvm::Value* q = b.CreateAnd(lane, 3);
-  llvm::Value* warp_n = b.CreateAnd(warp, wn - 1);
-  llvm::Value* warp_m = b.CreateAnd(b.CreateLShr(warp, __builtin_ctz(static_cast<unsigned>(wn))), wm - 1);
-  const std::int64_t tiles_m = M / (16 * wm), tiles_n = N / (8 * wn);
+  MmaFragments frags(c, inst);
+  const std::int64_t tiles_m = frags.tiles_m(), tiles_n = frags.tiles_n();
   const int regs_n = static_cast<int>(tiles_n * 2);
   auto* i32 = b.getInt32Ty();
-  // Row h*8 + g of m-tile mi of this warp, and column g of n-tile ni (see the layout above).
-  auto row = [&](std::int64_t mi, int h) {
-    return b.CreateAdd(b.CreateAdd(b.getInt32(static_cast<std::uint32_t>((2 * mi + h) * 8 * wm)), b.CreateMul(warp_m, b.getInt32(8))), g);
-  };
-  auto col = [&](std::int64_t ni) {
-    return b.CreateAdd(b.CreateAdd(b.getInt32(static_cast<std::uint32_t>(ni * 8 * wn)), b.CreateMul(warp_n, b.getInt32(8))), g);
-  };
-  // One 32-bit word at (r, k) of a padded row-major buffer: two 16-bit elements, or one tf32
-  // (converted).
-  auto word = [&](llvm::Value* buf, std::int64_t buf_stride, llvm::Value* r, llvm::Value* k) -> llvm::Value* {
-    llvm::Value* at = b.CreateAdd(b.CreateMul(r, b.getInt32(static_cast<std::uint32_t>(buf_stride))), k);
-    llvm::Value* p = b.CreateInBoundsGEP(elem, buf, at);
-    if (!tf32) return b.CreateAlignedLoad(i32, p, llvm::Align(4));
-    llvm::Value* f = b.CreateAlignedLoad(b.getFloatTy(), p, llvm::Align(4));
-    auto* fty = llvm::FunctionType::get(i32, {b.getFloatTy()}, false);
-    return b.CreateCall(llvm::InlineAsm::get(fty, "cvt.rna.tf32.f32 $0, $1;", "=r,f", false), {f});
-  };
-  const std::int64_t kstep = tf32 ? 8 : 16;
   const std::string shape = tf32 ? "m16n8k8" : "m16n8k16";
   const std::string types = tf32 ? "f32.tf32.tf32.f32" : et == ir::Type::bf16() ? "f32.bf16.bf16.f32" : "f32.f16.f16.f32";
-  const int a_words = 4, b_words = 2;  // 32-bit fragment registers of a and b, both shapes
   std::string text = "mma.sync.aligned." + shape + ".row.col." + types + " {$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, {$10, $11, $12, $13};";
   std::string cons = "=f,=f,=f,=f,r,r,r,r,r,r,f,f,f,f";
-  std::vector<llvm::Type*> arg_types(a_words + b_words, i32);
+  std::vector<llvm::Type*> arg_types(6, i32);  // four a words, two b words
   for (int i = 0; i < 4; ++i) arg_types.push_back(b.getFloatTy());
   llvm::Type* f4 = llvm::StructType::get(c.ctx, {b.getFloatTy(), b.getFloatTy(), b.getFloatTy(), b.getFloatTy()});
   auto* mma_fn = llvm::InlineAsm::get(llvm::FunctionType::get(f4, arg_types, false), text, cons, false);
 
-  for (std::int64_t kk = 0; kk < K; kk += kstep) {
-    // k offsets of the fragment words: 16-bit types pack (2q, 2q+1) and (2q+8, 2q+9); tf32 uses q and q+4.
-    llvm::Value* k0 = tf32 ? b.CreateAdd(b.getInt32(static_cast<std::uint32_t>(kk)), q)
-                           : b.CreateAdd(b.getInt32(static_cast<std::uint32_t>(kk)), b.CreateMul(q, b.getInt32(2)));
-    llvm::Value* k1 = b.CreateAdd(k0, b.getInt32(tf32 ? 4 : 8));
-    std::vector<std::array<llvm::Value*, 4>> afrag(tiles_m);
-    std::vector<std::array<llvm::Value*, 2>> bfrag(tiles_n);
-    if (tf32) {
-      for (std::int64_t mi = 0; mi < tiles_m; ++mi) {
-        llvm::Value* r0 = row(mi, 0);
-        llvm::Value* r1 = row(mi, 1);
-        afrag[mi] = {word(as, stride, r0, k0), word(as, stride, r1, k0), word(as, stride, r0, k1), word(as, stride, r1, k1)};
-      }
-      for (std::int64_t ni = 0; ni < tiles_n; ++ni) {
-        llvm::Value* cn = col(ni);
-        bfrag[ni] = {word(bs, bstride, k0, cn), word(bs, bstride, k1, cn)};
-      }
-    } else {
-      // ldmatrix: lane t gives the address of one 16-byte row of one of the 8 x 8 matrices;
-      // x4 on A yields a0..a3 of an m16k16 fragment, x4.trans on row-major B yields the b0, b1
-      // of two n8k16 fragments.
-      llvm::Value* t8 = b.CreateAnd(lane, 7);
-      llvm::Value* hsel = b.CreateAnd(b.CreateLShr(lane, 3), 1);   // matrix 1 and 3: rows + 8
-      llvm::Value* ksel = b.CreateLShr(lane, 4);                     // matrix 2 and 3: k + 8
-      // Addresses are 32-bit shared-window offsets (fewer registers than generic pointers);
-      // within a k-step they differ by constants, which fold into the instructions.
-      auto* v4 = llvm::StructType::get(c.ctx, {i32, i32, i32, i32});
-      auto* x4 = llvm::InlineAsm::get(llvm::FunctionType::get(v4, {i32}, false),
-                                      "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0, $1, $2, $3}, [$4];", "=r,=r,=r,=r,r", true);
-      auto* x4t = llvm::InlineAsm::get(llvm::FunctionType::get(v4, {i32}, false),
-                                       "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {$0, $1, $2, $3}, [$4];", "=r,=r,=r,=r,r", true);
-      const std::uint32_t eb = static_cast<std::uint32_t>(et.bits() / 8);
-      auto address = [&](llvm::Value* base32, llvm::Value* at) { return b.CreateAdd(base32, b.CreateMul(at, b.getInt32(eb))); };
-      for (std::int64_t mi = 0; mi < tiles_m; ++mi) {
-        // Row g + 8h of m-tile mi: rows (2mi + h) * 8 * wm + warp_m * 8 + g.
-        llvm::Value* r = b.CreateAdd(b.CreateAdd(b.CreateMul(b.CreateAdd(b.getInt32(static_cast<std::uint32_t>(2 * mi)), hsel),
-                                                             b.getInt32(static_cast<std::uint32_t>(8 * wm))),
-                                                 b.CreateMul(warp_m, b.getInt32(8))),
-                                     t8);
-        llvm::Value* k = b.CreateAdd(b.getInt32(static_cast<std::uint32_t>(kk)), b.CreateMul(ksel, b.getInt32(8)));
-        llvm::Value* at = b.CreateAdd(b.CreateMul(r, b.getInt32(static_cast<std::uint32_t>(stride))), k);
-        llvm::Value* f = b.CreateCall(x4, {address(as32, at)});
-        for (unsigned i = 0; i < 4; ++i) afrag[mi][i] = b.CreateExtractValue(f, i);
-      }
-      for (std::int64_t ni = 0; ni < tiles_n; ni += 2) {
-        // Matrices 0, 1: k rows kk..kk+15 of n-tile ni; 2, 3: of n-tile ni + 1 (if any).
-        llvm::Value* k = b.CreateAdd(b.getInt32(static_cast<std::uint32_t>(kk)), b.CreateAdd(t8, b.CreateMul(hsel, b.getInt32(8))));
-        llvm::Value* tile = b.CreateAdd(b.getInt32(static_cast<std::uint32_t>(ni)), ni + 1 < tiles_n ? ksel : b.getInt32(0));
-        llvm::Value* n = b.CreateAdd(b.CreateMul(tile, b.getInt32(static_cast<std::uint32_t>(8 * wn))), b.CreateMul(warp_n, b.getInt32(8)));
-        llvm::Value* at = b.CreateAdd(b.CreateMul(k, b.getInt32(static_cast<std::uint32_t>(bstride))), n);
-        llvm::Value* f = b.CreateCall(x4t, {address(bs32, at)});
-        bfrag[ni] = {b.CreateExtractValue(f, 0), b.CreateExtractValue(f, 1)};
-        if (ni + 1 < tiles_n) bfrag[ni + 1] = {b.CreateExtractValue(f, 2), b.CreateExtractValue(f, 3)};
-      }
+  // Fragments are read one k-step ahead of the math. In a fragment-pipelined loop (see
+  // DotPipeline) the first k-step's come from the previous iteration, and before the last
+  // k-step's math the loop turns to the next stage, whose first fragments are read then.
+  DotPipeline* pipe = c.dot_pipeline && c.dot_pipeline->dot == &inst ? c.dot_pipeline : nullptr;
+  std::vector<llvm::Value*> cur = pipe ? pipe->first : frags.load(ops[0], ops[1], 0);
+  for (std::int64_t kk = 0; kk < K; kk += frags.k_step()) {
+    std::vector<llvm::Value*> next;
+    if (kk + frags.k_step() < K) {
+      next = frags.load(ops[0], ops[1], kk + frags.k_step());
+    } else if (pipe) {
+      pipe->turn();
+      pipe->next = frags.load({pipe->next_a, ops[0].stride}, {pipe->next_b, ops[1].stride}, 0);
     }
     for (std::int64_t mi = 0; mi < tiles_m; ++mi)
       for (std::int64_t ni = 0; ni < tiles_n; ++ni) {
         const int r0 = static_cast<int>(2 * mi) * regs_n + static_cast<int>(2 * ni);
         const int r1 = static_cast<int>(2 * mi + 1) * regs_n + static_cast<int>(2 * ni);
-        std::vector<llvm::Value*> args{afrag[mi][0], afrag[mi][1], afrag[mi][2], afrag[mi][3], bfrag[ni][0], bfrag[ni][1],
-                                       acc[r0],      acc[r0 + 1],  acc[r1],      acc[r1 + 1]};
+        llvm::Value* const* aw = &cur[static_cast<std::size_t>(mi * 4)];
+        llvm::Value* const* bw = &cur[static_cast<std::size_t>(tiles_m * 4 + ni * 2)];
+        std::vector<llvm::Value*> args{aw[0], aw[1], aw[2], aw[3], bw[0], bw[1], acc[r0], acc[r0 + 1], acc[r1], acc[r1 + 1]};
         llvm::Value* d = b.CreateCall(mma_fn, args);
         acc[r0] = b.CreateExtractValue(d, 0);
         acc[r0 + 1] = b.CreateExtractValue(d, 1);
         acc[r1] = b.CreateExtractValue(d, 2);
         acc[r1 + 1] = b.CreateExtractValue(d, 3);
       }
+    cur = std::move(next);
   }
   c.layouts[inst.results[0]] = mma;
   return pack(c, b.getFloatTy(), acc);

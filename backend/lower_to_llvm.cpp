@@ -180,11 +180,16 @@ class Walker {
   /// zeros only where `valid` is false (an iteration past the end).
   void issue_copies(const std::vector<ir::InstId>& closure, const std::vector<AsyncCopy>& copies, ir::ValueId iv_arg,
                     llvm::Value* iv, llvm::Value* stage, llvm::Value* valid) {
+    // The closure's values are this iteration's again afterwards.
+    std::vector<std::pair<ir::ValueId, llvm::Value*>> saved;
+    for (ir::InstId id : closure)
+      for (ir::ValueId v : c_.fn.inst(id).results) saved.emplace_back(v, c_.values[v]);
     lower_closure(closure, iv_arg, iv, [&](ir::InstId id) {
       for (const AsyncCopy& cp : copies)
         if (cp.load == id) issue_async_copy(c_, cp, stage_buffer(cp, stage), valid);
     });
     async_commit(c_);
+    for (auto& [v, x] : saved) c_.values[v] = x;
   }
 
   /// Stage `stage` (i32) of copy `cp`'s ring of buffers in the reserved shared memory.
@@ -272,6 +277,12 @@ class Walker {
     }
     const int stages = pipeline_stages(c_.fn);
     for (AsyncCopy& cp : copies) cp.offset = reserve_dynamic_shared(c_, cp.stage_bytes * stages);
+    // A dot reading both copies is pipelined at the level of fragments too (DotPipeline): all
+    // stages are filled ahead, and the dot itself turns to the next stage before its last
+    // k-step's math, so that the wait, the barrier and the next fragments' reads overlap it.
+    const std::optional<ir::InstId> frag_dot = fragment_pipelined_dot(inst, copies);
+    const AsyncCopy* copy_of[2] = {nullptr, nullptr};
+    for (const AsyncCopy& cp : copies) copy_of[cp.operand] = &cp;
     auto ahead = [&](llvm::Value* iv, int n) {
       return n == 0 ? iv : B.CreateAdd(iv, B.CreateMul(step, llvm::ConstantInt::get(step->getType(), n)));
     };
@@ -286,9 +297,17 @@ class Walker {
       B.CreateCondBr(below_ub(lb), pro, join);
       B.SetInsertPoint(pro);
       auto issued = issue_loads(closure, loads, r.args[0], lb);
-      for (int s = 0; !copies.empty() && s < stages - 1; ++s) {
+      for (int s = 0; !copies.empty() && s < stages - (frag_dot ? 0 : 1); ++s) {
         llvm::Value* iv = ahead(lb, s);
         issue_copies(closure, copies, r.args[0], iv, B.getInt32(static_cast<std::uint32_t>(s)), below_ub(iv));
+      }
+      if (frag_dot) {
+        // The first iteration's stage has landed: its first fragments.
+        async_wait(c_, stages - 1);
+        barrier(c_);
+        auto frags = dot_fragments(c_, c_.fn.inst(*frag_dot), stage_buffer(*copy_of[0], B.getInt32(0)), copy_of[0]->stride,
+                                   stage_buffer(*copy_of[1], B.getInt32(0)), copy_of[1]->stride);
+        issued.insert(issued.end(), frags.begin(), frags.end());
       }
       auto* pro_end = B.GetInsertBlock();
       B.CreateBr(join);
@@ -330,6 +349,12 @@ class Walker {
       phi->addIncoming(first[i], pre);
       pref.push_back(phi);
     }
+    // And the fragment-pipelined dot's first fragments.
+    std::vector<llvm::PHINode*> frag_phis;
+    for (std::size_t i = loads.size(); i < first.size(); ++i) {
+      frag_phis.push_back(B.CreatePHI(first[i]->getType(), 2));
+      frag_phis.back()->addIncoming(first[i], pre);
+    }
     llvm::Value* cond;
     auto* cstep = llvm::dyn_cast<llvm::ConstantInt>(step);
     if (!sgn || (cstep && !cstep->isNegative())) {
@@ -342,16 +367,35 @@ class Walker {
     }
     B.CreateCondBr(cond, body, exit);
     B.SetInsertPoint(body);
+    DotPipeline pipe;
+    llvm::Value* stage_next = nullptr;
     if (stage) {
+      llvm::Value* inc = B.CreateAdd(stage, B.getInt32(1));
+      stage_next = B.CreateSelect(B.CreateICmpEQ(inc, B.getInt32(static_cast<std::uint32_t>(stages))), B.getInt32(0), inc);
+    }
+    if (frag_dot) {
+      // The dot turns to the next stage before its last k-step's math: wait for it (and the
+      // barrier: every warp is done with this stage too), then refill this stage with the
+      // copies of iteration i + stages.
+      pipe.dot = &c_.fn.inst(*frag_dot);
+      pipe.first.assign(frag_phis.begin(), frag_phis.end());
+      pipe.next_a = stage_buffer(*copy_of[0], stage_next);
+      pipe.next_b = stage_buffer(*copy_of[1], stage_next);
+      llvm::Value* iv_now = phis[0];
+      pipe.turn = [&, iv_now] {
+        async_wait(c_, stages - 2);
+        barrier(c_);
+        llvm::Value* iv = ahead(iv_now, stages);
+        issue_copies(closure, copies, r.args[0], iv, stage, below_ub(iv));
+      };
+      c_.dot_pipeline = &pipe;
+    } else if (stage) {
       // This iteration's copies have landed (this thread's: wait; everyone's: the barrier, which
-      // also says every warp is done with the previous iteration's stage). That stage is then
-      // refilled with the copies of iteration i + stages - 1.
+      // also says every warp is done with the previous iteration's stage, refilled below).
       async_wait(c_, stages - 2);
       barrier(c_);
-      llvm::Value* iv = ahead(phis[0], stages - 1);
-      llvm::Value* refill = B.CreateSelect(B.CreateICmpEQ(stage, B.getInt32(0)), B.getInt32(static_cast<std::uint32_t>(stages - 1)),
-                                           B.CreateSub(stage, B.getInt32(1)));
-      issue_copies(closure, copies, r.args[0], iv, refill, below_ub(iv));
+    }
+    if (stage) {
       for (const AsyncCopy& cp : copies) {
         c_.shared_tiles[c_.fn.inst(cp.load).results[0]] = {stage_buffer(cp, stage), cp.stride};
         skip_.insert(cp.load);
@@ -372,6 +416,8 @@ class Walker {
       }
     }
     auto yields = region(r);
+    c_.dot_pipeline = nullptr;
+    CUTLET_ASSERT(!frag_dot || pipe.next.size() == frag_phis.size(), "the fragment-pipelined dot did not turn");
     for (ir::InstId id : loads) skip_.erase(id);
     for (const AsyncCopy& cp : copies) {
       skip_.erase(cp.load);
@@ -379,18 +425,23 @@ class Walker {
     }
     const ir::Instruction& term = c_.fn.inst(r.body.back());
     for (std::size_t i = 0; i < yields.size(); ++i) yields[i] = as_carried(term.operands[i], r.args[i + 1]);
+    if (stage && !frag_dot) {
+      // The stage the previous iteration read is refilled with the copies of iteration
+      // i + stages - 1. Issued after the body: the body's fragment reads of this stage come
+      // first (shared-memory accesses stay in program order), its math overlaps the copies.
+      llvm::Value* iv = ahead(phis[0], stages - 1);
+      llvm::Value* refill = B.CreateSelect(B.CreateICmpEQ(stage, B.getInt32(0)), B.getInt32(static_cast<std::uint32_t>(stages - 1)),
+                                           B.CreateSub(stage, B.getInt32(1)));
+      issue_copies(closure, copies, r.args[0], iv, refill, below_ub(iv));
+    }
     llvm::Value* next_iv = B.CreateAdd(phis[0], step, "", false, sgn);
     auto* latch = B.GetInsertBlock();
     B.CreateBr(header);
     phis[0]->addIncoming(next_iv, latch);
     for (std::size_t i = 0; i < pref.size(); ++i) pref[i]->addIncoming(next[i], latch);
     for (std::size_t i = 1; i < phis.size(); ++i) phis[i]->addIncoming(yields[i - 1], latch);
-    if (stage) {
-      B.SetInsertPoint(latch->getTerminator());
-      llvm::Value* inc = B.CreateAdd(stage, B.getInt32(1));
-      stage->addIncoming(B.CreateSelect(B.CreateICmpEQ(inc, B.getInt32(static_cast<std::uint32_t>(stages))), B.getInt32(0), inc),
-                         latch);
-    }
+    for (std::size_t i = 0; i < frag_phis.size(); ++i) frag_phis[i]->addIncoming(pipe.next[i], latch);
+    if (stage) stage->addIncoming(stage_next, latch);
     B.SetInsertPoint(exit);
     if (stage) async_wait(c_, 0);  // the zero-fill copies past the end
     for (std::size_t i = 0; i < inst.results.size(); ++i) c_.values[inst.results[i]] = phis[i + 1];

@@ -52,6 +52,8 @@ struct LoweringContext {
   /// Bytes of dynamic shared memory the kernel's own code uses from offset 0 (pipeline
   /// stages); dynamic_shared() gives the user the memory after them.
   std::int64_t pool_bytes = 0;
+  /// The fragment-pipelined dot of the loop being lowered, if any (see tile_support.h).
+  struct DotPipeline* dot_pipeline = nullptr;
   /// The pointers dynamic_shared() returned, moved past the pool once its size is known.
   std::vector<llvm::GetElementPtrInst*> user_dynamic_shared;
 

@@ -27,6 +27,15 @@ bool is_zero_constant(const ir::Function& fn, ir::ValueId v) {
 
 }  // namespace
 
+std::optional<ir::InstId> fragment_pipelined_dot(const ir::Instruction& loop, const std::vector<AsyncCopy>& copies) {
+  if (copies.size() != 2 || copies[0].dot != copies[1].dot || copies[0].dot == ir::kNone ||
+      copies[0].operand == copies[1].operand)
+    return std::nullopt;
+  const auto& body = loop.regions[0].body;
+  if (std::find(body.begin(), body.end(), copies[0].dot) == body.end()) return std::nullopt;
+  return copies[0].dot;
+}
+
 int pipeline_stages(const ir::Function& fn) { return fn.tile_stages() > 0 ? fn.tile_stages() : 3; }
 
 bool dot_uses_mma(const ir::Function& fn, const ir::Instruction& dot, int warps) {
@@ -69,6 +78,9 @@ std::vector<AsyncCopy> plan_async_copies(const ir::Function& fn, const ir::Instr
     const int bytes = elem.bits() / 8;
     AsyncCopy c;
     c.load = id;
+    auto top = std::find_if(body.body.begin(), body.body.end(), [&](ir::InstId d) { return &fn.inst(d) == &dot; });
+    c.dot = top != body.body.end() ? *top : ir::kNone;  // kNone: nested in the body's control flow
+    c.operand = operand;
     c.rows = t.shape()[0];
     c.cols = t.shape()[1];
     c.layout = default_layout({c.rows, c.cols}, warps, 16 / bytes);

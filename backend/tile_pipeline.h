@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "cutlet/ir/function.h"
@@ -16,6 +17,8 @@ namespace cutlet::backend {
 /// One load of a loop body lowered to cp.async copies into stage buffers.
 struct AsyncCopy {
   ir::InstId load;     ///< the tile.load
+  ir::InstId dot;      ///< the tile.dot that reads it
+  int operand = 0;     ///< as its a (0) or b (1)
   TileLayout layout;   ///< how the block's threads share the copy
   int width = 1;       ///< elements per cp.async (4, 8 or 16 bytes)
   std::int64_t rows = 0, cols = 0;  ///< the tile (2-D)
@@ -30,6 +33,10 @@ struct AsyncCopy {
 /// in pieces of 4 to 16 aligned bytes, and pads masked-off elements with zero.
 std::vector<AsyncCopy> plan_async_copies(const ir::Function& fn, const ir::Instruction& loop,
                                          const std::vector<ir::InstId>& candidates, int warps);
+
+/// The dot of `loop`'s body (at its top level) whose a and b are `copies`' only two loads,
+/// if there is one: its fragments can be pipelined across iterations (see DotPipeline).
+std::optional<ir::InstId> fragment_pipelined_dot(const ir::Instruction& loop, const std::vector<AsyncCopy>& copies);
 
 /// The stages of the function's pipelined loops (KernelOptions::tile_stages, default 3).
 int pipeline_stages(const ir::Function& fn);

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include <llvm/IR/GlobalVariable.h>
@@ -35,6 +36,24 @@ void issue_async_copy(LoweringContext& c, const AsyncCopy& copy, llvm::Value* st
 void async_commit(LoweringContext& c);
 /// cp.async.wait_group: waits until at most `pending` of this thread's groups are in flight.
 void async_wait(LoweringContext& c, int pending);
+
+/// A loop's tensor-core dot whose a and b both come from cp.async stage buffers, pipelined
+/// across iterations at the level of fragments (as CUTLASS's multistage mainloop): the dot's
+/// first k-step reads the fragments `first` (read by the previous iteration); before its last
+/// k-step's math it calls `turn` (wait for the next stage, barrier, refill the stage just read)
+/// and reads the first fragments of the next stage (`next_a`, `next_b`) into `next`.
+struct DotPipeline {
+  const ir::Instruction* dot = nullptr;
+  std::vector<llvm::Value*> first;
+  std::function<void()> turn;
+  llvm::Value* next_a = nullptr;
+  llvm::Value* next_b = nullptr;
+  std::vector<llvm::Value*> next;
+};
+/// The first k-step's fragment registers of tensor-core dot `dot` with a and b in shared
+/// memory at `a`, `b` (row-major, rows of the given strides in elements).
+std::vector<llvm::Value*> dot_fragments(LoweringContext& c, const ir::Instruction& dot, llvm::Value* a, std::int64_t a_stride,
+                                        llvm::Value* b, std::int64_t b_stride);
 
 /// Tile x in a blocked layout: its own, or (for a slice) the default one for its shape.
 llvm::Value* blocked(LoweringContext& c, ir::ValueId x, TileLayout* out);

@@ -127,15 +127,22 @@ auto pipelined_gemm(int stages) {
 
 TEST(TileCodegen, LoopLoadsFeedingADotAreCopiedAheadWithCpAsync) {
   auto compiled = pipelined_gemm(0).compile<>();
-  // Three stages (the default): two iterations' copies in flight before the loop; each
-  // iteration waits for its own, refills the stage the previous one read, and reads its
-  // fragments straight from the stage buffer (no registers, no st.shared).
+  // Three stages (the default), all filled before the loop. Each iteration reads its
+  // fragments straight from its stage buffer (no registers, no st.shared); before the last
+  // k-step's math it waits for the next stage, refills the one it read, and reads the next
+  // stage's first fragments (carried into the next iteration).
   expect_filecheck(compiled->ptx, R"(
 CHECK: .entry tile_pipelined(
 CHECK-NOT: st.shared
 CHECK: cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16, {{.*}};
 CHECK: cp.async.commit_group;
 CHECK: cp.async.commit_group;
+CHECK: cp.async.commit_group;
+CHECK: cp.async.wait_group 2;
+CHECK-NEXT: bar.sync 0;
+CHECK: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+CHECK: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
+CHECK: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 CHECK: cp.async.wait_group 1;
 CHECK-NEXT: bar.sync 0;
 CHECK: cp.async.cg.shared.global
@@ -147,6 +154,7 @@ CHECK: cp.async.wait_group 0;
   // Three stages of a (64 rows of 32 + 8 padding bf16) and b (32 rows of 64 + 8).
   EXPECT_EQ(compiled->resources.dynamic_shared_bytes, 3 * (64 * 40 * 2 + 32 * 72 * 2));
   auto four = pipelined_gemm(4).compile<>();
+  EXPECT_NE(four->ptx.find("cp.async.wait_group 3;"), std::string::npos);
   EXPECT_NE(four->ptx.find("cp.async.wait_group 2;"), std::string::npos);
   EXPECT_EQ(four->resources.dynamic_shared_bytes, 4 * (64 * 40 * 2 + 32 * 72 * 2));
 }
