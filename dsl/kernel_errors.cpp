@@ -24,6 +24,20 @@ void throw_tile_block(const std::string& kernel, const std::source_location& lau
               std::to_string(32 * warps) + " threads); give only the grid, or pass warps to tile_kernel");
 }
 
+void check_tile_shared(const std::string& kernel, const std::source_location& launched, const Device& device,
+                       const LoadedKernel& loaded, std::size_t dynamic_bytes, int stages) {
+  const std::size_t limit = device.limits().max_shared_per_block_optin;
+  const std::size_t static_bytes = static_cast<std::size_t>(loaded.compiled->resources.shared_bytes);
+  if (dynamic_bytes + static_bytes <= limit) return;
+  const std::size_t reserved = static_cast<std::size_t>(loaded.compiled->resources.dynamic_shared_bytes);
+  throw Error("cutlet: tile kernel '" + kernel + "' launched at " + to_string(launched) + " needs " +
+              std::to_string(dynamic_bytes + static_bytes) + " bytes of shared memory per block (" +
+              std::to_string(reserved) + " for the stages of its pipelined loops, " + std::to_string(static_bytes) +
+              " static, " + std::to_string(dynamic_bytes - reserved) + " given as shared_bytes), more than the " +
+              std::to_string(limit) + " a block of this device may have; lower KernelOptions::tile_stages (now " +
+              std::to_string(stages > 0 ? stages : 3) + ") or the tile sizes");
+}
+
 void throw_needs_cooperative(const std::string& kernel, const std::source_location& launched,
                              const std::string& grid_sync_at) {
   throw Error("cutlet: kernel '" + kernel + "' launched at " + to_string(launched) + " calls grid_sync() (at " +

@@ -227,6 +227,65 @@ TEST(TileGpu, MatmulPipelinesOfEveryDepth) {
   check_matmul<float, 64, 64, 32>(true, 3e-2, {130, 96, 72, 4, 2, 7.0});
 }
 
+// The stage buffers of a pipelined dot take the start of the dynamic shared memory; what a
+// launch gives as shared_bytes comes after them, untouched by the copies.
+TEST(TileGpu, DynamicSharedMemoryOfTheLaunchFollowsThePipelineStages) {
+  CUTLET_REQUIRE_GPU();
+  static constexpr int B = 64, BK = 32;
+  auto k = tile_kernel([](Tensor<float, 2> c, Tensor<float, 1> kept, Tensor<bfloat16, 2> a, Tensor<bfloat16, 2> b) {
+    auto mine = dynamic_shared<float>();
+    i32 t = thread_idx().x;
+    mine[t] = cast<float>(t) * 3.0f + 1.0f;
+    auto r = arange(B), rk = arange(BK);
+    auto acc = for_range(0, a.shape(1), BK, zeros<float>({B, B}), [&](i32 k0, Tile<float> acc) {
+      auto ka = k0 + rk;
+      return dot(load(a, {expand_dims(r, 1), expand_dims(ka, 0)}), load(b, {expand_dims(ka, 1), expand_dims(r, 0)}), acc);
+    });
+    store(c, {expand_dims(r, 1), expand_dims(r, 0)}, acc);
+    syncthreads();
+    store(kept, {arange(128)}, load(mine, arange(128)));
+  }, {.name = "tile_pool_and_user_shared"});
+  Stream st;
+  const int K = 256;
+  auto ha = to_type<bfloat16>(random_vector<float>(B * K, 21, -1.0f, 1.0f));
+  auto hb = to_type<bfloat16>(random_vector<float>(K * B, 22, -1.0f, 1.0f));
+  Buffer<bfloat16> a(st, ha), b(st, hb);
+  auto c = poisoned<float>(st, B * B);
+  auto kept = poisoned<float>(st, 128);
+  k.launch(st, {.grid = 1, .shared_bytes = 128 * sizeof(float)}, tensor(c, {B, B}), tensor(kept, {128}), tensor(a, {B, K}),
+           tensor(b, {K, B}));
+  auto hk = kept.to_host(st);
+  for (int t = 0; t < 128; ++t) ASSERT_EQ(hk[t], float(t) * 3.0f + 1.0f) << t;
+  auto hc = c.to_host(st);
+  for (int i = 0; i < B; ++i)
+    for (int j = 0; j < B; ++j) {
+      double want = 0;
+      for (int kk = 0; kk < K; ++kk) want += double(float(ha[i * K + kk])) * double(float(hb[kk * B + j]));
+      ASSERT_NEAR(hc[i * B + j], want, 2e-3) << i << "," << j;
+    }
+  EXPECT_GT(k.last_specialization()->compiled->resources.dynamic_shared_bytes, 0);
+}
+
+// Stages that do not fit in a block's shared memory are refused at the launch, naming the option.
+TEST(TileGpu, StagesBeyondTheSharedMemoryOfABlockAreRefused) {
+  CUTLET_REQUIRE_GPU();
+  auto k = tile_kernel([](Tensor<float, 2> c, Tensor<bfloat16, 2> a, Tensor<bfloat16, 2> b) {
+    auto rm = arange(256), rn = arange(128), rk = arange(64);
+    auto acc = for_range(0, a.shape(1), 64, zeros<float>({256, 128}), [&](i32 k0, Tile<float> acc) {
+      auto ka = k0 + rk;
+      return dot(load(a, {expand_dims(rm, 1), expand_dims(ka, 0)}), load(b, {expand_dims(ka, 1), expand_dims(rn, 0)}), acc);
+    });
+    store(c, {expand_dims(rm, 1), expand_dims(rn, 0)}, acc);
+  }, {.name = "tile_too_many_stages", .tile_stages = 8}, 8);
+  Stream st;
+  Buffer<bfloat16> a(256 * 64, st.device()), b(64 * 128, st.device());
+  Buffer<float> c(256 * 128, st.device());
+  const std::string msg = message_of(
+      [&] { k.launch(st, {.grid = 1}, tensor(c, {256, 128}), tensor(a, {256, 64}), tensor(b, {64, 128})); });
+  EXPECT_NE(msg.find("tile_stages (now 8)"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("tile_gpu_test.cpp"), std::string::npos) << msg;
+}
+
 TEST(TileGpu, IfChoosesATileUniformly) {
   CUTLET_REQUIRE_GPU();
   auto k = tile_kernel([](Tensor<float, 1> y, Tensor<float, 1> x) {

@@ -26,6 +26,10 @@ namespace detail {
                                    long long threads);
 [[noreturn]] void throw_needs_cooperative(const std::string& kernel, const std::source_location& launched,
                                           const std::string& grid_sync_at);
+/// Throws when a tile kernel's shared memory (its pipelines' stages, static, and the launch's
+/// dynamic bytes) exceeds what a block of `device` may have, naming tile_stages.
+void check_tile_shared(const std::string& kernel, const std::source_location& launched, const Device& device,
+                       const LoadedKernel& loaded, std::size_t dynamic_bytes, int stages);
 }  // namespace detail
 
 /// A GPU kernel written as a C++ lambda, traced at its first launch for each set of
@@ -89,7 +93,11 @@ class Kernel {
           detail::throw_tile_block(options_.name, config.where, options_.tile_warps, config.block.count());
         LaunchConfig tile_config = config;
         tile_config.block = Dim3{32LL * options_.tile_warps};
-        tile_config.shared_bytes += spec->reserved_shared_bytes;
+        if (spec->reserved_shared_bytes != 0) [[unlikely]] {
+          tile_config.shared_bytes += spec->reserved_shared_bytes;
+          detail::check_tile_shared(options_.name, config.where, stream.device(), *spec->loaded, tile_config.shared_bytes,
+                                    options_.tile_stages);
+        }
         pack_and_launch<Params>(stream, *spec->function, tile_config, std::index_sequence_for<Args...>{}, args...);
         return;
       }
