@@ -99,7 +99,7 @@ class Walker {
     CUTLET_ASSERT(fn != nullptr, "an opcode without a lowering entry");
     // Elementwise ops on tiles work on the thread's registers, once their operands share a
     // layout; tile ops place their results themselves.
-    const bool elementwise_on_tiles = !is_tile_op(inst.op) && has_tile_operand(inst);
+    const bool elementwise_on_tiles = !ir::has_trait(inst.op, ir::TileOp) && has_tile_operand(inst);
     SavedValues saved;
     if (elementwise_on_tiles) saved = prepare_tile_operands(c_, inst);
     llvm::Value* v = fn(c_, inst);
@@ -200,24 +200,6 @@ class Walker {
     return B.CreateInBoundsGEP(B.getInt8Ty(), dynamic_shared_base(c_), at);
   }
 
-  static bool is_tile_op(ir::Opcode op) {
-    switch (op) {
-      case ir::Opcode::TileArange:
-      case ir::Opcode::TileSplat:
-      case ir::Opcode::TileBroadcast:
-      case ir::Opcode::TileExpandDims:
-      case ir::Opcode::TileReduce:
-      case ir::Opcode::TileLoad:
-      case ir::Opcode::TileStore:
-      case ir::Opcode::TileDot:
-      case ir::Opcode::TileAtomic:
-      case ir::Opcode::TilePermute:
-      case ir::Opcode::TileReshape:
-      case ir::Opcode::TileReduceWith:
-      case ir::Opcode::TileScan: return true;
-      default: return false;
-    }
-  }
   bool has_tile_operand(const ir::Instruction& inst) const {
     for (auto v : inst.operands)
       if (c_.fn.type_of(v).is_tile()) return true;
@@ -265,7 +247,7 @@ class Walker {
     // Pipelined loads (see pipelined_loads): issued for the first iteration before the loop,
     // when it runs at all.
     // Loads feeding a tensor-core dot are copied to shared memory with cp.async instead, into
-    // a ring of `stages` buffers, stages - 1 iterations ahead (see tile_pipeline.h).
+    // a ring of `stages` buffers filled ahead (see tile_pipeline.h).
     std::vector<ir::InstId> closure;
     auto* cstep0 = llvm::dyn_cast<llvm::ConstantInt>(step);
     std::vector<ir::InstId> loads;
@@ -368,6 +350,7 @@ class Walker {
     B.CreateCondBr(cond, body, exit);
     B.SetInsertPoint(body);
     DotPipeline pipe;
+    DotPipeline* const outer_pipe = c_.dot_pipeline;  // of a loop around this one
     llvm::Value* stage_next = nullptr;
     if (stage) {
       llvm::Value* inc = B.CreateAdd(stage, B.getInt32(1));
@@ -416,7 +399,7 @@ class Walker {
       }
     }
     auto yields = region(r);
-    c_.dot_pipeline = nullptr;
+    c_.dot_pipeline = outer_pipe;
     CUTLET_ASSERT(!frag_dot || pipe.next.size() == frag_phis.size(), "the fragment-pipelined dot did not turn");
     for (ir::InstId id : loads) skip_.erase(id);
     for (const AsyncCopy& cp : copies) {

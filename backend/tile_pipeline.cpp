@@ -1,3 +1,5 @@
+// Which loads of a tile loop become cp.async copies into stage buffers, and how the stages
+// are laid out (see tile_pipeline.h).
 #include "tile_pipeline.h"
 
 #include <algorithm>

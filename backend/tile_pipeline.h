@@ -1,7 +1,7 @@
 // Internal: multi-stage software pipelining of tile loops. A tile load in a loop body whose
 // only use is an operand of a tensor-core dot is not loaded into registers: it is copied
-// global -> shared memory with cp.async, `stages - 1` iterations ahead, into a ring of stage
-// buffers laid out as the dot reads its fragments, so the copies of later iterations overlap
+// global -> shared memory with cp.async into a ring of `stages` buffers, filled iterations
+// ahead and laid out as the dot reads its fragments, so the copies of later iterations overlap
 // the math of this one (as Triton's and CUTLASS's multistage mainloops do).
 #pragma once
 

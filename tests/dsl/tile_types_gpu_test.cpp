@@ -99,6 +99,64 @@ TYPED_TEST(TileTypes, LoadComputeReduceStore) {
   }
 }
 
+/// How far a running sum of `n` terms computed in T may be from the exact one.
+template <class T>
+double scan_tolerance(int n) {
+  if constexpr (std::is_integral_v<T>) return 0;
+  else if constexpr (std::is_same_v<T, double>) return 1e-12 * n;
+  else if constexpr (std::is_same_v<T, float>) return 1e-6 * n;
+  else if constexpr (std::is_same_v<T, half>) return 3e-3 * n;
+  else return 1.6e-2 * n;  // bfloat16
+}
+
+// Running sums along the rows (integers wrap as in C++: modulo 2^bits) and the first index of
+// each row's maximum (integer rows have many ties).
+TYPED_TEST(TileTypes, ScanAndArgmaxAlongRows) {
+  CUTLET_REQUIRE_GPU();
+  using T = TypeParam;
+  constexpr int R = 8, C = 64;
+  auto k = tile_kernel([=](Tensor<T, 2> run, Tensor<std::int32_t, 1> best, Tensor<T, 2> x) {
+    auto r = expand_dims(arange(R), 1), c = expand_dims(arange(C), 0);
+    auto m = (r < x.shape(0)) & (c < x.shape(1));
+    auto t = load(x, {r, c}, m);
+    store(run, {r, c}, cumsum(t, 1), m);
+    auto rows = arange(R);
+    auto lowest = std::is_unsigned_v<T> ? 0.0 : -100.0;
+    auto pad = [](double v) {
+      if constexpr (std::is_integral_v<T>) return Value<T>(static_cast<std::int64_t>(v));
+      else return Value<T>(v);
+    };
+    store(best, {rows}, argmax(load(x, {r, c}, m, pad(lowest)), 1), rows < x.shape(0));
+  }, {.name = "tile_types_scan"}, 2);
+  Stream st;
+  const int rows = 5, cols = 50;
+  auto h = random_of<T>(rows * cols, 37);
+  Buffer<T> x(st, h);
+  auto run = poisoned<T>(st, rows * cols);
+  auto best = poisoned<std::int32_t>(st, rows);
+  k.launch(st, {.grid = 1}, tensor(run, {rows, cols}), tensor(best, {rows}), tensor(x, {rows, cols}));
+  auto hr = run.to_host(st);
+  auto hb = best.to_host(st);
+  auto d = [](T v) { return static_cast<double>(v); };
+  for (int i = 0; i < rows; ++i) {
+    double exact = 0;
+    T wrapped = T(0);
+    int arg = 0;
+    for (int j = 0; j < cols; ++j) {
+      const T v = h[i * cols + j];
+      exact += d(v);
+      if constexpr (std::is_integral_v<T>) {
+        wrapped = static_cast<T>(static_cast<std::uint64_t>(wrapped) + static_cast<std::uint64_t>(v));
+        ASSERT_EQ(hr[i * cols + j], wrapped) << i << "," << j;
+      } else {
+        ASSERT_NEAR(d(hr[i * cols + j]), exact, scan_tolerance<T>(j + 1)) << i << "," << j;
+      }
+      if (d(v) > d(h[i * cols + arg])) arg = j;
+    }
+    EXPECT_EQ(hb[i], arg) << i;
+  }
+}
+
 // A 4 x 8 x 32 tile over a 3 x 7 x 30 tensor plus a broadcast bias: a running sum along the
 // last axis, a sum along the middle one and a maximum along the last one.
 TEST(TileGpu3d, ReduceScanAndBroadcastAlongEachAxis) {

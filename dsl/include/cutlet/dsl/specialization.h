@@ -55,9 +55,10 @@ struct KernelOptions {
   /// For a tile kernel (see tile_kernel): the warps per block its tiles are spread over (a
   /// power of two, 1 to 32). 0 makes a per-thread kernel.
   int tile_warps = 0;
-  /// For a tile kernel: the shared-memory stages of its pipelined loops (2 to 8). Loads that
-  /// feed a dot are copied global -> shared with cp.async this many iterations ahead, less
-  /// one (Triton's num_stages). More stages hide more latency and use more shared memory.
+  /// For a tile kernel: the shared-memory stages of its pipelined loops (2 to 8, Triton's
+  /// num_stages). Loads that feed a dot are copied global -> shared with cp.async into a ring
+  /// of this many buffers, filled ahead of the iterations that read them. More stages hide more
+  /// latency and take more shared memory (a launch that would exceed the device's is refused).
   /// 0 chooses 3.
   int tile_stages = 0;
 };

@@ -35,6 +35,8 @@ enum OpTrait : std::uint32_t {
   Terminator = 1u << 3,    ///< ends a region
   HasRegions = 1u << 4,    ///< owns nested regions
   Commutative = 1u << 5,   ///< operands may be swapped
+  TileOp = 1u << 6,        ///< a tile op proper: places its result's elements itself (others
+                           ///< given tile operands are applied element by element)
 };
 
 /// Static facts about an opcode, from ops.def.
