@@ -2,8 +2,9 @@
 // m16n8k8 for tf32) the accumulator lives in the mma layout, which is a blocked layout
 // (1x2 elements per thread, 8x4 lanes, warps over both dimensions); a and b go through shared
 // memory (row-major, rows padded against bank conflicts: written from registers, or copied
-// there by a pipelined loop's cp.async) and each warp reads its fragments from there with
-// ldmatrix. Inputs without tensor-core support (exact f32) use FMA from shared memory.
+// there by a pipelined loop's cp.async) and each warp reads its fragments from there, with
+// ldmatrix for 16-bit types and word by word for tf32. Inputs without tensor-core support
+// (exact f32) use FMA from shared memory.
 #include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/IntrinsicsNVPTX.h>
 
