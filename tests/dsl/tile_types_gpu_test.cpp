@@ -19,6 +19,13 @@ T host(double v) {
   else return T(static_cast<float>(v));
 }
 
+/// A traced constant of T for a load's padding (integers from a whole number).
+template <class T>
+Value<T> padding(double v) {
+  if constexpr (std::is_integral_v<T>) return Value<T>(static_cast<std::int64_t>(v));
+  else return Value<T>(v);
+}
+
 /// Random inputs of T: integers in [-20, 20] ([0, 40] unsigned), floats in [-1, 1].
 template <class T>
 std::vector<T> random_of(std::size_t n, std::uint64_t seed) {
@@ -57,12 +64,8 @@ TYPED_TEST(TileTypes, LoadComputeReduceStore) {
   auto k = tile_kernel([=](Tensor<T, 2> y, Tensor<T, 1> rmax, Tensor<T, 1> rmin, Tensor<T, 1> csum, Tensor<T, 2> x) {
     auto r = expand_dims(arange(R), 1), c = expand_dims(arange(C), 0);
     auto m = (r < x.shape(0)) & (c < x.shape(1));
-    auto pad = [](double v) {
-      if constexpr (std::is_integral_v<T>) return Value<T>(static_cast<std::int64_t>(v));
-      else return Value<T>(v);
-    };
-    auto lo = load(x, {r, c}, m, pad(lo_pad));
-    auto hi = load(x, {r, c}, m, pad(hi_pad));
+    auto lo = load(x, {r, c}, m, padding<T>(lo_pad));
+    auto hi = load(x, {r, c}, m, padding<T>(hi_pad));
     auto t = load(x, {r, c}, m);
     store(y, {r, c}, t * 3 + 1, m);
     auto rows = arange(R), cols = arange(C);
@@ -122,11 +125,7 @@ TYPED_TEST(TileTypes, ScanAndArgmaxAlongRows) {
     store(run, {r, c}, cumsum(t, 1), m);
     auto rows = arange(R);
     auto lowest = std::is_unsigned_v<T> ? 0.0 : -100.0;
-    auto pad = [](double v) {
-      if constexpr (std::is_integral_v<T>) return Value<T>(static_cast<std::int64_t>(v));
-      else return Value<T>(v);
-    };
-    store(best, {rows}, argmax(load(x, {r, c}, m, pad(lowest)), 1), rows < x.shape(0));
+    store(best, {rows}, argmax(load(x, {r, c}, m, padding<T>(lowest)), 1), rows < x.shape(0));
   }, {.name = "tile_types_scan"}, 2);
   Stream st;
   const int rows = 5, cols = 50;

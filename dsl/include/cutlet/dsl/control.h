@@ -5,6 +5,7 @@
 // reference; variables they update must be cutlet::Var (see cutlet::Value).
 #pragma once
 
+#include <array>
 #include <concepts>
 #include <source_location>
 #include <type_traits>
@@ -120,6 +121,16 @@ struct range_index {
   using pick = std::conditional_t<!any_traced || Traced<X>, typename index_of<X>::type, void>;
   using type = typename join<pick<Xs>...>::type;
 };
+/// The bounds and step of a for_range as IR values of index type I (lb, ub, step), a
+/// constant step of 0 refused.
+template <class I, class B, class E, class S>
+std::array<ir::ValueId, 3> range_bounds(const B& begin, const E& end, const S& step, const std::source_location& where) {
+  set_location(where);
+  auto& b = builder("cutlet::for_range");
+  std::array<ir::ValueId, 3> r{operand_as<I>(begin), operand_as<I>(end), operand_as<I>(step)};
+  if (auto s = b.int_constant(r[2]); s && *s == 0) throw_trace_error("cutlet::for_range with a step of 0", where);
+  return r;
+}
 }  // namespace detail
 
 /// `for (i = begin; i < end; i += step) body(i)` on the GPU (i > end for a negative
@@ -133,13 +144,8 @@ void for_range(const B& begin, const E& end, const S& step, Body&& body,
   using I = typename detail::range_index<B, E, S>::type;
   static_assert(std::is_integral_v<I> && !std::is_same_v<I, bool>, "cutlet::for_range needs integer bounds");
   static_assert(std::invocable<Body&, Value<I>>, "cutlet::for_range: the body must take the loop index");
-  detail::set_location(where);
-  auto& b = detail::builder("cutlet::for_range");
-  auto lb = detail::operand_as<I>(begin);
-  auto ub = detail::operand_as<I>(end);
-  auto st = detail::operand_as<I>(step);
-  if (auto s = b.int_constant(st); s && *s == 0) detail::throw_trace_error("cutlet::for_range with a step of 0", where);
-  b.for_(lb, ub, st, {}, [&](std::span<const ir::ValueId> args) {
+  const auto [lb, ub, st] = detail::range_bounds<I>(begin, end, step, where);
+  detail::builder().for_(lb, ub, st, {}, [&](std::span<const ir::ValueId> args) {
     detail::ScopeGuard scope(where);
     body(Value<I>::wrap(args[0]));
     return std::vector<ir::ValueId>{};

@@ -42,32 +42,24 @@ template <Operand B, Operand E, Operand S, class Init, class Body>
 Init for_range(const B& begin, const E& end, const S& step, const Init& init, Body&& body,
                std::source_location where = std::source_location::current()) {
   using I = typename detail::range_index<B, E, S>::type;
-  detail::set_location(where);
-  auto& b = detail::builder("cutlet::for_range");
-  auto lb = detail::operand_as<I>(begin);
-  auto ub = detail::operand_as<I>(end);
-  auto st = detail::operand_as<I>(step);
-  if (auto s = b.int_constant(st); s && *s == 0) detail::throw_trace_error("cutlet::for_range with a step of 0", where);
+  const auto [lb, ub, st] = detail::range_bounds<I>(begin, end, step, where);
   constexpr bool single = TileLike<Init>;
   std::vector<ir::ValueId> init_ids;
   if constexpr (single) init_ids = {init.id()};
   else init_ids = detail::tile_ids(init);
-  auto results = b.for_(lb, ub, st, init_ids, [&](std::span<const ir::ValueId> args) {
+  auto results = detail::builder().for_(lb, ub, st, init_ids, [&](std::span<const ir::ValueId> args) {
     detail::ScopeGuard scope(where);
+    std::vector<ir::ValueId> ids;
     if constexpr (single) {
-      Init next = body(Value<I>::wrap(args[0]), Init::wrap(args[1]));
-      if (detail::builder().function().type_of(next.id()) != detail::builder().function().type_of(args[1]))
-        detail::throw_trace_error("for_range: the body returns a tile of another shape than the carried one", where);
-      return std::vector<ir::ValueId>{next.id()};
+      ids = {Init(body(Value<I>::wrap(args[0]), Init::wrap(args[1]))).id()};
     } else {
       auto carried = detail::wrap_tiles<Init>(args.subspan(1), std::make_index_sequence<std::tuple_size_v<Init>>{});
-      Init next = std::apply([&](const auto&... c) { return body(Value<I>::wrap(args[0]), c...); }, carried);
-      auto ids = detail::tile_ids(next);
-      for (std::size_t k = 0; k < ids.size(); ++k)
-        if (detail::builder().function().type_of(ids[k]) != detail::builder().function().type_of(args[k + 1]))
-          detail::throw_trace_error("for_range: the body returns a tile of another shape than the carried one", where);
-      return ids;
+      ids = detail::tile_ids(std::apply([&](const auto&... c) { return Init(body(Value<I>::wrap(args[0]), c...)); }, carried));
     }
+    for (std::size_t k = 0; k < ids.size(); ++k)
+      if (detail::builder().function().type_of(ids[k]) != detail::builder().function().type_of(args[k + 1]))
+        detail::throw_trace_error("for_range: the body returns a tile of another shape than the carried one", where);
+    return ids;
   });
   if constexpr (single) return Init::wrap(results[0]);
   else return detail::wrap_tiles<Init>(results, std::make_index_sequence<std::tuple_size_v<Init>>{});
