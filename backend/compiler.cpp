@@ -20,6 +20,7 @@
 #include "cutlet/dump.h"
 #include "libdevice.h"
 #include "lowering.h"
+#include "shared_memory_limit.h"
 
 namespace cutlet {
 namespace {
@@ -110,13 +111,15 @@ LlvmResult run_llvm(const ir::Function& f, const CompileOptions& o, bool keep_ir
   llvm::LLVMContext ctx;
   auto t0 = Clock::now();
   backend::LoweringOptions lo{o.fma_contraction, o.flush_denormals, o.approx_math, o.line_info};
-  auto module = backend::lower_to_llvm(f, ctx, lo);
+  backend::SharedArena arena;
+  auto module = backend::lower_to_llvm(f, ctx, lo, &arena);
   std::string err;
   llvm::raw_string_ostream es(err);
   if (llvm::verifyModule(*module, &es))
     throw InternalError("cutlet internal error: generated LLVM IR for kernel '" + f.name() +
                         "' is invalid; this is a bug in cutlet, please report it:\n" + err);
   r.lower_ms = ms_since(t0);
+  if (f.is_kernel()) backend::check_shared_memory(f, *module, arena, o.target);
   r.dynamic_shared_bytes = backend::reserved_dynamic_shared(*module);
   if (keep_ir || dump_enabled("llvm")) r.llvm_ir = module_text(*module);
   if (dump_enabled("llvm")) dump("llvm", f.name(), r.llvm_ir);

@@ -18,10 +18,9 @@ llvm::GlobalVariable* dynamic_shared_base(LoweringContext& c) {
   return g;
 }
 
-std::int64_t reserve_dynamic_shared(LoweringContext& c, std::int64_t bytes) {
-  const std::int64_t at = (c.pool_bytes + 127) / 128 * 128;
-  c.pool_bytes = at + bytes;
-  return at;
+std::int64_t arena_allocate(LoweringContext& c, std::int64_t bytes, std::int64_t align, std::string what) {
+  const ir::Instruction* op = c.current;
+  return c.arena.allocate(bytes, align, std::move(what), op ? ir::mnemonic(op->op) : "", op ? op->loc : ir::Location{});
 }
 
 namespace {

@@ -41,12 +41,10 @@ llvm::Value* pack(LoweringContext& c, llvm::Type* elem, const std::vector<llvm::
   return v;
 }
 
-llvm::GlobalVariable* shared_buffer(LoweringContext& c, llvm::Type* elem, std::int64_t count) {
-  auto* at = llvm::ArrayType::get(elem, static_cast<std::uint64_t>(count));
-  auto* g = new llvm::GlobalVariable(c.module, at, false, llvm::GlobalValue::InternalLinkage, llvm::UndefValue::get(at),
-                                     "tile_smem", nullptr, llvm::GlobalValue::NotThreadLocal, 3);
-  g->setAlignment(llvm::Align(16));
-  return g;
+llvm::Value* shared_buffer(LoweringContext& c, llvm::Type* elem, std::int64_t count, const char* what) {
+  const std::int64_t bytes = count * static_cast<std::int64_t>(c.module.getDataLayout().getTypeAllocSize(elem));
+  const std::int64_t at = arena_allocate(c, bytes, 16, what);
+  return c.b.CreateInBoundsGEP(c.b.getInt8Ty(), dynamic_shared_base(c), c.b.getInt32(static_cast<std::uint32_t>(at)));
 }
 
 llvm::Value* shared_address(LoweringContext& c, llvm::Value* p) {
@@ -73,8 +71,8 @@ llvm::Value* relayout(LoweringContext& c, llvm::Value* v, const TileLayout& from
   const std::vector<std::int64_t> shape = from.tile_shape();
   std::int64_t count = 1;
   for (auto e : shape) count *= e;
-  auto* buf = shared_buffer(c, stored, count);
-  barrier(c);  // earlier readers of this buffer (in a loop) are done
+  auto* buf = shared_buffer(c, stored, count, "layout conversion");
+  barrier(c);  // earlier readers of these bytes are done
   auto regs = unpack(c, v);
   auto fc = thread_coords(b, from);
   for (int r = 0; r < from.num_regs(); ++r) {
@@ -407,8 +405,8 @@ llvm::Value* lower_permute_or_reshape(LoweringContext& c, const ir::Instruction&
   llvm::Type* stored = is_bool ? b.getInt8Ty() : elem;
   std::int64_t count = 1;
   for (auto e : sshape) count *= e;
-  auto* buf = shared_buffer(c, stored, count);
-  barrier(c);
+  auto* buf = shared_buffer(c, stored, count, inst.op == ir::Opcode::TileReshape ? "reshape" : "permute");
+  barrier(c);  // earlier readers of these bytes are done
   auto regs = unpack(c, c.get(x));
   auto fc = thread_coords(b, from);
   for (int r = 0; r < from.num_regs(); ++r) {

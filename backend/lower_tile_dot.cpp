@@ -41,11 +41,13 @@ struct SharedOperand {
 class MmaFragments {
  public:
   MmaFragments(LoweringContext& c, const ir::Instruction& dot) : c_(c), b_(c.b) {
-    ir::Type ta = c.fn.type_of(dot.operands[0]);
-    M_ = ta.shape()[0];
-    K_ = ta.shape()[1];
-    N_ = c.fn.type_of(dot.operands[1]).shape()[1];
-    et_ = ta.element();
+    const DotShape s = dot_shape(c.fn, dot);
+    M_ = s.m;
+    K_ = s.k;
+    N_ = s.n;
+    a_transposed_ = s.a_transposed;
+    b_transposed_ = s.b_transposed;
+    et_ = c.fn.type_of(dot.operands[0]).element();
     tf32_ = et_ == ir::Type::f32();
     const TileLayout mma = *mma_layout(M_, N_, c.warps);
     wm_ = mma.wpc[0];
@@ -81,7 +83,9 @@ class MmaFragments {
     llvm::Value* q = b.CreateAnd(lane_, 3);
     llvm::Value* k0 = b.CreateAdd(i32c(kk), q);
     llvm::Value* k1 = b.CreateAdd(k0, i32c(4));
-    auto word = [&](const SharedOperand& op, llvm::Value* r, llvm::Value* k) -> llvm::Value* {
+    // Element (r, k) of a (or (k, col) of b), held transposed or not.
+    auto word = [&](const SharedOperand& op, llvm::Value* r, llvm::Value* k, bool transposed) -> llvm::Value* {
+      if (transposed) std::swap(r, k);
       llvm::Value* at = b.CreateAdd(b.CreateMul(r, i32c(op.stride)), k);
       llvm::Value* f = b.CreateAlignedLoad(b.getFloatTy(), b.CreateInBoundsGEP(b.getFloatTy(), op.base, at), llvm::Align(4));
       auto* fty = llvm::FunctionType::get(b.getInt32Ty(), {b.getFloatTy()}, false);
@@ -91,15 +95,15 @@ class MmaFragments {
       auto row = [&](int h) { return b.CreateAdd(b.CreateAdd(i32c((2 * mi + h) * 8 * wm_), b.CreateMul(warp_m_, i32c(8))), g); };
       llvm::Value* r0 = row(0);
       llvm::Value* r1 = row(1);
-      out[mi * 4 + 0] = word(a, r0, k0);
-      out[mi * 4 + 1] = word(a, r1, k0);
-      out[mi * 4 + 2] = word(a, r0, k1);
-      out[mi * 4 + 3] = word(a, r1, k1);
+      out[mi * 4 + 0] = word(a, r0, k0, a_transposed_);
+      out[mi * 4 + 1] = word(a, r1, k0, a_transposed_);
+      out[mi * 4 + 2] = word(a, r0, k1, a_transposed_);
+      out[mi * 4 + 3] = word(a, r1, k1, a_transposed_);
     }
     for (std::int64_t ni = 0; ni < tiles_n_; ++ni) {
       llvm::Value* col = b.CreateAdd(b.CreateAdd(i32c(ni * 8 * wn_), b.CreateMul(warp_n_, i32c(8))), g);
-      out[tiles_m_ * 4 + ni * 2] = word(bop, k0, col);
-      out[tiles_m_ * 4 + ni * 2 + 1] = word(bop, k1, col);
+      out[tiles_m_ * 4 + ni * 2] = word(bop, k0, col, b_transposed_);
+      out[tiles_m_ * 4 + ni * 2 + 1] = word(bop, k1, col, b_transposed_);
     }
   }
 
@@ -123,19 +127,27 @@ class MmaFragments {
     llvm::Value* b32 = shared_address(c_, bop.base);
     auto address = [&](llvm::Value* base32, llvm::Value* at) { return b.CreateAdd(base32, b.CreateMul(at, i32c(eb))); };
     for (std::int64_t mi = 0; mi < tiles_m_; ++mi) {
-      // Row g + 8h of m-tile mi: rows (2mi + h) * 8 * wm + warp_m * 8 + g.
-      llvm::Value* r = b.CreateAdd(
-          b.CreateAdd(b.CreateMul(b.CreateAdd(i32c(2 * mi), hsel), i32c(8 * wm_)), b.CreateMul(warp_m_, i32c(8))), t8);
-      llvm::Value* k = b.CreateAdd(i32c(kk), b.CreateMul(ksel, i32c(8)));
-      llvm::Value* f = b.CreateCall(x4, {address(a32, b.CreateAdd(b.CreateMul(r, i32c(a.stride)), k))});
+      // Matrices 0..3: rows g and g + 8 (hsel) of m-tile mi, at k and k + 8 (ksel); row g + 8h
+      // of m-tile mi is row (2mi + h) * 8 * wm + warp_m * 8 + g.
+      llvm::Value* m0 = b.CreateAdd(b.CreateMul(b.CreateAdd(i32c(2 * mi), hsel), i32c(8 * wm_)), b.CreateMul(warp_m_, i32c(8)));
+      llvm::Value* k0 = b.CreateAdd(i32c(kk), b.CreateMul(ksel, i32c(8)));
+      // Each lane gives one 16-byte row of one matrix: a row of a (m0 + t8, from k0), or of a
+      // transposed a (k0 + t8, from m0), which .trans reads down its columns.
+      llvm::Value* at = a_transposed_ ? b.CreateAdd(b.CreateMul(b.CreateAdd(k0, t8), i32c(a.stride)), m0)
+                                      : b.CreateAdd(b.CreateMul(b.CreateAdd(m0, t8), i32c(a.stride)), k0);
+      llvm::Value* f = b.CreateCall(a_transposed_ ? x4t : x4, {address(a32, at)});
       for (unsigned i = 0; i < 4; ++i) out[mi * 4 + i] = b.CreateExtractValue(f, i);
     }
     for (std::int64_t ni = 0; ni < tiles_n_; ni += 2) {
       // Matrices 0, 1: k rows kk..kk+15 of n-tile ni; 2, 3: of n-tile ni + 1 (if any).
-      llvm::Value* k = b.CreateAdd(i32c(kk), b.CreateAdd(t8, b.CreateMul(hsel, i32c(8))));
+      llvm::Value* k0 = b.CreateAdd(i32c(kk), b.CreateMul(hsel, i32c(8)));
       llvm::Value* tile = b.CreateAdd(i32c(ni), ni + 1 < tiles_n_ ? ksel : i32c(0));
-      llvm::Value* n = b.CreateAdd(b.CreateMul(tile, i32c(8 * wn_)), b.CreateMul(warp_n_, i32c(8)));
-      llvm::Value* f = b.CreateCall(x4t, {address(b32, b.CreateAdd(b.CreateMul(k, i32c(bop.stride)), n))});
+      llvm::Value* n0 = b.CreateAdd(b.CreateMul(tile, i32c(8 * wn_)), b.CreateMul(warp_n_, i32c(8)));
+      // A row of b (k0 + t8, from n0), which .trans reads down its columns, or of a transposed
+      // b (n0 + t8, from k0), read as it is.
+      llvm::Value* at = b_transposed_ ? b.CreateAdd(b.CreateMul(b.CreateAdd(n0, t8), i32c(bop.stride)), k0)
+                                      : b.CreateAdd(b.CreateMul(b.CreateAdd(k0, t8), i32c(bop.stride)), n0);
+      llvm::Value* f = b.CreateCall(b_transposed_ ? x4 : x4t, {address(b32, at)});
       out[tiles_m_ * 4 + ni * 2] = b.CreateExtractValue(f, 0);
       out[tiles_m_ * 4 + ni * 2 + 1] = b.CreateExtractValue(f, 1);
       if (ni + 1 < tiles_n_) {
@@ -150,6 +162,7 @@ class MmaFragments {
   std::int64_t M_, N_, K_, tiles_m_, tiles_n_;
   ir::Type et_;
   bool tf32_;
+  bool a_transposed_, b_transposed_;  ///< a held as [K][M], b as [N][K]
   int wm_, wn_;
   llvm::Value *lane_, *warp_m_, *warp_n_;
 };
@@ -165,9 +178,9 @@ namespace {
 
 llvm::Value* lower_dot_mma(LoweringContext& c, const ir::Instruction& inst, const TileLayout& mma) {
   auto& b = c.b;
-  ir::Type ta = c.fn.type_of(inst.operands[0]);
-  const std::int64_t M = ta.shape()[0], K = ta.shape()[1], N = c.fn.type_of(inst.operands[1]).shape()[1];
-  const ir::Type et = ta.element();
+  const DotShape dims = dot_shape(c.fn, inst);
+  const std::int64_t K = dims.k;
+  const ir::Type et = c.fn.type_of(inst.operands[0]).element();
   const bool tf32 = et == ir::Type::f32();
   llvm::Type* elem = llvm_type(c.ctx, et);
   // Each operand comes from its stage buffer when a pipelined loop copied it to shared memory
@@ -180,9 +193,10 @@ llvm::Value* lower_dot_mma(LoweringContext& c, const ir::Instruction& inst, cons
       ops[k] = {it->second.base, it->second.stride};
       continue;
     }
-    const std::int64_t cols = k == 0 ? K : N;
-    const std::int64_t stride = dot_operand_stride(k, cols, et);
-    ops[k] = {shared_buffer(c, elem, (k == 0 ? M : K) * stride), stride};
+    // Held as the operand tile is ([M, K] or [K, N], or transposed).
+    auto s = c.fn.type_of(inst.operands[k]).shape();
+    const std::int64_t stride = dot_operand_stride((k == 0) != dims.transposed(k), s[1], et);
+    ops[k] = {shared_buffer(c, elem, s[0] * stride, k == 0 ? "dot operand a" : "dot operand b"), stride};
     from_registers = true;
   }
   if (from_registers) {
@@ -241,25 +255,32 @@ llvm::Value* lower_dot_mma(LoweringContext& c, const ir::Instruction& inst, cons
 /// row of a times its column of b, read from shared memory.
 llvm::Value* lower_dot_fma(LoweringContext& c, const ir::Instruction& inst) {
   auto& b = c.b;
-  ir::Type ta = c.fn.type_of(inst.operands[0]);
-  const std::int64_t M = ta.shape()[0], K = ta.shape()[1], N = c.fn.type_of(inst.operands[1]).shape()[1];
-  llvm::Type* elem = llvm_type(c.ctx, ta.element());
-  auto* as = shared_buffer(c, elem, M * (K + 1));
-  auto* bs = shared_buffer(c, elem, K * (N + 1));
+  const DotShape shape = dot_shape(c.fn, inst);
+  const std::int64_t K = shape.k;
+  llvm::Type* elem = llvm_type(c.ctx, c.fn.type_of(inst.operands[0]).element());
+  // Each operand as its tile is (maybe transposed), in rows padded by one element.
+  auto sa = c.fn.type_of(inst.operands[0]).shape(), sb = c.fn.type_of(inst.operands[1]).shape();
+  const std::int64_t a_stride = sa[1] + 1, b_stride = sb[1] + 1;
+  auto* as = shared_buffer(c, elem, sa[0] * a_stride, "dot operand a");
+  auto* bs = shared_buffer(c, elem, sb[0] * b_stride, "dot operand b");
   const TileLayout l = layout_of(c, inst.operands[2]);
   auto acc = unpack(c, c.get(inst.operands[2]));
   barrier(c);
-  store_tile(c, inst.operands[0], as, elem, K + 1);
-  store_tile(c, inst.operands[1], bs, elem, N + 1);
+  store_tile(c, inst.operands[0], as, elem, a_stride);
+  store_tile(c, inst.operands[1], bs, elem, b_stride);
   barrier(c);
+  auto i32c = [&](std::int64_t v) { return b.getInt32(static_cast<std::uint32_t>(v)); };
+  // Element (row, col) of an operand held as `stride`-element rows, or held transposed.
+  auto at = [&](llvm::Value* row, llvm::Value* col, std::int64_t stride, bool transposed) {
+    if (transposed) std::swap(row, col);
+    return b.CreateAdd(b.CreateMul(row, i32c(stride)), col);
+  };
   auto tc = thread_coords(b, l);
   for (int r = 0; r < l.num_regs(); ++r) {
     auto xy = element_coords(b, l, tc, r);
-    llvm::Value* arow = b.CreateMul(xy[0], b.getInt32(static_cast<std::uint32_t>(K + 1)));
     for (std::int64_t k = 0; k < K; ++k) {
-      llvm::Value* x = b.CreateLoad(elem, b.CreateInBoundsGEP(elem, as, b.CreateAdd(arow, b.getInt32(static_cast<std::uint32_t>(k)))));
-      llvm::Value* y = b.CreateLoad(
-          elem, b.CreateInBoundsGEP(elem, bs, b.CreateAdd(b.getInt32(static_cast<std::uint32_t>(k * (N + 1))), xy[1])));
+      llvm::Value* x = b.CreateLoad(elem, b.CreateInBoundsGEP(elem, as, at(xy[0], i32c(k), a_stride, shape.a_transposed)));
+      llvm::Value* y = b.CreateLoad(elem, b.CreateInBoundsGEP(elem, bs, at(i32c(k), xy[1], b_stride, shape.b_transposed)));
       x = b.CreateFPExt(x, b.getFloatTy());
       y = b.CreateFPExt(y, b.getFloatTy());
       acc[r] = b.CreateIntrinsic(llvm::Intrinsic::fma, {b.getFloatTy()}, {x, y, acc[r]});

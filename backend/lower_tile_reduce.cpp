@@ -91,10 +91,12 @@ std::vector<Tuple> reduce_regs(LoweringContext& c, const std::vector<Tuple>& reg
     std::int64_t count = warps;
     for (auto e : oshape) count *= e;
     const std::size_t n = part[0].size();
-    std::vector<llvm::GlobalVariable*> bufs;
+    std::vector<llvm::Value*> bufs;
+    std::vector<llvm::Type*> slot_types;
     for (std::size_t i = 0; i < n; ++i) {
       llvm::Type* t = part[0][i]->getType();
-      bufs.push_back(shared_buffer(c, t->isIntegerTy(1) ? b.getInt8Ty() : t, count));
+      slot_types.push_back(t->isIntegerTy(1) ? b.getInt8Ty() : t);
+      bufs.push_back(shared_buffer(c, slot_types.back(), count, "cross-warp reduction"));
     }
     llvm::Value* tid = b.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x, {}, {});
     // Warps beyond `warps` along k hold copies; they write (the same values) to the slots of
@@ -107,7 +109,7 @@ std::vector<Tuple> reduce_regs(LoweringContext& c, const std::vector<Tuple>& reg
       llvm::Value* at = oshape.empty() ? b.getInt32(0) : linear(c, element_coords(b, out, coords, static_cast<int>(r)), oshape);
       base[r] = b.CreateMul(at, b.getInt32(static_cast<std::uint32_t>(warps)));
     }
-    auto slot = [&](std::size_t i, llvm::Value* at) { return b.CreateInBoundsGEP(bufs[i]->getValueType()->getArrayElementType(), bufs[i], at); };
+    auto slot = [&](std::size_t i, llvm::Value* at) { return b.CreateInBoundsGEP(slot_types[i], bufs[i], at); };
     barrier(c);
     for (std::size_t r = 0; r < part.size(); ++r)
       for (std::size_t i = 0; i < n; ++i) {
@@ -238,12 +240,14 @@ std::vector<Tuple> scan_regs(LoweringContext& c, std::vector<Tuple> regs, const 
   const std::size_t n = regs[0].size();
   if (l.wpc[k] > 1) {
     const int W = l.wpc[k];
-    std::vector<llvm::GlobalVariable*> bufs;
+    std::vector<llvm::Value*> bufs;
+    std::vector<llvm::Type*> slot_types;
     for (std::size_t i = 0; i < n; ++i) {
       llvm::Type* t = regs[0][i]->getType();
       std::int64_t count = std::int64_t{reps} * W;
       for (auto e : line_layout.tile_shape()) count *= e;
-      bufs.push_back(shared_buffer(c, t->isIntegerTy(1) ? b.getInt8Ty() : t, count));
+      slot_types.push_back(t->isIntegerTy(1) ? b.getInt8Ty() : t);
+      bufs.push_back(shared_buffer(c, slot_types.back(), count, "cross-warp scan"));
     }
     // A slot per (line, repetition, warp along k), lines numbered by their coordinates off k.
     auto line_coords = thread_coords(b, line_layout);
@@ -256,7 +260,7 @@ std::vector<Tuple> scan_regs(LoweringContext& c, std::vector<Tuple> regs, const 
                                                             b.getInt32(static_cast<std::uint32_t>(rep))),
                                                 b.getInt32(static_cast<std::uint32_t>(W))),
                                     w);
-      return b.CreateInBoundsGEP(bufs[i]->getValueType()->getArrayElementType(), bufs[i], at);
+      return b.CreateInBoundsGEP(slot_types[i], bufs[i], at);
     };
     auto store = [&](llvm::Value* x, llvm::Value* p) {
       if (x->getType()->isIntegerTy(1)) x = b.CreateZExt(x, b.getInt8Ty());

@@ -63,6 +63,26 @@ const LoweringTable& table() {
   return t;
 }
 
+/// While an op is lowered: it is the op the arena's new buffers serve, and they are released
+/// (free for later ops) once it is done.
+class OpScope {
+ public:
+  OpScope(LoweringContext& c, const ir::Instruction& inst) : c_(c), mark_(c.arena.mark()), outer_(c.current) {
+    c.current = &inst;
+  }
+  ~OpScope() {
+    c_.arena.release_to(mark_);
+    c_.current = outer_;
+  }
+  OpScope(const OpScope&) = delete;
+  OpScope& operator=(const OpScope&) = delete;
+
+ private:
+  LoweringContext& c_;
+  std::size_t mark_;
+  const ir::Instruction* outer_;
+};
+
 class Walker {
  public:
   /// Lowers the region's instructions; returns the operands of its terminator.
@@ -75,7 +95,11 @@ class Walker {
       if (debug_) debug_->set_location(c_.b, inst.loc);
       switch (inst.op) {
         case ir::Opcode::If: lower_if(inst); break;
-        case ir::Opcode::For: lower_for(inst); break;
+        case ir::Opcode::For: {
+          OpScope scope(c_, inst);  // its stage rings live while it runs
+          lower_for(inst);
+          break;
+        }
         case ir::Opcode::While: lower_while(inst); break;
         case ir::Opcode::Yield:
         case ir::Opcode::Condition:
@@ -95,6 +119,7 @@ class Walker {
 
   /// Lowers one non-region instruction.
   void lower_one(const ir::Instruction& inst) {
+    OpScope scope(c_, inst);
     LowerFn fn = table().get(inst.op);
     CUTLET_ASSERT(fn != nullptr, "an opcode without a lowering entry");
     // Elementwise ops on tiles work on the thread's registers, once their operands share a
@@ -192,6 +217,16 @@ class Walker {
     for (auto& [v, x] : saved) c_.values[v] = x;
   }
 
+  /// Places copy `cp`'s ring of `stages` buffers in the arena (live for the loop); its offset.
+  std::int64_t arena_ring(const AsyncCopy& cp, int stages) {
+    const ir::Instruction& load = c_.fn.inst(cp.load);
+    return c_.arena.allocate(cp.stage_bytes * stages, 128,
+                             "cp.async stage ring of the dot's " + std::string(cp.operand == 0 ? "a" : "b") + " operand (" +
+                                 std::to_string(stages) + " stages x " + std::to_string(cp.stage_bytes) + " bytes, " +
+                                 std::to_string(cp.rows) + "x" + std::to_string(cp.cols) + " tile)",
+                             ir::mnemonic(load.op), load.loc);
+  }
+
   /// Stage `stage` (i32) of copy `cp`'s ring of buffers in the reserved shared memory.
   llvm::Value* stage_buffer(const AsyncCopy& cp, llvm::Value* stage) {
     auto& B = c_.b;
@@ -258,7 +293,8 @@ class Walker {
       for (const AsyncCopy& cp : copies) loads.erase(std::find(loads.begin(), loads.end(), cp.load));
     }
     const int stages = pipeline_stages(c_.fn);
-    for (AsyncCopy& cp : copies) cp.offset = reserve_dynamic_shared(c_, cp.stage_bytes * stages);
+    for (AsyncCopy& cp : copies)
+      cp.offset = arena_ring(cp, stages);
     // A dot reading both copies is pipelined at the level of fragments too (DotPipeline): all
     // stages are filled ahead, and the dot itself turns to the next stage before its last
     // k-step's math, so that the wait, the barrier and the next fragments' reads overlap it.
@@ -478,10 +514,10 @@ enum class Visibility { Kernel, Private, Exported };
 
 /// Lowers `fn` (and, first, the device functions it calls) into `module`.
 llvm::Function* lower_function(const ir::Function& fn, llvm::Module& module, const LoweringOptions& options,
-                               Visibility visibility) {
+                               Visibility visibility, SharedArena* arena) {
   llvm::LLVMContext& ctx = module.getContext();
   for (const auto& callee : fn.callees())
-    if (!module.getFunction(callee->name())) lower_function(*callee, module, options, Visibility::Private);
+    if (!module.getFunction(callee->name())) lower_function(*callee, module, options, Visibility::Private, nullptr);
 
   std::vector<llvm::Type*> params;
   for (auto p : fn.params()) params.push_back(llvm_type(ctx, fn.type_of(p)));
@@ -547,9 +583,10 @@ llvm::Function* lower_function(const ir::Function& fn, llvm::Module& module, con
     debug->set_location(entry, {});
   }
   auto returned = Walker(c, debug.get()).region(fn.body());
-  if (c.pool_bytes > 0) {
+  if (arena) *arena = c.arena;
+  if (c.arena.peak() > 0) {
     // The user's dynamic shared memory starts after the kernel's own, 16-byte aligned.
-    const std::int64_t user_at = (c.pool_bytes + 15) / 16 * 16;
+    const std::int64_t user_at = (c.arena.peak() + 15) / 16 * 16;
     for (auto* gep : c.user_dynamic_shared) gep->setOperand(1, b.getInt32(static_cast<std::uint32_t>(user_at)));
     module.addModuleFlag(llvm::Module::Warning, kReservedSharedFlag, static_cast<std::uint32_t>(user_at));
   }
@@ -593,9 +630,10 @@ int reserved_dynamic_shared(const llvm::Module& module) {
   return v ? static_cast<int>(v->getZExtValue()) : 0;
 }
 
-std::unique_ptr<llvm::Module> lower_to_llvm(const ir::Function& fn, llvm::LLVMContext& ctx, const LoweringOptions& options) {
+std::unique_ptr<llvm::Module> lower_to_llvm(const ir::Function& fn, llvm::LLVMContext& ctx, const LoweringOptions& options,
+                                            SharedArena* arena) {
   auto module = new_module(fn.name(), ctx);
-  lower_function(fn, *module, options, fn.is_kernel() ? Visibility::Kernel : Visibility::Exported);
+  lower_function(fn, *module, options, fn.is_kernel() ? Visibility::Kernel : Visibility::Exported, arena);
   return module;
 }
 

@@ -14,6 +14,7 @@
 #include <llvm/IR/Module.h>
 
 #include "cutlet/ir/function.h"
+#include "shared_arena.h"
 #include "tile_layout.h"
 
 namespace cutlet::backend {
@@ -49,9 +50,12 @@ struct LoweringContext {
     std::int64_t stride;
   };
   std::map<ir::ValueId, SharedTile> shared_tiles;
-  /// Bytes of dynamic shared memory the kernel's own code uses from offset 0 (pipeline
-  /// stages); dynamic_shared() gives the user the memory after them.
-  std::int64_t pool_bytes = 0;
+  /// The kernel's own shared memory (conversions, reductions, stage rings: see
+  /// shared_arena.h), at the start of its dynamic shared memory; dynamic_shared() gives the
+  /// user the memory after it.
+  SharedArena arena;
+  /// The op being lowered (named by the arena's buffers).
+  const ir::Instruction* current = nullptr;
   /// The fragment-pipelined dot of the loop being lowered, if any (see tile_support.h).
   struct DotPipeline* dot_pipeline = nullptr;
   /// The pointers dynamic_shared() returned, moved past the pool once its size is known.
@@ -64,8 +68,9 @@ struct LoweringContext {
 
 /// The start of the kernel's dynamic shared memory (one external array per module).
 llvm::GlobalVariable* dynamic_shared_base(LoweringContext& c);
-/// Reserves `bytes` of dynamic shared memory for the kernel's own use; returns their offset.
-std::int64_t reserve_dynamic_shared(LoweringContext& c, std::int64_t bytes);
+/// Places a buffer of `bytes` in the kernel's shared-memory arena for the op being lowered
+/// (c.current), live until that op is lowered; returns its byte offset in dynamic shared memory.
+std::int64_t arena_allocate(LoweringContext& c, std::int64_t bytes, std::int64_t align, std::string what);
 /// The dynamic shared memory a lowered kernel module reserved (0 if none).
 int reserved_dynamic_shared(const llvm::Module& module);
 
@@ -123,6 +128,8 @@ llvm::Value* inline_ptx(LoweringContext& c, llvm::Type* result, const std::strin
 
 /// Builds an LLVM module for `fn`: a kernel entry point, or (for a device function) a
 /// visible function other code can link against; the device functions it calls come first.
-std::unique_ptr<llvm::Module> lower_to_llvm(const ir::Function& fn, llvm::LLVMContext& ctx, const LoweringOptions& options);
+/// `arena`, if given, receives the kernel's shared-memory arena (its peak and the buffers live then).
+std::unique_ptr<llvm::Module> lower_to_llvm(const ir::Function& fn, llvm::LLVMContext& ctx, const LoweringOptions& options,
+                                            SharedArena* arena = nullptr);
 
 }  // namespace cutlet::backend

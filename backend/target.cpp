@@ -22,4 +22,13 @@ Target Target::from_string(const std::string& s) {
   return Target{sm};
 }
 
+int Target::max_shared_per_block() const {
+  switch (sm) {
+    case 75: return 64 * 1024;
+    case 80: case 87: return 163 * 1024;
+    case 86: case 89: case 120: case 121: return 99 * 1024;
+    default: return sm >= 90 ? 227 * 1024 : 96 * 1024;
+  }
+}
+
 }  // namespace cutlet

@@ -40,20 +40,26 @@ std::optional<ir::InstId> fragment_pipelined_dot(const ir::Instruction& loop, co
 
 int pipeline_stages(const ir::Function& fn) { return fn.tile_stages() > 0 ? fn.tile_stages() : 3; }
 
-bool dot_uses_mma(const ir::Function& fn, const ir::Instruction& dot, int warps) {
-  ir::Type ta = fn.type_of(dot.operands[0]);
-  const std::int64_t M = ta.shape()[0], K = ta.shape()[1], N = fn.type_of(dot.operands[1]).shape()[1];
-  const bool f32 = ta.element() == ir::Type::f32();
-  const bool tf32 = dot.int_attr() != 0;
-  if (f32 && !tf32) return false;
-  return mma_layout(M, N, warps).has_value() && K % (f32 ? 8 : 16) == 0;
+DotShape dot_shape(const ir::Function& fn, const ir::Instruction& dot) {
+  const std::int64_t tr = dot.attrs.size() > 1 ? dot.int_attr(1) : 0;
+  const bool at = (tr & ir::ATransposed) != 0, bt = (tr & ir::BTransposed) != 0;
+  auto sa = fn.type_of(dot.operands[0]).shape(), sc = fn.type_of(dot.results[0]).shape();
+  return {sc[0], sc[1], at ? sa[0] : sa[1], at, bt};
 }
 
-std::int64_t dot_operand_stride(int operand, std::int64_t cols, ir::Type elem) {
+bool dot_uses_mma(const ir::Function& fn, const ir::Instruction& dot, int warps) {
+  const DotShape s = dot_shape(fn, dot);
+  const bool f32 = fn.type_of(dot.operands[0]).element() == ir::Type::f32();
+  const bool tf32 = dot.int_attr() != 0;
+  if (f32 && !tf32) return false;
+  return mma_layout(s.m, s.n, warps).has_value() && s.k % (f32 ? 8 : 16) == 0;
+}
+
+std::int64_t dot_operand_stride(bool along_k, std::int64_t cols, ir::Type elem) {
   // 16-bit elements: rows 16 bytes apart modulo 128, so ldmatrix's eight 16-byte row reads
-  // cover all banks. tf32: a's words are read at row g, column q (g < 8, q < 4): a stride of
-  // 4 modulo 32 words; b's at row q, column g: 8 modulo 32.
-  if (elem.bits() == 32) return cols + (operand == 0 ? 4 : 8);
+  // cover all banks. tf32: rows along K are read as words at row g, column q (g < 8, q < 4):
+  // a stride of 4 modulo 32 words; the others at row q, column g: 8 modulo 32.
+  if (elem.bits() == 32) return cols + (along_k ? 4 : 8);
   return cols + 8;
 }
 
@@ -94,7 +100,7 @@ std::vector<AsyncCopy> plan_async_copies(const ir::Function& fn, const ir::Instr
     while (p * 2 <= w) p *= 2;
     if (p * bytes < 4) continue;  // cp.async copies 4, 8 or 16 bytes
     c.width = p;
-    c.stride = dot_operand_stride(operand, c.cols, elem);
+    c.stride = dot_operand_stride((operand == 0) != dot_shape(fn, dot).transposed(operand), c.cols, elem);
     c.stage_bytes = (c.rows * c.stride * bytes + 127) / 128 * 128;
     out.push_back(c);
   }

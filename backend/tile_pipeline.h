@@ -41,12 +41,22 @@ std::optional<ir::InstId> fragment_pipelined_dot(const ir::Instruction& loop, co
 /// The stages of the function's pipelined loops (KernelOptions::tile_stages, default 3).
 int pipeline_stages(const ir::Function& fn);
 
+/// The extents of tile.dot `dot`, [M, K] @ [K, N], and which operands it reads transposed
+/// (a given as [K, M], b as [N, K]; see ir::DotTransposed).
+struct DotShape {
+  std::int64_t m, n, k;
+  bool a_transposed, b_transposed;
+  bool transposed(int operand) const { return operand == 0 ? a_transposed : b_transposed; }
+};
+DotShape dot_shape(const ir::Function& fn, const ir::Instruction& dot);
+
 /// Whether tile.dot `dot` runs on tensor cores (mma.sync) on `warps` warps.
 bool dot_uses_mma(const ir::Function& fn, const ir::Instruction& dot, int warps);
 
-/// The row stride, in elements, of dot operand `operand` (0: a, M x K; 1: b, K x N, both
-/// row-major) in shared memory: rows are padded so that the fragment reads of a warp hit
-/// distinct banks.
-std::int64_t dot_operand_stride(int operand, std::int64_t cols, ir::Type elem);
+/// The row stride, in elements, of a dot operand held in shared memory as `rows` of `cols`
+/// (`along_k`: its rows run along K, as a [M, K] a or a transposed b [N, K]; otherwise along
+/// M or N, as a [K, N] b or a transposed a): rows are padded so that the fragment reads of a
+/// warp hit distinct banks.
+std::int64_t dot_operand_stride(bool along_k, std::int64_t cols, ir::Type elem);
 
 }  // namespace cutlet::backend

@@ -17,8 +17,10 @@ const TileLayout& layout_of(LoweringContext& c, ir::ValueId v);
 /// The registers of a thread's tile vector, and a vector from registers.
 std::vector<llvm::Value*> unpack(LoweringContext& c, llvm::Value* v);
 llvm::Value* pack(LoweringContext& c, llvm::Type* elem, const std::vector<llvm::Value*>& regs);
-/// A new shared-memory array of `count` elements, 16-byte aligned, private to one op.
-llvm::GlobalVariable* shared_buffer(LoweringContext& c, llvm::Type* elem, std::int64_t count);
+/// A shared-memory buffer of `count` elements, 16-byte aligned, in the kernel's arena: live
+/// while the op being lowered is, reused by later ops (which cross a barrier before writing).
+/// `what` names its use in the arena's report.
+llvm::Value* shared_buffer(LoweringContext& c, llvm::Type* elem, std::int64_t count, const char* what);
 /// The 32-bit shared-window address of shared-memory pointer `p`, for inline PTX.
 llvm::Value* shared_address(LoweringContext& c, llvm::Value* p);
 /// bar.sync 0.

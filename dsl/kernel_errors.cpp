@@ -32,7 +32,7 @@ void check_tile_shared(const std::string& kernel, const std::source_location& la
   const std::size_t reserved = static_cast<std::size_t>(loaded.compiled->resources.dynamic_shared_bytes);
   throw Error("cutlet: tile kernel '" + kernel + "' launched at " + to_string(launched) + " needs " +
               std::to_string(dynamic_bytes + static_bytes) + " bytes of shared memory per block (" +
-              std::to_string(reserved) + " for the stages of its pipelined loops, " + std::to_string(static_bytes) +
+              std::to_string(reserved) + " for its tiles (stage rings, conversions, reductions), " + std::to_string(static_bytes) +
               " static, " + std::to_string(dynamic_bytes - reserved) + " given as shared_bytes), more than the " +
               std::to_string(limit) + " a block of this device may have; lower KernelOptions::tile_stages (now " +
               std::to_string(stages > 0 ? stages : 3) + ") or the tile sizes");

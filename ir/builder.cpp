@@ -577,7 +577,7 @@ ValueId Builder::tile_dot(ValueId a, ValueId b, ValueId acc, bool tf32) {
     fail("dot takes f16, bf16 or f32 (tf32) inputs, not " + e.str());
   if (tc.element() != Type::f32()) fail("dot accumulates in f32, not " + tc.element().str());
   if (ta.shape()[1] < 16) fail("dot needs K >= 16, not " + std::to_string(ta.shape()[1]));
-  return emit(Opcode::TileDot, tc, {a, b, acc}, {std::int64_t{tf32 ? 1 : 0}});
+  return emit(Opcode::TileDot, tc, {a, b, acc}, {std::int64_t{tf32 ? 1 : 0}, std::int64_t{0}});
 }
 
 void Builder::tile_store(ValueId ptr, ValueId offsets, ValueId value, ValueId mask) {

@@ -8,6 +8,7 @@ namespace cutlet::ir {
 
 namespace {
 constexpr Pass kPipeline[] = {
+    {"fold-dot-transposes", &fold_dot_transposes},
     {"dce", &dead_code_elimination},
 };
 }  // namespace

@@ -264,10 +264,21 @@ class Verifier {
       case Opcode::TileAtomic:
       case Opcode::TilePermute:
       case Opcode::TileReshape:
-      case Opcode::TileDot:
         // Shapes and element types are checked by the builder, which is the only producer.
         if (inst.results.size() != 1) fail(&inst, "needs one result");
         break;
+      case Opcode::TileDot: {
+        if (inst.results.size() != 1 || inst.operands.size() != 3 || inst.attrs.size() != 2)
+          fail(&inst, "needs a, b, acc, and the tf32 and transposed attributes");
+        // [M, K] @ [K, N] + [M, N], each of a and b possibly given transposed.
+        const std::int64_t tr = inst.int_attr(1);
+        auto sa = ot[0].shape(), sb = ot[1].shape(), sc = one(inst).shape();
+        if (sa.size() != 2 || sb.size() != 2 || sc.size() != 2) fail(&inst, "multiplies 2-D tiles");
+        const std::int64_t m = tr & ATransposed ? sa[1] : sa[0], ka = tr & ATransposed ? sa[0] : sa[1];
+        const std::int64_t kb = tr & BTransposed ? sb[1] : sb[0], n = tr & BTransposed ? sb[0] : sb[1];
+        if (ka != kb || m != sc[0] || n != sc[1]) fail(&inst, "shapes do not make [M, K] @ [K, N] + [M, N]");
+        break;
+      }
       case Opcode::Field:
         if (!ot[0].is_record() || inst.attrs.empty() || inst.attrs.size() > 2) fail(&inst, "needs a record and a byte offset");
         if (!one(inst).is_scalar() && !one(inst).is_pointer()) fail(&inst, "must produce a scalar or a pointer");

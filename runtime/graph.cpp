@@ -132,13 +132,7 @@ GraphNode Graph::add_kernel(const Function& function, const LaunchConfig& config
   detail::ensure_current(s);
   const detail::DriverApi& api = detail::driver();
   auto f = static_cast<CUfunction>(function.handle());
-  if (config.shared_bytes > s.limits.max_shared_per_block) {
-    CUresult r = api.cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                        static_cast<int>(config.shared_bytes));
-    if (r != CUDA_SUCCESS)
-      detail::throw_cuda_error(r, "cuFuncSetAttribute(kernel '" + function.name() +
-                                      "', MAX_DYNAMIC_SHARED_SIZE_BYTES)");
-  }
+  if (detail::needs_shared_opt_in(function, config, s.limits)) detail::opt_in_shared(function, config, s, false);
   CUDA_KERNEL_NODE_PARAMS p = {};
   p.func = f;
   p.gridDimX = static_cast<unsigned>(config.grid.x);

@@ -67,6 +67,23 @@ void launch_failed(CUresult r, const Function& f, const LaunchConfig& c, const c
                    hint);
 }
 
+void opt_in_shared(const Function& f, const LaunchConfig& c, const DeviceState& s, bool green) {
+  const DriverApi& api = driver();
+  const int bytes = static_cast<int>(c.shared_bytes);
+  CUresult r = green ? api.cuKernelSetAttribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes,
+                                                static_cast<CUkernel>(f.kernel_handle()), s.handle)
+                     : api.cuFuncSetAttribute(static_cast<CUfunction>(f.handle()),
+                                              CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes);
+  if (r != CUDA_SUCCESS)
+    throw_cuda_error(r,
+                     "cuFuncSetAttribute(kernel '" + f.name() + "', MAX_DYNAMIC_SHARED_SIZE_BYTES = " +
+                         std::to_string(c.shared_bytes) + ")",
+                     "the kernel's " + std::to_string(f.static_shared_bytes()) +
+                         " bytes of static shared memory plus shared_bytes must stay within the device's "
+                         "opt-in limit of " +
+                         std::to_string(s.limits.max_shared_per_block_optin) + " bytes");
+}
+
 }  // namespace detail
 
 using detail::bad_config;
@@ -186,18 +203,8 @@ void launch(const Stream& stream, const Function& function, const LaunchConfig& 
   detail::ensure_current(s);
   const detail::DriverApi& api = detail::driver();
   auto f = static_cast<CUfunction>(function.handle());
-  if (config.shared_bytes > l.max_shared_per_block) [[unlikely]] {
-    CUresult r = api.cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                        static_cast<int>(config.shared_bytes));
-    if (r != CUDA_SUCCESS)
-      detail::throw_cuda_error(
-          r,
-          "cuFuncSetAttribute(kernel '" + function.name() +
-              "', MAX_DYNAMIC_SHARED_SIZE_BYTES = " + std::to_string(config.shared_bytes) + ")",
-          "the kernel's static shared memory plus shared_bytes must stay within the device's "
-          "opt-in limit of " +
-              std::to_string(l.max_shared_per_block_optin) + " bytes");
-  }
+  if (detail::needs_shared_opt_in(function, config, l)) [[unlikely]]
+    detail::opt_in_shared(function, config, s, false);
   CUresult r = api.cuLaunchKernel(
       f, static_cast<unsigned>(config.grid.x), static_cast<unsigned>(config.grid.y),
       static_cast<unsigned>(config.grid.z), static_cast<unsigned>(config.block.x),

@@ -33,21 +33,9 @@ void launch_extended(const Stream& stream, const Function& function, const Launc
   if (c.cooperative) check_co_residency(function, c, s);
   const DriverApi& api = driver();
   const bool green = stream.green_context() != nullptr;
-  if (c.shared_bytes > s.limits.max_shared_per_block) {
+  if (needs_shared_opt_in(function, c, s.limits)) {
     ensure_current(s);
-    const int bytes = static_cast<int>(c.shared_bytes);
-    CUresult r = green ? api.cuKernelSetAttribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                                  bytes, static_cast<CUkernel>(function.kernel_handle()),
-                                                  s.handle)
-                       : api.cuFuncSetAttribute(static_cast<CUfunction>(function.handle()),
-                                                CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes);
-    if (r != CUDA_SUCCESS)
-      throw_cuda_error(r,
-                       "cuFuncSetAttribute(kernel '" + function.name() +
-                           "', MAX_DYNAMIC_SHARED_SIZE_BYTES = " + std::to_string(c.shared_bytes) + ")",
-                       "the kernel's static shared memory plus shared_bytes must stay within the "
-                       "device's opt-in limit of " +
-                           std::to_string(s.limits.max_shared_per_block_optin) + " bytes");
+    opt_in_shared(function, c, s, green);
   }
   ensure_current(s, stream);
 

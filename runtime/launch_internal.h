@@ -19,6 +19,16 @@ std::string dims(const Dim3& d);
 /// config, with a hint for the common causes.
 [[noreturn]] void launch_failed(CUresult r, const Function& f, const LaunchConfig& c, const char* call);
 
+/// Whether a launch of `f` with `c` takes its block past the default 48 KiB of shared memory
+/// (static and dynamic together), so that the kernel must opt in to more dynamic memory.
+inline bool needs_shared_opt_in(const Function& f, const LaunchConfig& c, const DeviceLimits& l) noexcept {
+  return c.shared_bytes > 0 && c.shared_bytes + static_cast<std::size_t>(f.static_shared_bytes()) > l.max_shared_per_block;
+}
+
+/// Raises `f`'s MAX_DYNAMIC_SHARED_SIZE_BYTES to c.shared_bytes (on the context-free kernel of
+/// device state `s` when `green`); throws CudaError naming the limit when the driver refuses.
+void opt_in_shared(const Function& f, const LaunchConfig& c, const DeviceState& s, bool green);
+
 /// The launch path for configs with extended attributes and for streams of green contexts:
 /// checks the whole config, checks a cooperative grid's co-residency, raises the dynamic
 /// shared memory limit when needed, and queues one cuLaunchKernelEx (with the context-free

@@ -155,7 +155,11 @@ Function Module::function(const std::string& name) const {
                   "'; the name must match the .entry exactly (CUDA C++ mangles names unless "
                   "the kernel is extern \"C\")"
             : std::string());
-  return Function(f, kernel, device_, name);
+  int static_shared = 0;
+  r = api.cuFuncGetAttribute(&static_shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f);
+  if (r != CUDA_SUCCESS)
+    detail::throw_cuda_error(r, "cuFuncGetAttribute(kernel '" + name + "', SHARED_SIZE_BYTES)");
+  return Function(f, kernel, device_, name, static_shared);
 }
 
 Module::Module(Module&& other) noexcept

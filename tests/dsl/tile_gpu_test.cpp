@@ -266,7 +266,8 @@ TEST(TileGpu, DynamicSharedMemoryOfTheLaunchFollowsThePipelineStages) {
   EXPECT_GT(k.last_specialization()->compiled->resources.dynamic_shared_bytes, 0);
 }
 
-// Stages that do not fit in a block's shared memory are refused at the launch, naming the option.
+// Stages that do not fit in a block's shared memory are refused before linking, naming the
+// option and the loads whose rings they are.
 TEST(TileGpu, StagesBeyondTheSharedMemoryOfABlockAreRefused) {
   CUTLET_REQUIRE_GPU();
   auto k = tile_kernel([](Tensor<float, 2> c, Tensor<bfloat16, 2> a, Tensor<bfloat16, 2> b) {
@@ -282,7 +283,8 @@ TEST(TileGpu, StagesBeyondTheSharedMemoryOfABlockAreRefused) {
   Buffer<float> c(256 * 128, st.device());
   const std::string msg = message_of(
       [&] { k.launch(st, {.grid = 1}, tensor(c, {256, 128}), tensor(a, {256, 64}), tensor(b, {64, 128})); });
-  EXPECT_NE(msg.find("tile_stages (now 8)"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("tile_stages, now 8"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("cp.async stage ring of the dot's a operand (8 stages"), std::string::npos) << msg;
   EXPECT_NE(msg.find("tile_gpu_test.cpp"), std::string::npos) << msg;
 }
 

@@ -45,8 +45,11 @@ struct ResourceUsage {
   int spill_store_bytes = 0;
   int spill_load_bytes = 0;
   int constant_bytes = 0;      ///< cmem[0]: parameters and constants
-  /// Dynamic shared memory the kernel's own code uses, from offset 0: the stage buffers of
-  /// pipelined tile loops. Launches must add it to the dynamic shared memory they give.
+  /// Dynamic shared memory the kernel's own code uses, from offset 0: the arena that holds
+  /// every buffer of its tile ops (layout conversions, cross-warp reductions and scans, dot
+  /// operands, the stage rings of pipelined loops), placed by liveness so that buffers whose
+  /// lifetimes do not overlap share bytes. Launches must add it to the dynamic shared memory
+  /// they give; the block's total is this plus shared_bytes plus the user's dynamic memory.
   int dynamic_shared_bytes = 0;
 };
 
@@ -72,7 +75,9 @@ struct CompiledKernel {
 
 /// Lowers `f` to LLVM IR, optimizes it, emits PTX for `options.target` and links it to a
 /// cubin with nvJitLink. Stages listed in CUTLET_DUMP ("llvm", "llvm-opt", "ptx",
-/// "resources") are dumped. Throws CompileError with LLVM's or nvJitLink's log on failure.
+/// "resources") are dumped. Throws CompileError with LLVM's or nvJitLink's log on failure, and
+/// before linking when the kernel needs more shared memory than a block of the target can have
+/// (naming the buffers live at its peak and what to lower).
 /// Thread-safe: concurrent compiles use separate LLVM contexts.
 CompiledKernel compile(const ir::Function& f, const CompileOptions& options);
 

@@ -26,6 +26,13 @@ struct Target {
   /// The PTX ISA version LLVM writes, e.g. 80 for PTX 8.0.
   int ptx_version() const { return 80; }
 
+  /// The most shared memory one block may use on this architecture, static and dynamic
+  /// together, once a launch opts in past 48 KiB (CUDA's sharedMemPerBlockOptin): 227 KiB on
+  /// sm_90 and sm_100, 163 KiB on sm_80, 99 KiB on sm_86/89/120, 64 KiB on sm_75.
+  int max_shared_per_block() const;
+  /// The most static shared memory (__shared__ arrays) a kernel may declare: 48 KiB.
+  static constexpr int max_static_shared = 48 * 1024;
+
   bool operator==(const Target&) const = default;
 };
 

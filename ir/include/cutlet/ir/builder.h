@@ -99,6 +99,8 @@ class Builder {
   ValueId tile_load(ValueId ptr, ValueId offsets, ValueId mask = kNone, ValueId other = kNone);
   /// acc + a @ b for tiles a [M, K], b [K, N] and acc [M, N] (f32): f16 and bf16 inputs on
   /// tensor cores (mma.sync), f32 inputs exactly, or on tensor cores as tf32 when `tf32`.
+  /// Attributes: tf32 (0/1), then the DotTransposed bits of the operands given transposed
+  /// (always 0 here; the fold_dot_transposes pass sets them).
   ValueId tile_dot(ValueId a, ValueId b, ValueId acc, bool tf32 = false);
   /// Atomically combines tile `value` into `ptr[offsets]` (global memory) where `mask` is
   /// true, element by element (relaxed, device scope), and returns the old values (masked-off

@@ -90,6 +90,11 @@ const char* cache_hint_name(CacheHint h);
 
 /// Block-wide barriers that also reduce a predicate (attribute of `barrier_reduce`).
 enum class BarrierReduceKind : std::uint8_t { Count, And, Or };
+/// Operands of a tile.dot given transposed (bits of its second attribute): with ATransposed
+/// operand a is [K, M] and the dot multiplies its transpose; with BTransposed b is [N, K].
+/// Tensor cores read such operands with ldmatrix in the other orientation, so `dot(q,
+/// transpose(k))` moves no data through a permute.
+enum DotTransposed : std::int64_t { ATransposed = 1, BTransposed = 2 };
 /// The combining operation of a tile reduction (tile.reduce).
 enum class ReduceKind : std::uint8_t { Sum, Prod, Min, Max };
 /// Shuffle modes (attribute of `shuffle`).

@@ -37,15 +37,20 @@ class Function {
   const std::string& name() const noexcept { return name_; }
   /// Registers, memory sizes and architecture versions, queried from the driver.
   FunctionAttributes attributes() const;
+  /// The static shared memory the kernel declares (queried once, when it was looked up): a
+  /// launch whose dynamic shared memory takes the block past 48 KiB in all opts in for it.
+  int static_shared_bytes() const noexcept { return static_shared_bytes_; }
 
  private:
   friend class Module;
-  Function(void* handle, void* kernel, Device device, std::string name)
-      : handle_(handle), kernel_(kernel), device_(device), name_(std::move(name)) {}
+  Function(void* handle, void* kernel, Device device, std::string name, int static_shared_bytes)
+      : handle_(handle), kernel_(kernel), device_(device), name_(std::move(name)),
+        static_shared_bytes_(static_shared_bytes) {}
   void* handle_;
   void* kernel_;
   Device device_;
   std::string name_;
+  int static_shared_bytes_;
 };
 
 /// Code loaded for a device (cuLibraryLoadData: context-independent, so its kernels run in
