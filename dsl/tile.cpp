@@ -42,6 +42,14 @@ ir::ValueId broadcast_value(ir::ValueId x, const std::vector<std::int64_t>& shap
   return b.tile_broadcast(x, shape);
 }
 
+std::vector<ir::ValueId> broadcast_all(std::vector<ir::ValueId> values, const std::source_location& where) {
+  std::vector<std::int64_t> shape;
+  for (ir::ValueId v : values) shape = broadcast_shapes(shape, shape_of(v), where);
+  if (shape.empty()) return values;  // all scalars
+  for (ir::ValueId& v : values) v = broadcast_value(v, shape);
+  return values;
+}
+
 ir::ValueId tile_reduce(ir::ReduceKind kind, ir::ValueId t, int axis, const std::source_location& where) {
   set_location(where);
   ir::Type type = builder().function().type_of(t);

@@ -23,14 +23,50 @@ inline std::vector<std::int64_t> shape_of(ir::ValueId v) {
 }
 }  // namespace detail
 
+template <ScalarType T>
+class Tile;
+
+namespace detail::located {
+/// A tile operand of an operator, with the source location of the expression. Operators cannot
+/// take a defaulted std::source_location, so the tile-taking operators take their tile
+/// operands as TileOperand<T>: Tile<T> derives from it, so the parameter deduces T from a tile
+/// argument (deduction through a base class), and the parameter is then initialized by the
+/// converting constructor below, whose default argument is evaluated where the operator is
+/// written. The namespace holds nothing else, so that it adds nothing to argument-dependent
+/// lookup on tiles.
+template <ScalarType T>
+class TileOperand {
+ public:
+  template <class X>
+    requires std::is_same_v<X, Tile<T>>
+  TileOperand(const X& t, std::source_location where = std::source_location::current())  // NOLINT: implicit
+      : id_(t.id()), where_(where) {}
+  /// The tile's IR value.
+  ir::ValueId id() const { return id_; }
+  /// Where the operator using this operand is written.
+  const std::source_location& where() const { return where_; }
+
+ protected:
+  explicit TileOperand(ir::ValueId id) : id_(id) {}
+
+ private:
+  ir::ValueId id_;
+  std::source_location where_;
+};
+}  // namespace detail::located
+
 /// A tile: an array of T with a shape fixed at trace time (1 to 3 dimensions, each a power
 /// of two), held by the whole block of a tile kernel. cutlet decides which thread holds
 /// which elements. Arithmetic, comparisons and math apply elementwise and broadcast as NumPy
 /// does (a dimension of extent 1, or a missing leading one, repeats); a scalar (a host number
-/// or a Value<T>) broadcasts to every element. A rank-0 Tile is a single value (what a 1-D
-/// reduction gives); `item()` turns it into a Value<T>.
+/// or a Value<T>) broadcasts to every element. Element types promote as Values do (value.h):
+/// a Tile<float> plus a Tile<int32_t> is a Tile<float>, a tile plus a host number has the
+/// tile's type, and signed with unsigned integers does not compile. A rank-0 Tile is a single
+/// value (what a 1-D reduction gives); `item()` turns it into a Value<T>.
 template <ScalarType T>
-class Tile {
+class Tile : private detail::located::TileOperand<T> {
+  using Located = detail::located::TileOperand<T>;
+
  public:
   using element_type = T;
   static constexpr bool is_tile = true;
@@ -38,23 +74,22 @@ class Tile {
   /// Wraps an IR value of tile type (or of type T, for a rank-0 tile).
   static Tile wrap(ir::ValueId id) { return Tile(id); }
   /// A rank-0 tile holding v.
-  Tile(const Value<T>& v) : id_(v.id()) {}  // NOLINT: implicit, scalars broadcast
+  Tile(const Value<T>& v) : Located(v.id()) {}  // NOLINT: implicit, scalars broadcast
   template <HostScalar U>
-  Tile(U v) : id_(Value<T>(v).id()) {}  // NOLINT
+  Tile(U v) : Located(Value<T>(v).id()) {}  // NOLINT
 
-  ir::ValueId id() const { return id_; }
+  ir::ValueId id() const { return Located::id(); }
   /// The extents (empty for rank 0).
-  std::vector<std::int64_t> shape() const { return detail::shape_of(id_); }
+  std::vector<std::int64_t> shape() const { return detail::shape_of(id()); }
   int rank() const { return static_cast<int>(shape().size()); }
   /// The value of a rank-0 tile.
   Value<T> item(std::source_location where = std::source_location::current()) const {
     if (rank() != 0) detail::throw_trace_error("item() needs a rank-0 tile (a reduction's result)", where);
-    return Value<T>::wrap(id_);
+    return Value<T>::wrap(id());
   }
 
  private:
-  explicit Tile(ir::ValueId id) : id_(id) {}
-  ir::ValueId id_;
+  explicit Tile(ir::ValueId id) : Located(id) {}
 };
 
 namespace detail {
@@ -64,6 +99,9 @@ std::vector<std::int64_t> broadcast_shapes(const std::vector<std::int64_t>& a, c
                                            const std::source_location& where);
 /// IR value x (a tile or a scalar) broadcast to `shape`.
 ir::ValueId broadcast_value(ir::ValueId x, const std::vector<std::int64_t>& shape);
+/// `values` (tiles and scalars) broadcast to their common shape (unchanged when all are
+/// scalars); throws a trace error at `where` when the shapes do not fit.
+std::vector<ir::ValueId> broadcast_all(std::vector<ir::ValueId> values, const std::source_location& where);
 
 template <class X>
 struct tile_info {
@@ -76,82 +114,149 @@ struct tile_info<Tile<T>> {
 };
 }  // namespace detail
 
-/// A Tile, or a scalar operand that broadcasts like one.
+/// A Tile (of any element type).
 template <class X>
 concept TileLike = detail::tile_info<std::remove_cvref_t<X>>::value;
 
-namespace detail {
-/// The element type of an elementwise operation between a and b (at least one a Tile).
-template <class A, class B>
-struct tile_common;
-template <class T, class B>
-struct tile_common<Tile<T>, B> {
-  using type = T;
-};
-template <class A, class T>
-  requires(!TileLike<A>)
-struct tile_common<A, Tile<T>> {
-  using type = T;
-};
+/// Operands of an elementwise tile operation: tiles or scalars (Value, Var, host numbers),
+/// at least one a tile.
+template <class... Xs>
+concept TileOperands = (TileLike<Xs> || ...) && ((TileLike<Xs> || Operand<Xs>) && ...);
 
-/// The IR value of operand x as an element type T (tiles must already be of T).
-template <class T, class X>
+namespace detail {
+
+/// The element type of a tile operand (a Tile or an operator's TileOperand); no `type` for
+/// scalars.
+template <class X>
+struct tile_element {};
+template <class T>
+struct tile_element<Tile<T>> {
+  using type = T;
+};
+template <class T>
+struct tile_element<located::TileOperand<T>> {
+  using type = T;
+};
+template <class X>
+concept tile_operand_type = requires { typename tile_element<std::remove_cvref_t<X>>::type; };
+
+/// How an operand of a tile operation is typed: a tile as a Value of its element type, so
+/// that value.h's promotion rules (common_t, CUTLET_CHECK_PROMOTION) apply to tiles as they
+/// are; a scalar as itself.
+template <class X>
+struct tile_typed {
+  using type = std::remove_cvref_t<X>;
+};
+template <tile_operand_type X>
+struct tile_typed<X> {
+  using type = Value<typename tile_element<std::remove_cvref_t<X>>::type>;
+};
+template <class X>
+using tile_typed_t = typename tile_typed<X>::type;
+
+/// The element type of an elementwise operation on a and b (value.h's common type).
+template <class A, class B>
+using tile_common_t = common_t<tile_typed_t<A>, tile_typed_t<B>>;
+
+/// The IR value of operand x (a tile or a scalar) converted to element type T.
+template <ScalarType T, class X>
 ir::ValueId tile_operand(const X& x) {
-  if constexpr (TileLike<X>) {
-    static_assert(std::is_same_v<typename tile_info<std::remove_cvref_t<X>>::type, T>,
-                  "cutlet: tiles of different element types; convert one with cutlet::cast<T>(tile)");
-    return x.id();
-  } else if constexpr (Traced<X>) {
-    static_assert(std::is_same_v<traced_type_t<X>, T>,
-                  "cutlet: a scalar of another element type than the tile's; convert it with cutlet::cast<T>");
-    return operand_as<T>(x);
+  if constexpr (tile_operand_type<X>) {
+    if constexpr (std::is_same_v<typename tile_element<X>::type, T>) return x.id();
+    else return builder().cast(ir_type_of<T>(), x.id());
   } else {
-    return constant<T>(x);
+    return operand_as<T>(x);
   }
 }
 
-/// Both operands broadcast to their common shape.
-inline std::pair<ir::ValueId, ir::ValueId> broadcast_pair(ir::ValueId a, ir::ValueId b, const std::source_location& where) {
-  auto shape = broadcast_shapes(shape_of(a), shape_of(b), where);
-  if (shape.empty()) return {a, b};
-  return {broadcast_value(a, shape), broadcast_value(b, shape)};
+/// The common element type of a math function's operands (one to three; at least one a tile).
+template <class... Xs>
+struct tile_math_common;
+template <class A>
+struct tile_math_common<A> {
+  using type = traced_type_t<tile_typed_t<A>>;
+};
+template <class A, class B>
+struct tile_math_common<A, B> {
+  CUTLET_CHECK_PROMOTION(tile_typed_t<A>, tile_typed_t<B>);
+  using type = tile_common_t<A, B>;
+};
+template <class A, class B, class C>
+struct tile_math_common<A, B, C> {
+  CUTLET_CHECK_PROMOTION(tile_typed_t<A>, tile_typed_t<B>);
+  using AB = common_operand_t<tile_typed_t<A>, tile_typed_t<B>>;
+  CUTLET_CHECK_PROMOTION(AB, tile_typed_t<C>);
+  using type = common_t<AB, tile_typed_t<C>>;
+};
+
+/// Operands a and b (tiles or scalars) as element type T, broadcast to their common shape.
+template <class T, class A, class B>
+std::pair<ir::ValueId, ir::ValueId> tile_pair(const A& a, const B& b, const std::source_location& where) {
+  set_location(where);
+  const ir::ValueId x = tile_operand<T>(a);
+  const ir::ValueId y = tile_operand<T>(b);
+  auto v = broadcast_all({x, y}, where);
+  return {v[0], v[1]};
 }
 
-template <class A, class B, class F>
-auto tile_binary(const A& a, const B& b, F&& op, const std::source_location& where) {
-  using T = typename tile_common<std::remove_cvref_t<A>, std::remove_cvref_t<B>>::type;
-  set_location(where);
-  auto [x, y] = broadcast_pair(tile_operand<T>(a), tile_operand<T>(b), where);
-  return op(x, y);
+/// The elementwise binary op `op` of a and b in element type T.
+template <class T, class A, class B>
+Tile<T> tile_binary(ir::Opcode op, const A& a, const B& b, const std::source_location& where) {
+  auto [x, y] = tile_pair<T>(a, b, where);
+  return Tile<T>::wrap(builder().binary(op, x, y));
+}
+/// The elementwise comparison `p` of a and b in element type T.
+template <class T, class A, class B>
+Tile<bool> tile_compare(ir::Predicate p, const A& a, const B& b, const std::source_location& where) {
+  auto [x, y] = tile_pair<T>(a, b, where);
+  return Tile<bool>::wrap(builder().cmp(p, x, y));
 }
 }  // namespace detail
 
-#define CUTLET_TILE_BINARY(OP, OPCODE)                                                                      \
-  template <class A, class B>                                                                               \
-    requires(TileLike<A> || TileLike<B>) && (TileLike<A> || Operand<A>) && (TileLike<B> || Operand<B>)      \
-  auto operator OP(const A& a, const B& b) {                                                                \
-    using T = typename detail::tile_common<std::remove_cvref_t<A>, std::remove_cvref_t<B>>::type;           \
-    return detail::tile_binary(                                                                             \
-        a, b, [](ir::ValueId x, ir::ValueId y) { return Tile<T>::wrap(detail::builder().binary(OPCODE, x, y)); }, \
-        std::source_location::current());                                                                   \
+/// Declares T_, the element type operands A and B promote to (value.h's rules, checked), and
+/// applies the operator's own CHECK on it (value.h's CUTLET_NUMERIC_ONLY and the like).
+#define CUTLET_TILE_OPERATOR_TYPE(A, B, CHECK)                                              \
+  CUTLET_CHECK_PROMOTION(detail::tile_typed_t<A>, detail::tile_typed_t<B>);                 \
+  using T_ = detail::tile_common_t<A, B>;                                                   \
+  CHECK
+
+// Elementwise arithmetic and comparisons of tiles with tiles or scalars, broadcasting, with
+// Value's typing rules (including which operators take which types). One overload takes the
+// right operand as a tile, the other a tile on the left with a scalar on the right; the tile
+// operand's TileOperand records where the expression is written, for errors and the IR.
+#define CUTLET_TILE_BINARY(OP, OPCODE, CHECK)                                                      \
+  template <class A, ScalarType U>                                                                 \
+    requires(TileLike<A> || Operand<A>)                                                            \
+  Tile<detail::tile_common_t<A, Tile<U>>> operator OP(const A& a, detail::located::TileOperand<U> b) { \
+    CUTLET_TILE_OPERATOR_TYPE(A, Tile<U>, CHECK);                                                  \
+    return detail::tile_binary<T_>(OPCODE, a, b, b.where());                                       \
+  }                                                                                                \
+  template <ScalarType T, Operand B>                                                               \
+  Tile<detail::tile_common_t<Tile<T>, B>> operator OP(detail::located::TileOperand<T> a, const B& b) { \
+    CUTLET_TILE_OPERATOR_TYPE(Tile<T>, B, CHECK);                                                  \
+    return detail::tile_binary<T_>(OPCODE, a, b, a.where());                                       \
   }
-CUTLET_TILE_BINARY(+, ir::Opcode::Add)
-CUTLET_TILE_BINARY(-, ir::Opcode::Sub)
-CUTLET_TILE_BINARY(*, ir::Opcode::Mul)
-CUTLET_TILE_BINARY(/, ir::Opcode::Div)
-CUTLET_TILE_BINARY(%, ir::Opcode::Rem)
-CUTLET_TILE_BINARY(&, ir::Opcode::And)
-CUTLET_TILE_BINARY(|, ir::Opcode::Or)
-CUTLET_TILE_BINARY(^, ir::Opcode::Xor)
+CUTLET_TILE_BINARY(+, ir::Opcode::Add, CUTLET_NUMERIC_ONLY)
+CUTLET_TILE_BINARY(-, ir::Opcode::Sub, CUTLET_NUMERIC_ONLY)
+CUTLET_TILE_BINARY(*, ir::Opcode::Mul, CUTLET_NUMERIC_ONLY)
+CUTLET_TILE_BINARY(/, ir::Opcode::Div, CUTLET_NUMERIC_ONLY)
+CUTLET_TILE_BINARY(%, ir::Opcode::Rem, CUTLET_INTEGER_ONLY)
+CUTLET_TILE_BINARY(&, ir::Opcode::And, CUTLET_INT_OR_BOOL)
+CUTLET_TILE_BINARY(|, ir::Opcode::Or, CUTLET_INT_OR_BOOL)
+CUTLET_TILE_BINARY(^, ir::Opcode::Xor, CUTLET_INT_OR_BOOL)
 #undef CUTLET_TILE_BINARY
 
-#define CUTLET_TILE_COMPARE(OP, PRED)                                                                       \
-  template <class A, class B>                                                                               \
-    requires(TileLike<A> || TileLike<B>) && (TileLike<A> || Operand<A>) && (TileLike<B> || Operand<B>)      \
-  Tile<bool> operator OP(const A& a, const B& b) {                                                          \
-    return detail::tile_binary(                                                                             \
-        a, b, [](ir::ValueId x, ir::ValueId y) { return Tile<bool>::wrap(detail::builder().cmp(PRED, x, y)); }, \
-        std::source_location::current());                                                                   \
+#define CUTLET_TILE_COMPARE(OP, PRED)                                                              \
+  template <class A, ScalarType U>                                                                 \
+    requires(TileLike<A> || Operand<A>)                                                            \
+  Tile<bool> operator OP(const A& a, detail::located::TileOperand<U> b) {                          \
+    CUTLET_TILE_OPERATOR_TYPE(A, Tile<U>, );                                                       \
+    return detail::tile_compare<T_>(PRED, a, b, b.where());                                        \
+  }                                                                                                \
+  template <ScalarType T, Operand B>                                                               \
+  Tile<bool> operator OP(detail::located::TileOperand<T> a, const B& b) {                          \
+    CUTLET_TILE_OPERATOR_TYPE(Tile<T>, B, );                                                       \
+    return detail::tile_compare<T_>(PRED, a, b, a.where());                                        \
   }
 CUTLET_TILE_COMPARE(==, ir::Predicate::Eq)
 CUTLET_TILE_COMPARE(!=, ir::Predicate::Ne)
@@ -160,20 +265,28 @@ CUTLET_TILE_COMPARE(<=, ir::Predicate::Le)
 CUTLET_TILE_COMPARE(>, ir::Predicate::Gt)
 CUTLET_TILE_COMPARE(>=, ir::Predicate::Ge)
 #undef CUTLET_TILE_COMPARE
+#undef CUTLET_TILE_OPERATOR_TYPE
 
+/// Elementwise negation (numbers).
 template <ScalarType T>
-Tile<T> operator-(const Tile<T>& a) {
+Tile<T> operator-(detail::located::TileOperand<T> a) {
+  static_assert(!std::is_same_v<T, bool>, "cutlet: negating a bool tile; compare it instead (t == false)");
+  detail::set_location(a.where());
   return Tile<T>::wrap(detail::builder().unary(ir::Opcode::Neg, a.id()));
 }
 
 /// 0, 1, ..., n-1 as an i32 tile (n a power of two): `arange(BLOCK)`.
 Tile<std::int32_t> arange(std::int64_t n, std::source_location where = std::source_location::current());
 
-/// A tile of `shape` with every element `value`.
+/// A tile of `shape` with every element `value` (a host number, or a traced scalar of type T).
 template <ScalarType T, class V>
 Tile<T> full(std::vector<std::int64_t> shape, const V& value, std::source_location where = std::source_location::current()) {
+  static_assert(Operand<V>, "cutlet::full takes a scalar value (a host number or a traced scalar)");
+  if constexpr (Traced<V>)
+    static_assert(std::is_same_v<traced_type_t<V>, T>,
+                  "cutlet: a scalar of another element type than the tile's; convert it with cutlet::cast<T>");
   detail::set_location(where);
-  return Tile<T>::wrap(detail::builder("cutlet::full").tile_splat(detail::tile_operand<T>(value), shape));
+  return Tile<T>::wrap(detail::builder("cutlet::full").tile_splat(detail::operand_as<T>(value), shape));
 }
 /// A tile of `shape` of zeros.
 template <ScalarType T>
@@ -219,67 +332,112 @@ Tile<T> reshape(const Tile<T>& t, std::vector<std::int64_t> shape, std::source_l
   return Tile<T>::wrap(detail::builder("cutlet::reshape").tile_reshape(t.id(), shape));
 }
 
-/// Elementwise choice: `a` where `cond` is true, `b` elsewhere (all three broadcast).
+/// Elementwise choice: `a` where `cond` is true, `b` elsewhere (all three broadcast; a and b
+/// promote to their common type as in arithmetic).
 template <class A, class B>
-  requires(TileLike<A> || TileLike<B>)
+  requires(TileLike<A> || TileLike<B>) && (TileLike<A> || Operand<A>) && (TileLike<B> || Operand<B>)
 auto where(const Tile<bool>& cond, const A& a, const B& b, std::source_location where = std::source_location::current()) {
-  using T = typename detail::tile_common<std::remove_cvref_t<A>, std::remove_cvref_t<B>>::type;
+  CUTLET_CHECK_PROMOTION(detail::tile_typed_t<A>, detail::tile_typed_t<B>);
+  using T = detail::tile_common_t<A, B>;
   detail::set_location(where);
-  auto [x, y] = detail::broadcast_pair(detail::tile_operand<T>(a), detail::tile_operand<T>(b), where);
-  auto [c, x2] = detail::broadcast_pair(cond.id(), x, where);
-  auto [c2, y2] = detail::broadcast_pair(c, y, where);
-  return Tile<T>::wrap(detail::builder("cutlet::where").select(c2, x2, y2));
+  const ir::ValueId x = detail::tile_operand<T>(a);
+  const ir::ValueId y = detail::tile_operand<T>(b);
+  auto v = detail::broadcast_all({cond.id(), x, y}, where);
+  return Tile<T>::wrap(detail::builder("cutlet::where").select(v[0], v[1], v[2]));
 }
 
 /// The tile converted elementwise to U (C++'s conversion rules, as cutlet::cast).
 template <ScalarType U, ScalarType T>
-Tile<U> cast(const Tile<T>& t) {
+Tile<U> cast(const Tile<T>& t, std::source_location where = std::source_location::current()) {
+  detail::set_location(where);
   return Tile<U>::wrap(detail::builder("cutlet::cast").cast(detail::ir_type_of<U>(), t.id()));
 }
 
 namespace detail {
-template <ScalarType T>
-Tile<T> tile_math(ir::MathFn fn, std::initializer_list<ir::ValueId> args) {
-  return Tile<T>::wrap(builder("cutlet math").math(fn, std::vector<ir::ValueId>(args)));
+/// Math function Fn, elementwise, on operands xs (tiles and scalars, at least one a tile)
+/// promoted to their common type and broadcast to their common shape.
+template <ir::MathFn Fn, class... Xs>
+Tile<math_result_t<Fn, typename tile_math_common<Xs...>::type>> tile_math(const std::source_location& where,
+                                                                          const Xs&... xs) {
+  using T = typename tile_math_common<Xs...>::type;
+  static_assert(!std::is_same_v<T, half> && !std::is_same_v<T, bfloat16>,
+                "cutlet math functions take f32/f64 tiles (convert 16-bit floats with cutlet::cast<float>(tile) first)");
+  static_assert(std::is_same_v<T, half> || std::is_same_v<T, bfloat16> || math_defined_for<T>(Fn),
+                "cutlet: this math function is not defined for the tile's element type (ir/math.def: the float "
+                "functions take f32/f64, the integer ones i32/i64 and some u32/u64); convert with cutlet::cast<U>(tile)");
+  set_location(where);
+  std::vector<ir::ValueId> ids;
+  (ids.push_back(tile_operand<T>(xs)), ...);  // in operand order
+  ids = broadcast_all(std::move(ids), where);
+  return Tile<math_result_t<Fn, T>>::wrap(builder(ir::math_fn_name(Fn)).math(Fn, ids));
 }
 ir::ValueId tile_reduce(ir::ReduceKind kind, ir::ValueId t, int axis, const std::source_location& where);
 }  // namespace detail
 
-#define CUTLET_TILE_MATH(NAME, FN)                              \
-  template <ScalarType T>                                       \
-  Tile<T> NAME(const Tile<T>& t) {                              \
-    return detail::tile_math<T>(ir::MathFn::FN, {t.id()});      \
+// The math functions of math.h's CUTLET_MATH_FUNCTIONS (every entry of ir/math.def), on tiles:
+// elementwise, CUDA's semantics per element (see math.h). Functions of two or three operands
+// take tiles and scalars, promoted to their common type and broadcast as in arithmetic
+// (`pow(t, 2.0f)`, `fma(a, b, 1.0f)`, `atan2(y, x)`); the classifications give Tile<bool>.
+#define CUTLET_TILE_MATH_1(Fn, name)                                                                 \
+  template <ScalarType T>                                                                            \
+  Tile<detail::math_result_t<ir::MathFn::Fn, T>> name(const Tile<T>& x,                              \
+                                                      std::source_location where = std::source_location::current()) { \
+    return detail::tile_math<ir::MathFn::Fn>(where, x);                                              \
   }
-CUTLET_TILE_MATH(exp, Exp)
-CUTLET_TILE_MATH(exp2, Exp2)
-CUTLET_TILE_MATH(log, Log)
-CUTLET_TILE_MATH(log2, Log2)
-CUTLET_TILE_MATH(sqrt, Sqrt)
-CUTLET_TILE_MATH(rsqrt, Rsqrt)
-CUTLET_TILE_MATH(sin, Sin)
-CUTLET_TILE_MATH(cos, Cos)
-CUTLET_TILE_MATH(tanh, Tanh)
-CUTLET_TILE_MATH(abs, Fabs)
-CUTLET_TILE_MATH(floor, Floor)
-CUTLET_TILE_MATH(ceil, Ceil)
+#define CUTLET_TILE_MATH_2(Fn, name)                                                                 \
+  template <class A, class B>                                                                        \
+    requires TileOperands<A, B>                                                                      \
+  auto name(const A& a, const B& b, std::source_location where = std::source_location::current()) { \
+    return detail::tile_math<ir::MathFn::Fn>(where, a, b);                                           \
+  }
+#define CUTLET_TILE_MATH_3(Fn, name)                                                                 \
+  template <class A, class B, class C>                                                               \
+    requires TileOperands<A, B, C>                                                                   \
+  auto name(const A& a, const B& b, const C& c, std::source_location where = std::source_location::current()) { \
+    return detail::tile_math<ir::MathFn::Fn>(where, a, b, c);                                        \
+  }
+#define CUTLET_TILE_MATH(Fn, name, arity) CUTLET_TILE_MATH_##arity(Fn, name)
+CUTLET_MATH_FUNCTIONS(CUTLET_TILE_MATH)
 #undef CUTLET_TILE_MATH
+#undef CUTLET_TILE_MATH_1
+#undef CUTLET_TILE_MATH_2
+#undef CUTLET_TILE_MATH_3
 
-/// Elementwise maximum and minimum of two tiles (or a tile and a scalar), broadcasting.
+/// |x| elementwise: fabs for float tiles, abs for signed integer tiles (i32, i64).
+template <ScalarType T>
+Tile<T> abs(const Tile<T>& t, std::source_location where = std::source_location::current()) {
+  if constexpr (detail::is_float_v<T>) return detail::tile_math<ir::MathFn::Fabs>(where, t);
+  else return detail::tile_math<ir::MathFn::Abs>(where, t);
+}
+
+/// Elementwise funnel shifts of u32 tiles (or scalars, broadcast): the upper (left) or lower
+/// (right) 32 bits of hi:lo shifted by (shift mod 32), as the Value functions in math.h.
+template <class Lo, class Hi, class S>
+  requires TileOperands<Lo, Hi, S>
+auto funnel_shift_left(const Lo& lo, const Hi& hi, const S& shift,
+                       std::source_location where = std::source_location::current()) {
+  return detail::tile_math<ir::MathFn::FunnelShiftLeft>(where, hi, lo, shift);
+}
+template <class Lo, class Hi, class S>
+  requires TileOperands<Lo, Hi, S>
+auto funnel_shift_right(const Lo& lo, const Hi& hi, const S& shift,
+                        std::source_location where = std::source_location::current()) {
+  return detail::tile_math<ir::MathFn::FunnelShiftRight>(where, hi, lo, shift);
+}
+
+/// Elementwise maximum and minimum of two tiles (or a tile and a scalar), broadcasting and
+/// promoting as arithmetic does (for floats: if one is NaN, the other).
 template <class A, class B>
-  requires(TileLike<A> || TileLike<B>)
+  requires TileOperands<A, B>
 auto maximum(const A& a, const B& b, std::source_location where = std::source_location::current()) {
-  using T = typename detail::tile_common<std::remove_cvref_t<A>, std::remove_cvref_t<B>>::type;
-  return detail::tile_binary(
-      a, b, [](ir::ValueId x, ir::ValueId y) { return Tile<T>::wrap(detail::builder().binary(ir::Opcode::Max, x, y)); },
-      where);
+  CUTLET_CHECK_PROMOTION(detail::tile_typed_t<A>, detail::tile_typed_t<B>);
+  return detail::tile_binary<detail::tile_common_t<A, B>>(ir::Opcode::Max, a, b, where);
 }
 template <class A, class B>
-  requires(TileLike<A> || TileLike<B>)
+  requires TileOperands<A, B>
 auto minimum(const A& a, const B& b, std::source_location where = std::source_location::current()) {
-  using T = typename detail::tile_common<std::remove_cvref_t<A>, std::remove_cvref_t<B>>::type;
-  return detail::tile_binary(
-      a, b, [](ir::ValueId x, ir::ValueId y) { return Tile<T>::wrap(detail::builder().binary(ir::Opcode::Min, x, y)); },
-      where);
+  CUTLET_CHECK_PROMOTION(detail::tile_typed_t<A>, detail::tile_typed_t<B>);
+  return detail::tile_binary<detail::tile_common_t<A, B>>(ir::Opcode::Min, a, b, where);
 }
 
 /// acc + a @ b for a [M, K], b [K, N] and an f32 acc [M, N]: f16 and bf16 inputs on tensor

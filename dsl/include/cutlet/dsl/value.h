@@ -144,6 +144,12 @@ struct common {
 template <class A, class B>
 using common_t = typename common<A, B>::type;
 
+/// Two operands' common type as an operand type, for folding the rules over more operands
+/// (fma): a Value of it when either is traced, the host number type otherwise (host numbers
+/// stay weakly typed: fma(2.0f, 3.0, x) computes in x's type).
+template <class A, class B>
+using common_operand_t = std::conditional_t<Traced<A> || Traced<B>, Value<common_t<A, B>>, common_t<A, B>>;
+
 /// Emits a constant of type T for host number `v` (checked to fit when both are integers).
 template <ScalarType T, class U>
 ir::ValueId constant(U v) {
