@@ -22,6 +22,12 @@ void check_option_value(const std::string& name, const ConstValue& v) {
   if (name == "opt_level") {
     if (v.kind() != ConstValue::Kind::Int || v.as_int() < 0 || v.as_int() > 3)
       throw Error("cutlet: the compile option opt_level takes 0, 1, 2 or 3, not " + v.str());
+  } else if (name == "tile_warps") {
+    const bool ok = v.kind() == ConstValue::Kind::Int && v.as_int() >= 1 && v.as_int() <= 32 && (v.as_int() & (v.as_int() - 1)) == 0;
+    if (!ok) throw Error("cutlet: the compile option tile_warps takes 1, 2, 4, 8, 16 or 32, not " + v.str());
+  } else if (name == "tile_stages") {
+    if (v.kind() != ConstValue::Kind::Int || v.as_int() < 2 || v.as_int() > 8)
+      throw Error("cutlet: the compile option tile_stages takes 2 to 8, not " + v.str());
   } else if (v.kind() != ConstValue::Kind::Bool) {
     throw Error("cutlet: the compile option " + name + " takes true or false, not " + v.str());
   }
@@ -108,7 +114,7 @@ TuningSpace& TuningSpace::option(std::string name, std::vector<ConstValue> value
   if (!is_option_name(name))
     throw Error("cutlet::TuningSpace::option: '" + name +
                 "' is not a tunable compile option (tunable: opt_level, fma_contraction, flush_denormals, "
-                "approx_math)");
+                "approx_math, and for tile kernels tile_warps and tile_stages)");
   for (const auto& v : values) check_option_value(name, v);
   return launch(std::move(name), std::move(values));
 }
@@ -134,7 +140,8 @@ TuningSpace& TuningSpace::cost_model(std::function<double(const Config&)> cost) 
 }
 
 bool TuningSpace::is_option_name(std::string_view name) {
-  return name == "opt_level" || name == "fma_contraction" || name == "flush_denormals" || name == "approx_math";
+  return name == "opt_level" || name == "fma_contraction" || name == "flush_denormals" || name == "approx_math" ||
+         name == "tile_warps" || name == "tile_stages";
 }
 
 std::vector<Config> TuningSpace::expand() const {
@@ -191,6 +198,12 @@ KernelOptions apply_config_options(KernelOptions options, const Config& config) 
     else if (name == "fma_contraction") options.fma_contraction = value.as_bool();
     else if (name == "flush_denormals") options.flush_denormals = value.as_bool();
     else if (name == "approx_math") options.approx_math = value.as_bool();
+    else if (name == "tile_warps" || name == "tile_stages") {
+      if (options.tile_warps == 0)
+        throw Error("cutlet: the tuning option " + name + " applies to tile kernels (made with tile_kernel), and this "
+                    "kernel is a per-thread one; tune its block size as a launch parameter instead");
+      (name == "tile_warps" ? options.tile_warps : options.tile_stages) = static_cast<int>(value.as_int());
+    }
   }
   return options;
 }

@@ -65,6 +65,24 @@ TEST(TuningSpace, RejectsMistakes) {
   EXPECT_NE(message_of([] { TuningSpace().launch("a b", {1}); }).find("not a valid name"), std::string::npos);
 }
 
+// Triton's num_warps and num_stages: tile kernels tune their warps and stages as options.
+TEST(TuningSpace, TileWarpsAndStagesAreOptionsOfTileKernels) {
+  TuningSpace s;
+  s.option("tile_warps", {4, 8}).option("tile_stages", {3, 4});
+  auto c = s.candidates();
+  ASSERT_EQ(c.size(), 4u);
+  EXPECT_EQ(c[3].config.str(), "tile_warps=8 tile_stages=4");
+  KernelOptions tile;
+  tile.tile_warps = 4;
+  KernelOptions o = apply_config_options(tile, c[3].config);
+  EXPECT_EQ(o.tile_warps, 8);
+  EXPECT_EQ(o.tile_stages, 4);
+  EXPECT_NE(message_of([&] { apply_config_options(KernelOptions{}, c[3].config); }).find("applies to tile kernels"),
+            std::string::npos);
+  EXPECT_NE(message_of([] { TuningSpace().option("tile_warps", {3}); }).find("1, 2, 4, 8, 16 or 32"), std::string::npos);
+  EXPECT_NE(message_of([] { TuningSpace().option("tile_stages", {9}); }).find("2 to 8"), std::string::npos);
+}
+
 TEST(TuningSpace, PruningKeepsTheConfigWithItsReason) {
   TuningSpace s;
   s.launch("BLOCK", {128, 1024, 2048}).prune([](const Config& c) {

@@ -65,7 +65,7 @@ struct Candidate {
 /// then ordered by the cost model. Each name has a role: a compile-time constant (constant(),
 /// constants()), filling the kernel's Const parameters in the order the constants are
 /// declared; a compile option (option(): "opt_level", "fma_contraction", "flush_denormals",
-/// "approx_math"); or a launch
+/// "approx_math", and for tile kernels "tile_warps" and "tile_stages"); or a launch
 /// parameter (launch(), and any other name), which only the tuner's launch-shape function
 /// reads.
 class TuningSpace {
@@ -76,9 +76,11 @@ class TuningSpace {
   TuningSpace& constants(std::vector<std::string> names);
   /// Adds an axis of values for launch parameter `name` (a block size, a grid policy...).
   TuningSpace& launch(std::string name, std::vector<ConstValue> values);
-  /// Adds an axis of values for compile option `name`: "opt_level" (0-3), or
-  /// "fma_contraction", "flush_denormals", "approx_math" (bool): the KernelOptions fields that
-  /// change speed. Throws Error for other names.
+  /// Adds an axis of values for compile option `name`: "opt_level" (0-3),
+  /// "fma_contraction", "flush_denormals", "approx_math" (bool), or for a tile kernel
+  /// "tile_warps" (1, 2, 4, ..., 32: its block, Triton's num_warps) and "tile_stages" (2-8,
+  /// Triton's num_stages): the KernelOptions fields that change speed. Throws Error for other
+  /// names or values.
   TuningSpace& option(std::string name, std::vector<ConstValue> values);
   /// Adds explicit configurations, each combined with every point of the axes' product.
   TuningSpace& configs(std::vector<Config> list);
