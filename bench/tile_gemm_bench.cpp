@@ -2,11 +2,13 @@
 // cublasGemmEx in the same run. cuBLAS measured 788 TFLOP/s on the H200 (GPU.md).
 //
 // BM_tile_gemm/bm:M/bn:N/bk:K/warps:W/stages:S: M x N output tiles per program, K-deep
-// steps, S shared-memory stages of cp.async copies.
+// steps, S shared-memory stages of cp.async copies. BM_tile_gemm_gelu: the same GEMM with a
+// fused epilogue (bias + exact GELU, bf16 output), against cuBLAS's plain GEMM.
 #include <cmath>
 #include <map>
 #include <memory>
 #include <random>
+#include <type_traits>
 
 #include "simt_bench_support.h"
 
@@ -20,9 +22,12 @@ constexpr int kIterations = 5;
 
 /// The GEMM of Triton's matmul tutorial: program ids walk the output tiles in groups of 8
 /// tile rows (for L2 reuse of b's columns), bf16 loads, f32 accumulation in a loop over K.
-template <int BM, int BN, int BK>
+/// With `Epilogue`, the tile gets bias[column] added and exact GELU applied and is stored as
+/// bf16 (the fused epilogue users write after a dot); without, it is stored as f32.
+template <int BM, int BN, int BK, bool Epilogue>
 auto make_gemm(int warps, int stages) {
-  return tile_kernel([](Tensor<float, 2> c, Tensor<bfloat16, 2> a, Tensor<bfloat16, 2> b) {
+  using Out = std::conditional_t<Epilogue, bfloat16, float>;
+  return tile_kernel([](Tensor<Out, 2> c, Tensor<bfloat16, 2> a, Tensor<bfloat16, 2> b, Tensor<float, 1> bias) {
     constexpr int kGroup = 8;
     auto pid = program_id(0);
     auto tiles_m = a.shape(0) / BM, tiles_n = b.shape(1) / BN;
@@ -38,8 +43,13 @@ auto make_gemm(int warps, int stages) {
       auto ka = k0 + rk;
       return dot(load(a, {expand_dims(rm, 1), expand_dims(ka, 0)}), load(b, {expand_dims(ka, 1), expand_dims(rn, 0)}), acc);
     });
-    store(c, {expand_dims(rm, 1), expand_dims(rn, 0)}, acc);
-  }, {.name = "bench_tile_gemm", .tile_stages = stages}, warps);
+    if constexpr (Epilogue) {
+      auto x = acc + expand_dims(load(bias, {rn}), 0);
+      store(c, {expand_dims(rm, 1), expand_dims(rn, 0)}, cast<bfloat16>(x * 0.5f * (1.0f + erf(x * 0.70710678f))));
+    } else {
+      store(c, {expand_dims(rm, 1), expand_dims(rn, 0)}, acc);
+    }
+  }, {.name = Epilogue ? "bench_tile_gemm_gelu" : "bench_tile_gemm", .tile_stages = stages}, warps);
 }
 
 struct Env {
@@ -48,6 +58,9 @@ struct Env {
   std::vector<bfloat16> ha, hb;
   Buffer<bfloat16> a, b;
   Buffer<float> c{std::size_t(kSize) * kSize, device};
+  Buffer<bfloat16> c16{std::size_t(kSize) * kSize, device};
+  std::vector<float> hbias;
+  Buffer<float> bias;
 
   Env() {
     std::mt19937 rng(41);
@@ -58,6 +71,9 @@ struct Env {
     for (auto& x : hb) x = bfloat16(dist(rng));
     a = Buffer<bfloat16>(stream, ha);
     b = Buffer<bfloat16>(stream, hb);
+    hbias.resize(kSize);
+    for (auto& x : hbias) x = dist(rng);
+    bias = Buffer<float>(stream, hbias);
   }
   void run_cublas() {
     int e = cutlet_cublas_gemm_bf16(kSize, kSize, kSize, reinterpret_cast<const void*>(a.data()),
@@ -65,17 +81,26 @@ struct Env {
                                     stream.handle());
     if (e != 0) throw Error("cutlet_bench: cublasGemmEx failed with status " + std::to_string(e - 1000));
   }
-  /// Checks 32 scattered elements of c against the CPU.
-  void verify(const std::string& who) {
+  /// Checks 32 scattered elements of c (or, with `epilogue`, of gelu(c + bias) in c16) against the CPU.
+  void verify(const std::string& who, bool epilogue = false) {
     std::mt19937 rng(5);
     for (int t = 0; t < 32; ++t) {
       const int i = static_cast<int>(rng() % kSize), j = static_cast<int>(rng() % kSize);
       double want = 0;
       for (int k = 0; k < kSize; ++k) want += double(float(ha[std::size_t(i) * kSize + k])) * double(float(hb[std::size_t(k) * kSize + j]));
       float got = 0;
-      c.memory().copy_to_host(stream, &got, 4, (std::size_t(i) * kSize + j) * 4);
-      stream.synchronize();
-      if (!(std::fabs(got - want) <= 1e-2 * (1 + std::fabs(want))))
+      if (epilogue) {
+        want += hbias[j];
+        want = 0.5 * want * (1.0 + std::erf(want / std::sqrt(2.0)));
+        bfloat16 g;
+        c16.memory().copy_to_host(stream, &g, 2, (std::size_t(i) * kSize + j) * 2);
+        stream.synchronize();
+        got = float(g);
+      } else {
+        c.memory().copy_to_host(stream, &got, 4, (std::size_t(i) * kSize + j) * 4);
+        stream.synchronize();
+      }
+      if (!(std::fabs(got - want) <= (epilogue ? 1e-2 : 0.0) * std::fabs(want) + 1e-2 * (1 + std::fabs(want))))
         throw Error("cutlet_bench: " + who + " GEMM is wrong at (" + std::to_string(i) + ", " + std::to_string(j) +
                     "): got " + std::to_string(got) + ", want " + std::to_string(want));
     }
@@ -87,18 +112,24 @@ Env& env() {
   return *e;
 }
 
-template <int BM, int BN, int BK>
+/// BM_tile_gemm, and with `Epilogue` BM_tile_gemm_gelu (bias + GELU, bf16 out), each against
+/// cuBLAS's plain GEMM (f32 out) in the same iterations.
+template <int BM, int BN, int BK, bool Epilogue = false>
 void BM_tile_gemm(benchmark::State& state) {
   if (!require_gpu(state)) return;
   guarded(state, [](benchmark::State& state) {
     Env& e = env();
-    auto k = make_gemm<BM, BN, BK>(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)));
+    auto k = make_gemm<BM, BN, BK, Epilogue>(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)));
     auto run = [&] {
-      k.launch(e.stream, {.grid = (kSize / BM) * (kSize / BN)}, tensor(e.c, {kSize, kSize}), tensor(e.a, {kSize, kSize}),
-               tensor(e.b, {kSize, kSize}));
+      if constexpr (Epilogue)
+        k.launch(e.stream, {.grid = (kSize / BM) * (kSize / BN)}, tensor(e.c16, {kSize, kSize}), tensor(e.a, {kSize, kSize}),
+                 tensor(e.b, {kSize, kSize}), tensor(e.bias, {kSize}));
+      else
+        k.launch(e.stream, {.grid = (kSize / BM) * (kSize / BN)}, tensor(e.c, {kSize, kSize}), tensor(e.a, {kSize, kSize}),
+                 tensor(e.b, {kSize, kSize}), tensor(e.bias, {kSize}));
     };
     run();
-    e.verify("cutlet");
+    e.verify("cutlet", Epilogue);
     e.run_cublas();
     e.verify("cuBLAS");
     SameRun runs;
@@ -132,6 +163,15 @@ BENCHMARK(BM_tile_gemm<128, 256, 64>)->Name("BM_tile_gemm/bm:128/bn:256/bk:64")-
     ->Args({8, 2})->Args({8, 3})
     ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(kIterations);
 BENCHMARK(BM_tile_gemm<256, 128, 64>)->Name("BM_tile_gemm/bm:256/bn:128/bk:64")->ArgNames({"warps", "stages"})
+    ->Args({8, 3})
+    ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(kIterations);
+BENCHMARK(BM_tile_gemm<128, 256, 32, true>)->Name("BM_tile_gemm_gelu/bm:128/bn:256/bk:32")->ArgNames({"warps", "stages"})
+    ->Args({8, 3})
+    ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(kIterations);
+BENCHMARK(BM_tile_gemm<128, 256, 64, true>)->Name("BM_tile_gemm_gelu/bm:128/bn:256/bk:64")->ArgNames({"warps", "stages"})
+    ->Args({8, 3})
+    ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(kIterations);
+BENCHMARK(BM_tile_gemm<256, 128, 64, true>)->Name("BM_tile_gemm_gelu/bm:256/bn:128/bk:64")->ArgNames({"warps", "stages"})
     ->Args({8, 3})
     ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(kIterations);
 
