@@ -49,7 +49,7 @@ class MmaFragments {
     b_transposed_ = s.b_transposed;
     et_ = c.fn.type_of(dot.operands[0]).element();
     tf32_ = et_ == ir::Type::f32();
-    const TileLayout mma = *mma_layout(M_, N_, c.warps);
+    const TileLayout mma = *mma_layout(M_, N_, c.warps, c.whole_rows);
     wm_ = mma.wpc[0];
     wn_ = mma.wpc[1];
     tiles_m_ = M_ / (16 * wm_);
@@ -70,7 +70,22 @@ class MmaFragments {
     std::vector<llvm::Value*> out(count());
     if (tf32_) load_words(a, bop, kk, out);
     else load_ldmatrix(a, bop, kk, out);
+    if (!a_regs_.empty()) a_from_registers(kk, out);
     return out;
+  }
+
+  /// Takes a's fragments from `regs`, a's registers in layout `l`, instead of shared memory:
+  /// possible when a is [M, K] in the mma accumulator layout of whole rows per warp (an
+  /// earlier dot's result, as attention's P) with this dot's rows per warp, since the
+  /// accumulator of n-tiles 2t and 2t + 1 holds exactly the a fragment of k-step t.
+  static bool a_fits_registers(const TileLayout& l, const TileLayout& mma) {
+    return l.rank() == 2 && !l.is_slice() && l.spt == std::vector<int>{1, 2} && l.tpw == std::vector<int>{8, 4} &&
+           l.order == std::vector<int>{1, 0} && l.wpc[1] == 1 && l.wpc[0] == mma.wpc[0] && mma.wpc[1] == 1 &&
+           l.shape[0] == mma.shape[0];
+  }
+  void use_a_registers(std::vector<llvm::Value*> regs, const TileLayout& l) {
+    a_regs_ = std::move(regs);
+    a_layout_ = l;
   }
 
  private:
@@ -111,6 +126,23 @@ class MmaFragments {
   /// matrices; x4 on a yields a0..a3 of an m16k16 fragment, x4.trans on row-major b yields b0,
   /// b1 of two n8k16 fragments. Addresses are 32-bit shared-window offsets; within a k-step
   /// they differ by constants, which fold into the instructions.
+  /// a's words of k-step kk from its accumulator-layout registers: word (h, e) of m-tile mi is
+  /// the pair of registers of rows g + 8h, columns kk + 8e + 2q and + 1.
+  void a_from_registers(std::int64_t kk, std::vector<llvm::Value*>& out) {
+    auto& b = b_;
+    llvm::Type* e = a_regs_[0]->getType();
+    auto* pair = llvm::FixedVectorType::get(e, 2);
+    for (std::int64_t mi = 0; mi < tiles_m_; ++mi)
+      for (int w = 0; w < 4; ++w) {
+        const int j0 = static_cast<int>(2 * mi) + (w & 1);
+        const int j1 = static_cast<int>(2 * (kk / 8 + (w >> 1)));
+        llvm::Value* v = llvm::PoisonValue::get(pair);
+        v = b.CreateInsertElement(v, a_regs_[a_layout_.reg_of({j0, j1})], std::uint64_t{0});
+        v = b.CreateInsertElement(v, a_regs_[a_layout_.reg_of({j0, j1 + 1})], std::uint64_t{1});
+        out[static_cast<std::size_t>(mi * 4 + w)] = b.CreateBitCast(v, b.getInt32Ty());
+      }
+  }
+
   void load_ldmatrix(const SharedOperand& a, const SharedOperand& bop, std::int64_t kk, std::vector<llvm::Value*>& out) {
     auto& b = b_;
     auto* i32 = b.getInt32Ty();
@@ -123,10 +155,10 @@ class MmaFragments {
     auto* x4t = llvm::InlineAsm::get(llvm::FunctionType::get(v4, {i32}, false),
                                      "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {$0, $1, $2, $3}, [$4];", "=r,=r,=r,=r,r", true);
     const std::int64_t eb = et_.bits() / 8;
-    llvm::Value* a32 = shared_address(c_, a.base);
+    llvm::Value* a32 = a.base ? shared_address(c_, a.base) : nullptr;
     llvm::Value* b32 = shared_address(c_, bop.base);
     auto address = [&](llvm::Value* base32, llvm::Value* at) { return b.CreateAdd(base32, b.CreateMul(at, i32c(eb))); };
-    for (std::int64_t mi = 0; mi < tiles_m_; ++mi) {
+    for (std::int64_t mi = 0; a_regs_.empty() && mi < tiles_m_; ++mi) {
       // Matrices 0..3: rows g and g + 8 (hsel) of m-tile mi, at k and k + 8 (ksel); row g + 8h
       // of m-tile mi is row (2mi + h) * 8 * wm + warp_m * 8 + g.
       llvm::Value* m0 = b.CreateAdd(b.CreateMul(b.CreateAdd(i32c(2 * mi), hsel), i32c(8 * wm_)), b.CreateMul(warp_m_, i32c(8)));
@@ -163,11 +195,27 @@ class MmaFragments {
   ir::Type et_;
   bool tf32_;
   bool a_transposed_, b_transposed_;  ///< a held as [K][M], b as [N][K]
+  std::vector<llvm::Value*> a_regs_;  ///< a's registers, when its fragments come from them
+  TileLayout a_layout_;
   int wm_, wn_;
   llvm::Value *lane_, *warp_m_, *warp_n_;
 };
 
 }  // namespace
+
+LoweringContext::SharedTile dot_operand_buffer(LoweringContext& c, const ir::Instruction& dot, int k) {
+  // Held as the operand tile is ([M, K] or [K, N], or transposed), rows padded for ldmatrix.
+  const ir::Type t = c.fn.type_of(dot.operands[k]);
+  auto s = t.shape();
+  const std::int64_t stride = dot_operand_stride((k == 0) != dot_shape(c.fn, dot).transposed(k), s[1], t.element());
+  return {shared_buffer(c, llvm_type(c.ctx, t.element()), s[0] * stride, k == 0 ? "dot operand a" : "dot operand b"), stride};
+}
+
+LoweringContext::SharedTile stage_dot_operand(LoweringContext& c, const ir::Instruction& dot, int k) {
+  const LoweringContext::SharedTile t = dot_operand_buffer(c, dot, k);
+  store_tile(c, dot.operands[k], t.base, llvm_type(c.ctx, c.fn.type_of(dot.operands[k]).element()), t.stride);
+  return t;
+}
 
 std::vector<llvm::Value*> dot_fragments(LoweringContext& c, const ir::Instruction& dot, llvm::Value* a, std::int64_t a_stride,
                                         llvm::Value* b, std::int64_t b_stride) {
@@ -183,30 +231,33 @@ llvm::Value* lower_dot_mma(LoweringContext& c, const ir::Instruction& inst, cons
   const ir::Type et = c.fn.type_of(inst.operands[0]).element();
   const bool tf32 = et == ir::Type::f32();
   llvm::Type* elem = llvm_type(c.ctx, et);
-  // Each operand comes from its stage buffer when a pipelined loop copied it to shared memory
-  // (tile_pipeline.h), else from registers written to a buffer of its own.
-  SharedOperand ops[2];
+  MmaFragments frags(c, inst);
+  // a comes straight from its registers when it is an accumulator of whole rows per warp (see
+  // MmaFragments::a_fits_registers). Otherwise each operand comes from its stage buffer when a
+  // pipelined loop copied it to shared memory (tile_pipeline.h) or staged it before the loop,
+  // else from registers written to a buffer of its own.
+  const bool a_in_registers = !tf32 && !dims.a_transposed && !c.shared_tiles.count(inst.operands[0]) &&
+                              MmaFragments::a_fits_registers(layout_of(c, inst.operands[0]), mma);
+  if (a_in_registers) frags.use_a_registers(unpack(c, c.get(inst.operands[0])), layout_of(c, inst.operands[0]));
+  SharedOperand ops[2] = {{nullptr, 0}, {nullptr, 0}};
   bool from_registers = false;
-  for (int k = 0; k < 2; ++k) {
+  for (int k = a_in_registers ? 1 : 0; k < 2; ++k) {
     auto it = c.shared_tiles.find(inst.operands[k]);
     if (it != c.shared_tiles.end()) {
       ops[k] = {it->second.base, it->second.stride};
       continue;
     }
-    // Held as the operand tile is ([M, K] or [K, N], or transposed).
-    auto s = c.fn.type_of(inst.operands[k]).shape();
-    const std::int64_t stride = dot_operand_stride((k == 0) != dims.transposed(k), s[1], et);
-    ops[k] = {shared_buffer(c, elem, s[0] * stride, k == 0 ? "dot operand a" : "dot operand b"), stride};
+    const LoweringContext::SharedTile t = dot_operand_buffer(c, inst, k);
+    ops[k] = {t.base, t.stride};
     from_registers = true;
   }
   if (from_registers) {
     barrier(c);  // earlier readers of these buffers (in a loop) are done
-    for (int k = 0; k < 2; ++k)
+    for (int k = a_in_registers ? 1 : 0; k < 2; ++k)
       if (!c.shared_tiles.count(inst.operands[k])) store_tile(c, inst.operands[k], ops[k].base, elem, ops[k].stride);
     barrier(c);
   }
   auto acc = unpack(c, tile_in_layout(c, inst.operands[2], mma));
-  MmaFragments frags(c, inst);
   const std::int64_t tiles_m = frags.tiles_m(), tiles_n = frags.tiles_n();
   const int regs_n = static_cast<int>(tiles_n * 2);
   auto* i32 = b.getInt32Ty();
@@ -293,7 +344,7 @@ llvm::Value* lower_dot_fma(LoweringContext& c, const ir::Instruction& inst) {
 llvm::Value* lower_dot(LoweringContext& c, const ir::Instruction& inst) {
   if (dot_uses_mma(c.fn, inst, c.warps)) {
     ir::Type tc = c.fn.type_of(inst.results[0]);
-    return lower_dot_mma(c, inst, *mma_layout(tc.shape()[0], tc.shape()[1], c.warps));
+    return lower_dot_mma(c, inst, *mma_layout(tc.shape()[0], tc.shape()[1], c.warps, c.whole_rows));
   }
   return lower_dot_fma(c, inst);
 }

@@ -217,6 +217,45 @@ class Walker {
     for (auto& [v, x] : saved) c_.values[v] = x;
   }
 
+  /// The values defined in region `r` (results and region arguments, at any depth).
+  void defined_in(const ir::Region& r, std::set<ir::ValueId>& out) const {
+    out.insert(r.args.begin(), r.args.end());
+    for (ir::InstId id : r.body) {
+      const ir::Instruction& inst = c_.fn.inst(id);
+      out.insert(inst.results.begin(), inst.results.end());
+      for (const ir::Region& sub : inst.regions) defined_in(sub, out);
+    }
+  }
+
+  /// Writes the operands of `loop`'s top-level tensor-core dots that are defined before the
+  /// loop to shared memory (buffers live for the loop), once, and makes the dots read them
+  /// there (c.shared_tiles); returns those operands. Operands the dot reads from registers
+  /// or from stage buffers are left alone.
+  std::vector<ir::ValueId> stage_invariant_dot_operands(const ir::Instruction& loop) {
+    std::vector<ir::ValueId> staged;
+    if (c_.fn.tile_warps() == 0) return staged;
+    std::set<ir::ValueId> inside;
+    defined_in(loop.regions[0], inside);
+    std::vector<std::pair<const ir::Instruction*, int>> todo;
+    for (ir::InstId id : loop.regions[0].body) {
+      const ir::Instruction& dot = c_.fn.inst(id);
+      if (dot.op != ir::Opcode::TileDot || !dot_uses_mma(c_.fn, dot, c_.warps)) continue;
+      for (int k = 0; k < 2; ++k) {
+        const ir::ValueId v = dot.operands[k];
+        if (inside.count(v) || c_.shared_tiles.count(v) ||
+            std::find(staged.begin(), staged.end(), v) != staged.end())
+          continue;
+        staged.push_back(v);
+        todo.emplace_back(&dot, k);
+      }
+    }
+    if (todo.empty()) return staged;
+    barrier(c_);  // earlier readers of the arena's bytes are done
+    for (auto [dot, k] : todo) c_.shared_tiles[dot->operands[k]] = stage_dot_operand(c_, *dot, k);
+    barrier(c_);
+    return staged;
+  }
+
   /// Places copy `cp`'s ring of `stages` buffers in the arena (live for the loop); its offset.
   std::int64_t arena_ring(const AsyncCopy& cp, int stages) {
     const ir::Instruction& load = c_.fn.inst(cp.load);
@@ -307,6 +346,9 @@ class Walker {
     auto below_ub = [&](llvm::Value* iv) { return sgn ? B.CreateICmpSLT(iv, ub) : B.CreateICmpULT(iv, ub); };
     // A previous run of this loop (inside an outer one) has finished reading its stages.
     if (!copies.empty()) barrier(c_);
+    // Tensor-core dots of the body whose operands come from before the loop (attention's q)
+    // read them from shared memory written once here, not in every iteration.
+    const std::vector<ir::ValueId> staged = stage_invariant_dot_operands(inst);
     std::vector<llvm::Value*> first;
     if (!loads.empty() || !copies.empty()) {
       auto* pro = block("for.prologue");
@@ -442,6 +484,7 @@ class Walker {
       skip_.erase(cp.load);
       c_.shared_tiles.erase(c_.fn.inst(cp.load).results[0]);
     }
+    for (ir::ValueId v : staged) c_.shared_tiles.erase(v);
     const ir::Instruction& term = c_.fn.inst(r.body.back());
     for (std::size_t i = 0; i < yields.size(); ++i) yields[i] = as_carried(term.operands[i], r.args[i + 1]);
     if (stage && !frag_dot) {
@@ -575,7 +618,10 @@ llvm::Function* lower_function(const ir::Function& fn, llvm::Module& module, con
 
   LoweringContext c{fn, ctx, module, function, b, entry, std::vector<llvm::Value*>(fn.num_values(), nullptr), options};
   for (std::size_t i = 0; i < fn.params().size(); ++i) c.values[fn.params()[i]] = function->getArg(static_cast<unsigned>(i));
-  if (fn.tile_warps() > 0) c.wanted = plan_layouts(fn, c.warps);
+  if (fn.tile_warps() > 0) {
+    c.wanted = plan_layouts(fn, c.warps);
+    c.whole_rows = dots_take_whole_rows(fn);
+  }
   std::unique_ptr<DebugInfo> debug;
   if (options.line_info) {
     debug = std::make_unique<DebugInfo>(module, *function, fn);

@@ -43,6 +43,8 @@ struct LoweringContext {
   int warps = fn.tile_warps() > 0 ? fn.tile_warps() : 4;
   /// The layouts that tile values' uses want (tile_layout_plan.h); tile sources follow them.
   std::vector<std::optional<TileLayout>> wanted;
+  /// Whether the kernel's dots give each warp whole rows (dots_take_whole_rows).
+  bool whole_rows = false;
   /// A tile value held in shared memory instead of registers: row-major rows of `stride`
   /// elements from `base` (a cp.async stage buffer; see tile_pipeline.h).
   struct SharedTile {

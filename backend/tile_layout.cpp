@@ -90,6 +90,9 @@ TileLayout default_layout(const std::vector<std::int64_t>& shape, int warps, int
 TileLayout slice_layout(const TileLayout& parent, int dim) {
   TileLayout l = parent;
   l.slice_dim = dim;
+  // The removed extent does not place the slice's elements: slices of parents that differ
+  // only there are one layout (a row max of [128, 64] scores scales a [128, 128] accumulator).
+  l.shape[static_cast<std::size_t>(dim)] = 1;
   return l;
 }
 

@@ -17,7 +17,7 @@
 namespace cutlet::backend {
 
 struct TileLayout {
-  std::vector<std::int64_t> shape;  ///< the parent's shape for a slice layout
+  std::vector<std::int64_t> shape;  ///< for a slice layout, the parent's with 1 along the removed dimension
   std::vector<int> spt, tpw, wpc;   ///< per dimension: size per thread, threads per warp, warps
   std::vector<int> order;           ///< dimensions, fastest varying first
   int slice_dim = -1;               ///< >= 0: this is the slice without that dimension
@@ -51,7 +51,8 @@ struct TileLayout {
 /// `vec` (a power of two) sets the elements per thread along the last dimension instead.
 TileLayout default_layout(const std::vector<std::int64_t>& shape, int warps, int vec = 4);
 
-/// `parent` with dimension `dim` removed (the layout of a reduction along `dim`).
+/// `parent` with dimension `dim` removed (the layout of a reduction along `dim`); its shape
+/// keeps the parent's other extents and has 1 along `dim`.
 TileLayout slice_layout(const TileLayout& parent, int dim);
 
 /// The thread's position along each dimension of a layout's pattern (warp * tpw + lane), as

@@ -1,11 +1,14 @@
 // The backward layout plan (see tile_layout_plan.h).
 #include "tile_layout_plan.h"
 
+#include <algorithm>
 #include <cmath>
+
+#include "tile_pipeline.h"
 
 namespace cutlet::backend {
 
-std::optional<TileLayout> mma_layout(std::int64_t m, std::int64_t n, int warps) {
+std::optional<TileLayout> mma_layout(std::int64_t m, std::int64_t n, int warps, bool whole_rows) {
   int best_wm = 0;
   double best_score = 1e30;
   for (int wm = 1; wm <= warps; wm *= 2) {
@@ -15,6 +18,7 @@ std::optional<TileLayout> mma_layout(std::int64_t m, std::int64_t n, int warps) 
     if (score < best_score) best_wm = wm, best_score = score;
   }
   if (best_wm == 0) return std::nullopt;
+  if (whole_rows && m % (16 * warps) == 0 && n % 8 == 0) best_wm = warps;
   TileLayout l;
   l.shape = {m, n};
   l.spt = {1, 2};
@@ -26,9 +30,57 @@ std::optional<TileLayout> mma_layout(std::int64_t m, std::int64_t n, int warps) 
 
 namespace {
 
+/// For each value of `fn`, the instructions (at any depth) that use it.
+void collect_uses(const ir::Function& fn, const ir::Region& r, std::vector<std::vector<const ir::Instruction*>>& uses) {
+  for (ir::InstId id : r.body) {
+    const ir::Instruction& inst = fn.inst(id);
+    for (ir::ValueId v : inst.operands) uses[v].push_back(&inst);
+    for (const ir::Region& sub : inst.regions) collect_uses(fn, sub, uses);
+  }
+}
+
+/// Whether tile value v, or what elementwise ops make of it, is reduced along its last axis
+/// or is the a operand of a dot.
+bool reaches_row_use(const ir::Function& fn, ir::ValueId v, const std::vector<std::vector<const ir::Instruction*>>& uses,
+                     int depth = 0) {
+  if (depth > 16) return false;
+  for (const ir::Instruction* u : uses[v]) {
+    if (u->op == ir::Opcode::TileReduce && u->int_attr(1) == static_cast<std::int64_t>(fn.type_of(v).shape().size()) - 1)
+      return true;
+    if (u->op == ir::Opcode::TileDot && u->operands[0] == v && !(dot_shape(fn, *u).a_transposed)) return true;
+    const bool elementwise = !ir::has_trait(u->op, ir::TileOp) && u->regions.empty() && u->results.size() == 1 &&
+                             fn.type_of(u->results[0]).is_tile() &&
+                             std::ranges::equal(fn.type_of(u->results[0]).shape(), fn.type_of(v).shape());
+    if (elementwise && reaches_row_use(fn, u->results[0], uses, depth + 1)) return true;
+  }
+  return false;
+}
+
+bool any_dot_reaches_row_use(const ir::Function& fn, const ir::Region& r,
+                             const std::vector<std::vector<const ir::Instruction*>>& uses) {
+  for (ir::InstId id : r.body) {
+    const ir::Instruction& inst = fn.inst(id);
+    if (inst.op == ir::Opcode::TileDot && reaches_row_use(fn, inst.results[0], uses)) return true;
+    for (const ir::Region& sub : inst.regions)
+      if (any_dot_reaches_row_use(fn, sub, uses)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool dots_take_whole_rows(const ir::Function& fn) {
+  if (!find_instruction(fn, ir::Opcode::TileDot)) return false;
+  std::vector<std::vector<const ir::Instruction*>> uses(fn.num_values());
+  collect_uses(fn, fn.body(), uses);
+  return any_dot_reaches_row_use(fn, fn.body(), uses);
+}
+
+namespace {
+
 class Planner {
  public:
-  Planner(const ir::Function& f, int warps) : f_(f), warps_(warps), want_(f.num_values()) {}
+  Planner(const ir::Function& f, int warps) : f_(f), warps_(warps), whole_rows_(dots_take_whole_rows(f)), want_(f.num_values()) {}
 
   std::vector<std::optional<TileLayout>> run() {
     region(f_.body());
@@ -55,18 +107,32 @@ class Planner {
   }
 
   /// The layout value v is made in regardless of its uses: a dot's mma layout, also through
-  /// the loops and branches that carry it.
+  /// the loops and branches that carry it, the slice of it that a reduction of it makes, and
+  /// (as lowering gives an elementwise result its first tile operand's layout) that of the
+  /// first operand of an elementwise op that has one. So the running max and sum of
+  /// attention, carried by a loop, start in the slice of the scores' mma layout.
   std::optional<TileLayout> natural_layout(ir::ValueId v, int depth = 0) const {
     const ir::Instruction* d = f_.def_of(v);
-    if (!d || depth > 8 || !is_tile(v)) return std::nullopt;
+    if (!d || depth > 16 || !is_tile(v)) return std::nullopt;
     if (d->op == ir::Opcode::TileDot) {
       auto s = shape(v);
-      return mma_layout(s[0], s[1], warps_);
+      return mma_layout(s[0], s[1], warps_, whole_rows_);
     }
     if (d->op == ir::Opcode::For || d->op == ir::Opcode::If) {
       const std::uint32_t k = f_.value(v).index;
       const ir::Instruction& yield = f_.inst(d->regions[0].body.back());
       if (k < yield.operands.size()) return natural_layout(yield.operands[k], depth + 1);
+    }
+    if (d->op == ir::Opcode::TileReduce) {
+      auto parent = natural_layout(d->operands[0], depth + 1);
+      if (parent) return slice_layout(*parent, static_cast<int>(d->int_attr(1)));
+      return std::nullopt;
+    }
+    if (!ir::has_trait(d->op, ir::TileOp) && d->regions.empty()) {
+      for (ir::ValueId o : d->operands) {
+        if (!is_tile(o) || shape(o) != shape(v)) continue;
+        if (auto l = natural_layout(o, depth + 1)) return l;
+      }
     }
     return std::nullopt;
   }
@@ -93,13 +159,14 @@ class Planner {
         if (out && out->is_slice() && out->slice_dim == static_cast<int>(i.int_attr(1))) {
           TileLayout parent = *out;
           parent.slice_dim = -1;
+          parent.shape = shape(i.operands[0]);
           wish(i.operands[0], parent);
         }
         break;
       case Opcode::TileDot: {
         // The accumulator lives in the mma layout whatever the result's uses want.
         auto s = shape(i.results[0]);
-        auto mma = mma_layout(s[0], s[1], warps_);
+        auto mma = mma_layout(s[0], s[1], warps_, whole_rows_);
         wish(i.operands[2], mma ? mma : out);
         break;
       }
@@ -154,6 +221,7 @@ class Planner {
 
   const ir::Function& f_;
   int warps_;
+  bool whole_rows_;
   std::vector<std::optional<TileLayout>> want_;
 };
 

@@ -57,6 +57,13 @@ struct DotPipeline {
 std::vector<llvm::Value*> dot_fragments(LoweringContext& c, const ir::Instruction& dot, llvm::Value* a, std::int64_t a_stride,
                                         llvm::Value* b, std::int64_t b_stride);
 
+/// A shared-memory buffer (in the arena, for the op being lowered) for operand k (0: a, 1: b)
+/// of tensor-core dot `dot`, laid out as the dot's fragment reads want it.
+LoweringContext::SharedTile dot_operand_buffer(LoweringContext& c, const ir::Instruction& dot, int k);
+/// Operand k of `dot` written from its registers to a new dot_operand_buffer. The caller
+/// crosses a barrier before (earlier readers of the bytes) and after (before the dot reads).
+LoweringContext::SharedTile stage_dot_operand(LoweringContext& c, const ir::Instruction& dot, int k);
+
 /// Tile x in a blocked layout: its own, or (for a slice) the default one for its shape.
 llvm::Value* blocked(LoweringContext& c, ir::ValueId x, TileLayout* out);
 /// Lowers region `r` inline with `args` as its arguments; returns its yielded values.
