@@ -2,6 +2,8 @@
 // (tile_layout.h); reductions combine in-thread, then across lanes with shuffles, then
 // across warps through shared memory; layouts change through shared memory; loads and
 // stores are 16-byte vector accesses where tile_axis_info proves them contiguous and aligned.
+#include <functional>
+
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/Intrinsics.h>
@@ -62,8 +64,9 @@ llvm::Value* linear(LoweringContext& c, const std::vector<llvm::Value*>& coords,
   return idx;
 }
 
-/// Moves `v` (registers of `from`) into layout `to` of the same tile shape through shared memory.
-llvm::Value* relayout(LoweringContext& c, llvm::Value* v, const TileLayout& from, const TileLayout& to) {
+llvm::Value* through_shared(LoweringContext& c, llvm::Value* v, const TileLayout& from, const TileLayout& to,
+                            const std::function<llvm::Value*(const std::vector<llvm::Value*>&)>& source_of,
+                            const char* what) {
   auto& b = c.b;
   llvm::Type* elem = llvm::cast<llvm::FixedVectorType>(v->getType())->getElementType();
   const bool is_bool = elem->isIntegerTy(1);
@@ -71,7 +74,7 @@ llvm::Value* relayout(LoweringContext& c, llvm::Value* v, const TileLayout& from
   const std::vector<std::int64_t> shape = from.tile_shape();
   std::int64_t count = 1;
   for (auto e : shape) count *= e;
-  auto* buf = shared_buffer(c, stored, count, "layout conversion");
+  auto* buf = shared_buffer(c, stored, count, what);
   barrier(c);  // earlier readers of these bytes are done
   auto regs = unpack(c, v);
   auto fc = thread_coords(b, from);
@@ -83,11 +86,16 @@ llvm::Value* relayout(LoweringContext& c, llvm::Value* v, const TileLayout& from
   auto tc = thread_coords(b, to);
   std::vector<llvm::Value*> out(to.num_regs());
   for (int r = 0; r < to.num_regs(); ++r) {
-    llvm::Value* at = b.CreateInBoundsGEP(stored, buf, linear(c, element_coords(b, to, tc, r), shape));
-    llvm::Value* x = b.CreateLoad(stored, at);
+    llvm::Value* x = b.CreateLoad(stored, b.CreateInBoundsGEP(stored, buf, source_of(element_coords(b, to, tc, r))));
     out[r] = is_bool ? b.CreateTrunc(x, elem) : x;
   }
   return pack(c, elem, out);
+}
+
+llvm::Value* relayout(LoweringContext& c, llvm::Value* v, const TileLayout& from, const TileLayout& to) {
+  const std::vector<std::int64_t> shape = from.tile_shape();
+  return through_shared(c, v, from, to, [&](const std::vector<llvm::Value*>& at) { return linear(c, at, shape); },
+                        "layout conversion");
 }
 
 namespace {
@@ -389,47 +397,25 @@ llvm::Value* lower_atomic(LoweringContext& c, const ir::Instruction& inst) {
   return pack(c, lt, out);
 }
 
-/// Permutes or reshapes through shared memory: each thread writes its elements at their
-/// row-major position in the source, then reads, for each element of the default layout of
-/// the result, the source position it comes from.
+/// Permutes or reshapes through shared memory: the elements go to their row-major positions
+/// in the source, and each element of the result's default layout reads the source position it
+/// comes from (the same row-major position for a reshape).
 llvm::Value* lower_permute_or_reshape(LoweringContext& c, const ir::Instruction& inst) {
-  auto& b = c.b;
   const ir::ValueId x = inst.operands[0];
   ir::Type st = c.fn.type_of(x), rt = c.fn.type_of(inst.results[0]);
   const std::vector<std::int64_t> sshape(st.shape().begin(), st.shape().end()), rshape(rt.shape().begin(), rt.shape().end());
-  const TileLayout& from = layout_of(c, x);
   const TileLayout to = default_layout(rshape, c.warps);
   c.layouts[inst.results[0]] = to;
-  llvm::Type* elem = llvm_type(c.ctx, st.element());
-  const bool is_bool = st.element().is_bool();
-  llvm::Type* stored = is_bool ? b.getInt8Ty() : elem;
-  std::int64_t count = 1;
-  for (auto e : sshape) count *= e;
-  auto* buf = shared_buffer(c, stored, count, inst.op == ir::Opcode::TileReshape ? "reshape" : "permute");
-  barrier(c);  // earlier readers of these bytes are done
-  auto regs = unpack(c, c.get(x));
-  auto fc = thread_coords(b, from);
-  for (int r = 0; r < from.num_regs(); ++r) {
-    llvm::Value* at = linear(c, element_coords(b, from, fc, r), sshape);
-    b.CreateStore(is_bool ? b.CreateZExt(regs[r], stored) : regs[r], b.CreateInBoundsGEP(stored, buf, at));
-  }
-  barrier(c);
-  auto tc = thread_coords(b, to);
-  std::vector<llvm::Value*> out(to.num_regs());
-  for (int r = 0; r < to.num_regs(); ++r) {
-    auto dst = element_coords(b, to, tc, r);
-    llvm::Value* at;
-    if (inst.op == ir::Opcode::TileReshape) {
-      at = linear(c, dst, rshape);
-    } else {
-      std::vector<llvm::Value*> src(dst.size());
-      for (std::size_t d = 0; d < dst.size(); ++d) src[static_cast<std::size_t>(inst.int_attr(d))] = dst[d];
-      at = linear(c, src, sshape);
-    }
-    llvm::Value* v = b.CreateLoad(stored, b.CreateInBoundsGEP(stored, buf, at));
-    out[r] = is_bool ? b.CreateTrunc(v, elem) : v;
-  }
-  return pack(c, elem, out);
+  const bool reshape = inst.op == ir::Opcode::TileReshape;
+  return through_shared(
+      c, c.get(x), layout_of(c, x), to,
+      [&](const std::vector<llvm::Value*>& dst) {
+        if (reshape) return linear(c, dst, rshape);
+        std::vector<llvm::Value*> src(dst.size());
+        for (std::size_t d = 0; d < dst.size(); ++d) src[static_cast<std::size_t>(inst.int_attr(d))] = dst[d];
+        return linear(c, src, sshape);
+      },
+      reshape ? "reshape" : "permute");
 }
 
 }  // namespace

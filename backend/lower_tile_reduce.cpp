@@ -30,29 +30,10 @@ llvm::Value* builtin(LoweringContext& c, ir::ReduceKind kind, ir::Type t, llvm::
   return nullptr;
 }
 
-/// A warp shuffle of any 8- to 64-bit scalar (bools as bytes). `kind`: bfly, up or idx.
-llvm::Value* shuffle(LoweringContext& c, llvm::Intrinsic::ID kind, llvm::Value* v, llvm::Value* lane_or_delta,
-                     std::uint32_t clamp) {
-  auto& b = c.b;
-  llvm::Type* t = v->getType();
-  const unsigned bits = t->getPrimitiveSizeInBits();
-  auto shfl = [&](llvm::Value* x) { return b.CreateIntrinsic(kind, {}, {b.getInt32(0xffffffffu), x, lane_or_delta, b.getInt32(clamp)}); };
-  if (bits == 64) {
-    llvm::Value* x = b.CreateBitCast(v, b.getInt64Ty());
-    llvm::Value* lo = shfl(b.CreateTrunc(x, b.getInt32Ty()));
-    llvm::Value* hi = shfl(b.CreateTrunc(b.CreateLShr(x, 32), b.getInt32Ty()));
-    llvm::Value* r = b.CreateOr(b.CreateShl(b.CreateZExt(hi, b.getInt64Ty()), 32), b.CreateZExt(lo, b.getInt64Ty()));
-    return b.CreateBitCast(r, t);
-  }
-  llvm::Type* it = b.getIntNTy(bits);
-  llvm::Value* x = b.CreateZExt(b.CreateBitCast(v, it), b.getInt32Ty());
-  return b.CreateBitCast(b.CreateTrunc(shfl(x), it), t);
-}
-
-Tuple shuffle_tuple(LoweringContext& c, llvm::Intrinsic::ID kind, const Tuple& v, llvm::Value* lane_or_delta,
-                    std::uint32_t clamp) {
+/// Each value of `v` shuffled over the whole warp.
+Tuple shuffle_tuple(LoweringContext& c, ir::ShuffleKind kind, const Tuple& v, llvm::Value* lane_or_delta) {
   Tuple r;
-  for (auto* x : v) r.push_back(shuffle(c, kind, x, lane_or_delta, clamp));
+  for (auto* x : v) r.push_back(warp_shuffle(c, kind, c.b.getInt32(0xffffffffu), x, lane_or_delta));
   return r;
 }
 
@@ -82,8 +63,7 @@ std::vector<Tuple> reduce_regs(LoweringContext& c, const std::vector<Tuple>& reg
   const std::int64_t lanes = std::clamp<std::int64_t>(extent / l.spt[k], 1, l.tpw[k]);
   for (std::int64_t off = lanes / 2; off >= 1; off /= 2)
     for (auto& p : part)
-      p = combine(p, shuffle_tuple(c, llvm::Intrinsic::nvvm_shfl_sync_bfly_i32, p,
-                                   b.getInt32(static_cast<std::uint32_t>(off * lane_stride)), 31));
+      p = combine(p, shuffle_tuple(c, ir::ShuffleKind::Xor, p, b.getInt32(static_cast<std::uint32_t>(off * lane_stride))));
   // 3. Across the warps along k, through shared memory.
   const std::int64_t warps = std::clamp<std::int64_t>(extent / (std::int64_t{l.spt[k]} * l.tpw[k]), 1, l.wpc[k]);
   if (warps > 1) {
@@ -220,7 +200,7 @@ std::vector<Tuple> scan_regs(LoweringContext& c, std::vector<Tuple> regs, const 
     for (int rep = 0; rep < reps; ++rep) {
       Tuple v = regs[reg(line, rep * l.spt[k] + l.spt[k] - 1)];
       for (int d = 1; d < l.tpw[k]; d *= 2) {
-        Tuple up = shuffle_tuple(c, llvm::Intrinsic::nvvm_shfl_sync_up_i32, v, b.getInt32(static_cast<std::uint32_t>(d * lane_stride)), 0);
+        Tuple up = shuffle_tuple(c, ir::ShuffleKind::Up, v, b.getInt32(static_cast<std::uint32_t>(d * lane_stride)));
         v = select_tuple(c, b.CreateICmpUGE(lane_k, b.getInt32(static_cast<std::uint32_t>(d))), combine(up, v), v);
       }
       incl[line][rep] = v;
@@ -231,8 +211,8 @@ std::vector<Tuple> scan_regs(LoweringContext& c, std::vector<Tuple> regs, const 
   std::vector<std::vector<Tuple>> before(lines, std::vector<Tuple>(reps)), total(lines, std::vector<Tuple>(reps));
   for (int line = 0; line < lines; ++line)
     for (int rep = 0; rep < reps; ++rep) {
-      before[line][rep] = shuffle_tuple(c, llvm::Intrinsic::nvvm_shfl_sync_up_i32, incl[line][rep], b.getInt32(static_cast<std::uint32_t>(lane_stride)), 0);
-      total[line][rep] = shuffle_tuple(c, llvm::Intrinsic::nvvm_shfl_sync_idx_i32, incl[line][rep], last_lane, 31);
+      before[line][rep] = shuffle_tuple(c, ir::ShuffleKind::Up, incl[line][rep], b.getInt32(static_cast<std::uint32_t>(lane_stride)));
+      total[line][rep] = shuffle_tuple(c, ir::ShuffleKind::Idx, incl[line][rep], last_lane);
     }
   llvm::Value* has_lane_prefix = b.CreateICmpUGE(lane_k, b.getInt32(1));
   // 3. Across warps along k: each warp's totals through shared memory.

@@ -5,41 +5,36 @@
 #include "lowering.h"
 
 namespace cutlet::backend {
+
+llvm::Value* warp_shuffle(LoweringContext& c, ir::ShuffleKind kind, llvm::Value* mask, llvm::Value* v, llvm::Value* lane) {
+  auto& b = c.b;
+  static constexpr llvm::Intrinsic::ID ids[] = {llvm::Intrinsic::nvvm_shfl_sync_idx_i32, llvm::Intrinsic::nvvm_shfl_sync_up_i32,
+                                                llvm::Intrinsic::nvvm_shfl_sync_down_i32, llvm::Intrinsic::nvvm_shfl_sync_bfly_i32};
+  // The "c" operand packs the segment mask (0: whole warp) and the clamp lane: 31 for
+  // idx/down/xor, 0 for up (as __shfl_*_sync with width 32).
+  llvm::Value* clamp = b.getInt32(kind == ir::ShuffleKind::Up ? 0 : 0x1f);
+  auto shfl = [&](llvm::Value* x) { return b.CreateIntrinsic(ids[static_cast<int>(kind)], {}, {mask, x, lane, clamp}); };
+  llvm::Type* t = v->getType();
+  const unsigned bits = t->getPrimitiveSizeInBits();
+  if (bits == 64) {
+    // Two 32-bit halves.
+    llvm::Value* x = b.CreateBitCast(v, b.getInt64Ty());
+    llvm::Value* lo = shfl(b.CreateTrunc(x, b.getInt32Ty()));
+    llvm::Value* hi = shfl(b.CreateTrunc(b.CreateLShr(x, 32), b.getInt32Ty()));
+    return b.CreateBitCast(b.CreateOr(b.CreateShl(b.CreateZExt(hi, b.getInt64Ty()), 32), b.CreateZExt(lo, b.getInt64Ty())), t);
+  }
+  llvm::Type* it = b.getIntNTy(bits);
+  llvm::Value* x = bits == 32 ? b.CreateBitCast(v, it) : b.CreateZExt(b.CreateBitCast(v, it), b.getInt32Ty());
+  llvm::Value* r = shfl(x);
+  return b.CreateBitCast(bits == 32 ? r : b.CreateTrunc(r, it), t);
+}
+
 namespace {
 using ir::Opcode;
 
-/// Shuffles one 32-bit value (i32 or f32).
-llvm::Value* shuffle32(LoweringContext& c, ir::ShuffleKind kind, llvm::Value* mask, llvm::Value* v, llvm::Value* lane) {
-  bool is_float = v->getType()->isFloatTy();
-  static constexpr llvm::Intrinsic::ID ints[] = {llvm::Intrinsic::nvvm_shfl_sync_idx_i32, llvm::Intrinsic::nvvm_shfl_sync_up_i32,
-                                                 llvm::Intrinsic::nvvm_shfl_sync_down_i32, llvm::Intrinsic::nvvm_shfl_sync_bfly_i32};
-  static constexpr llvm::Intrinsic::ID floats[] = {llvm::Intrinsic::nvvm_shfl_sync_idx_f32, llvm::Intrinsic::nvvm_shfl_sync_up_f32,
-                                                   llvm::Intrinsic::nvvm_shfl_sync_down_f32, llvm::Intrinsic::nvvm_shfl_sync_bfly_f32};
-  // The "c" operand packs the segment mask (0: whole warp) and the clamp lane: 31 for
-  // idx/down/xor, 0 for up (as __shfl_*_sync with width 32).
-  llvm::Value* clamp = c.b.getInt32(kind == ir::ShuffleKind::Up ? 0 : 0x1f);
-  auto id = (is_float ? floats : ints)[static_cast<int>(kind)];
-  return c.b.CreateIntrinsic(id, {}, {mask, v, lane, clamp});
-}
-
 llvm::Value* lower_shuffle(LoweringContext& c, const ir::Instruction& inst) {
-  auto kind = static_cast<ir::ShuffleKind>(inst.int_attr());
-  ir::Type t = c.fn.type_of(inst.operands[0]);
-  llvm::Value* v = c.get(inst.operands[0]);
-  llvm::Value* lane = c.get(inst.operands[1]);
-  llvm::Value* mask = c.get(inst.operands[2]);
-  if (t.bits() == 32) {
-    if (t.is_float()) return shuffle32(c, kind, mask, v, lane);
-    return shuffle32(c, kind, mask, v, lane);
-  }
-  // 64-bit values move as two 32-bit halves.
-  auto* v2 = llvm::FixedVectorType::get(c.b.getInt32Ty(), 2);
-  llvm::Value* halves = c.b.CreateBitCast(v, v2);
-  llvm::Value* lo = shuffle32(c, kind, mask, c.b.CreateExtractElement(halves, std::uint64_t{0}), lane);
-  llvm::Value* hi = shuffle32(c, kind, mask, c.b.CreateExtractElement(halves, std::uint64_t{1}), lane);
-  llvm::Value* r = c.b.CreateInsertElement(llvm::PoisonValue::get(v2), lo, std::uint64_t{0});
-  r = c.b.CreateInsertElement(r, hi, std::uint64_t{1});
-  return c.b.CreateBitCast(r, v->getType());
+  return warp_shuffle(c, static_cast<ir::ShuffleKind>(inst.int_attr()), c.get(inst.operands[2]), c.get(inst.operands[0]),
+                      c.get(inst.operands[1]));
 }
 
 llvm::Value* lower_vote(LoweringContext& c, const ir::Instruction& inst) {

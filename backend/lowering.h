@@ -118,6 +118,11 @@ LowerFn lowering_of(ir::Opcode op);
 /// memory.
 llvm::Value* tile_in_layout(LoweringContext& c, ir::ValueId v, const TileLayout& l);
 
+/// A warp shuffle (shfl.sync `kind` over the lanes of `mask`, with the clamp of CUDA's
+/// __shfl_*_sync at width 32) of any scalar of 1 to 64 bits: narrower values travel in a
+/// 32-bit word, 64-bit ones as two halves.
+llvm::Value* warp_shuffle(LoweringContext& c, ir::ShuffleKind kind, llvm::Value* mask, llvm::Value* v, llvm::Value* lane);
+
 /// The PTX type suffix of a scalar for inline PTX ("f32", "u64", "b16", ...).
 std::string ptx_type(ir::Type t);
 /// The inline-asm register constraint of a scalar ("f", "d", "r", "l", "h").

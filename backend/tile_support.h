@@ -27,6 +27,13 @@ llvm::Value* shared_address(LoweringContext& c, llvm::Value* p);
 void barrier(LoweringContext& c);
 /// The row-major linear index of `coords` in `shape` (i32).
 llvm::Value* linear(LoweringContext& c, const std::vector<llvm::Value*>& coords, const std::vector<std::int64_t>& shape);
+/// The one way tiles move through shared memory: registers `v` of layout `from` are written
+/// at their row-major positions (in from's tile shape) to an arena buffer named `what`, and
+/// each register of layout `to` reads the position `source_of` gives for its coordinates; a
+/// barrier before the writes and one before the reads.
+llvm::Value* through_shared(LoweringContext& c, llvm::Value* v, const TileLayout& from, const TileLayout& to,
+                            const std::function<llvm::Value*(const std::vector<llvm::Value*>&)>& source_of,
+                            const char* what);
 /// Registers `v` of layout `from` moved to layout `to` (same tile shape) through shared memory.
 llvm::Value* relayout(LoweringContext& c, llvm::Value* v, const TileLayout& from, const TileLayout& to);
 

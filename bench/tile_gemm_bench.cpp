@@ -166,7 +166,7 @@ BENCHMARK(BM_tile_gemm<256, 128, 64>)->Name("BM_tile_gemm/bm:256/bn:128/bk:64")-
     ->Args({8, 3})
     ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(kIterations);
 BENCHMARK(BM_tile_gemm<128, 256, 32, true>)->Name("BM_tile_gemm_gelu/bm:128/bn:256/bk:32")->ArgNames({"warps", "stages"})
-    ->Args({8, 3})
+    ->Args({8, 3})->Args({8, 4})
     ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(kIterations);
 BENCHMARK(BM_tile_gemm<128, 256, 64, true>)->Name("BM_tile_gemm_gelu/bm:128/bn:256/bk:64")->ArgNames({"warps", "stages"})
     ->Args({8, 3})

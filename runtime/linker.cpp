@@ -19,16 +19,28 @@ struct LinkHandle {
 };
 
 std::string result_name(nvJitLinkResult r) {
-  switch (r) {
-    case NVJITLINK_SUCCESS: return "NVJITLINK_SUCCESS";
-    case NVJITLINK_ERROR_UNRECOGNIZED_OPTION: return "NVJITLINK_ERROR_UNRECOGNIZED_OPTION";
-    case NVJITLINK_ERROR_MISSING_ARCH: return "NVJITLINK_ERROR_MISSING_ARCH";
-    case NVJITLINK_ERROR_INVALID_INPUT: return "NVJITLINK_ERROR_INVALID_INPUT";
-    case NVJITLINK_ERROR_PTX_COMPILE: return "NVJITLINK_ERROR_PTX_COMPILE";
-    case NVJITLINK_ERROR_NVVM_COMPILE: return "NVJITLINK_ERROR_NVVM_COMPILE";
-    case NVJITLINK_ERROR_INTERNAL: return "NVJITLINK_ERROR_INTERNAL";
-    default: return "nvJitLink error " + std::to_string(static_cast<int>(r));
-  }
+  // In the order of nvJitLinkResult's values (CUDA 12.x and 13.x).
+  static const char* names[] = {"NVJITLINK_SUCCESS",
+                                "NVJITLINK_ERROR_UNRECOGNIZED_OPTION",
+                                "NVJITLINK_ERROR_MISSING_ARCH",
+                                "NVJITLINK_ERROR_INVALID_INPUT",
+                                "NVJITLINK_ERROR_PTX_COMPILE",
+                                "NVJITLINK_ERROR_NVVM_COMPILE",
+                                "NVJITLINK_ERROR_INTERNAL",
+                                "NVJITLINK_ERROR_THREADPOOL",
+                                "NVJITLINK_ERROR_UNRECOGNIZED_INPUT",
+                                "NVJITLINK_ERROR_FINALIZE",
+                                "NVJITLINK_ERROR_NULL_INPUT",
+                                "NVJITLINK_ERROR_INCOMPATIBLE_OPTIONS",
+                                "NVJITLINK_ERROR_INCORRECT_INPUT_TYPE",
+                                "NVJITLINK_ERROR_ARCH_MISMATCH",
+                                "NVJITLINK_ERROR_OUTDATED_LIBRARY",
+                                "NVJITLINK_ERROR_MISSING_FATBIN",
+                                "NVJITLINK_ERROR_UNRECOGNIZED_ARCH",
+                                "NVJITLINK_ERROR_UNSUPPORTED_ARCH",
+                                "NVJITLINK_ERROR_LTO_NOT_ENABLED"};
+  const auto i = static_cast<std::size_t>(r);
+  return i < std::size(names) ? names[i] : "nvJitLink error " + std::to_string(i);
 }
 
 std::string read_log(nvJitLinkHandle h, bool error) {
@@ -68,6 +80,12 @@ ObjectCode make(CodeKind kind, std::span<const char> bytes, std::string name) {
 
 Linker::Linker(LinkerOptions options) : options_(std::move(options)) {}
 
+std::string Linker::version() {
+  unsigned major = 0, minor = 0;
+  if (nvJitLinkVersion(&major, &minor) != NVJITLINK_SUCCESS) return "unknown";
+  return std::to_string(major) + "." + std::to_string(minor);
+}
+
 Linker& Linker::add(const ObjectCode& code) {
   if (code.data.empty())
     throw Error("Linker::add: the " + std::string(to_string(code.kind)) + " input '" + code.name +
@@ -94,8 +112,8 @@ Linker& Linker::add_ltoir(std::span<const char> ltoir, std::string name) {
 }
 
 std::vector<std::string> Linker::nvjitlink_options() const {
-  std::vector<std::string> o = {"-arch=" + (options_.arch.empty() ? default_arch() : options_.arch),
-                                "-O" + std::to_string(options_.opt_level)};
+  std::vector<std::string> o = {"-arch=" + (options_.arch.empty() ? default_arch() : options_.arch)};
+  if (options_.opt_level >= 0) o.push_back("-O" + std::to_string(options_.opt_level));
   if (options_.lto) o.push_back("-lto");
   if (options_.verbose) o.push_back("-verbose");
   for (const std::string& x : options_.options) o.push_back(x);
@@ -115,8 +133,10 @@ ObjectCode Linker::link() const {
                       " while linking " + names;
     const std::string log = h.h ? read_log(h.h, true) : std::string();
     if (!log.empty()) msg += "\nnvJitLink error log:\n" + log;
-    if (r == NVJITLINK_ERROR_MISSING_ARCH || r == NVJITLINK_ERROR_UNRECOGNIZED_OPTION)
-      msg += "\nCheck the architecture and options, and that every input is for that architecture";
+    if (r == NVJITLINK_ERROR_MISSING_ARCH || r == NVJITLINK_ERROR_UNRECOGNIZED_OPTION ||
+        static_cast<int>(r) == 16 || static_cast<int>(r) == 17)  // UNRECOGNIZED_ARCH, UNSUPPORTED_ARCH
+      msg += "\nCheck the architecture and options, that every input is for that architecture, and that this "
+             "nvJitLink (" + version() + ") supports it";
     throw LinkError(msg);
   };
   if (auto r = nvJitLinkCreate(&h.h, static_cast<uint32_t>(argv.size()), argv.data()); r != NVJITLINK_SUCCESS)

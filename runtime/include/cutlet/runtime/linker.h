@@ -18,7 +18,8 @@ struct LinkerOptions {
   /// Link-time optimization over LTO-IR inputs (-lto); turned on automatically when an
   /// LTO-IR input is added.
   bool lto = false;
-  /// Optimization level for PTX and LTO-IR compiled during the link (-O0 .. -O3).
+  /// Optimization level for PTX and LTO-IR compiled during the link (-O0 .. -O3); -1 passes
+  /// none (nvJitLink's default, which is also the one that accepts PTX with line tables).
   int opt_level = 3;
   /// Ask nvJitLink for a verbose info log (register and memory use per kernel).
   bool verbose = false;
@@ -52,6 +53,9 @@ class Linker {
   /// Throws LinkError with nvJitLink's error log when linking fails (e.g. an undefined
   /// function, naming it), Error when there are no inputs.
   ObjectCode link() const;
+
+  /// "13.0": the version of the nvJitLink library that links ("unknown" if it cannot say).
+  static std::string version();
 
   /// The number of inputs added.
   std::size_t input_count() const noexcept { return inputs_.size(); }
