@@ -17,6 +17,7 @@
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/Target/TargetOptions.h>
 
+#include "compiler_build_id.h"
 #include "cutlet/dump.h"
 #include "libdevice.h"
 #include "lowering.h"
@@ -144,6 +145,8 @@ LlvmResult run_llvm(const ir::Function& f, const CompileOptions& o, bool keep_ir
 }  // namespace
 
 std::string llvm_version() { return LLVM_VERSION_STRING; }
+
+std::string compiler_build_id() { return CUTLET_COMPILER_BUILD_ID; }
 
 std::string compile_to_ptx(const ir::Function& f, const CompileOptions& options) {
   return run_llvm(f, options, false).ptx;

@@ -89,7 +89,10 @@ DiskCacheKey DiskCacheKey::make(std::uint64_t ir_hash, const std::string& kernel
   k.ptx_version = options.target.ptx_version();
   for (auto& [name, value] : compile_option_fields(options))
     if (name != "arch" && name != "ptx_version") k.options.emplace_back(std::move(name), std::move(value));
-  k.cutlet_version = cutlet::cutlet_version();
+  // The version alone names no build: the compiler's build id changes with every change of
+  // the lowering, so entries of another build are never served.
+  static const std::string build = cutlet::cutlet_version() + "+" + cutlet::compiler_build_id();
+  k.cutlet_version = build;
   k.llvm_version = llvm;
   k.nvjitlink_version = nvjitlink;
   k.extra_inputs = std::move(extra_inputs);

@@ -97,5 +97,9 @@ ResourceUsage parse_resource_usage(const std::string& log, const std::string& ke
 std::string llvm_version();
 /// "13.0": the nvJitLink that links cubins.
 std::string nvjitlink_version();
+/// A hash of the sources of this build's compiler (the IR and the backend) and of the
+/// libdevice it links: it changes whenever the code generated for a kernel may, so caches of
+/// compiled kernels key on it.
+std::string compiler_build_id();
 
 }  // namespace cutlet

@@ -30,7 +30,7 @@ struct DiskCacheKey {
   std::string arch;                ///< "sm_90"
   int ptx_version = 0;             ///< the PTX ISA version LLVM writes, e.g. 80
   std::vector<std::pair<std::string, std::string>> options;  ///< compile_option_fields, less the target
-  std::string cutlet_version;      ///< cutlet_version()
+  std::string cutlet_version;      ///< cutlet_version() + "+" + compiler_build_id()
   std::string llvm_version;        ///< llvm_version()
   std::string nvjitlink_version;   ///< nvjitlink_version()
   std::vector<std::uint64_t> extra_inputs;  ///< content hashes of extra linked inputs, in link order
