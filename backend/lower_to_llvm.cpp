@@ -229,8 +229,8 @@ class Walker {
 
   /// Writes the operands of `loop`'s top-level tensor-core dots that are defined before the
   /// loop to shared memory (buffers live for the loop), once, and makes the dots read them
-  /// there (c.shared_tiles); returns those operands. Operands the dot reads from registers
-  /// or from stage buffers are left alone.
+  /// there (c.shared_tiles); returns those operands. Operands already in shared memory (an
+  /// outer loop's) are left alone.
   std::vector<ir::ValueId> stage_invariant_dot_operands(const ir::Instruction& loop) {
     std::vector<ir::ValueId> staged;
     if (c_.fn.tile_warps() == 0) return staged;
@@ -332,8 +332,7 @@ class Walker {
       for (const AsyncCopy& cp : copies) loads.erase(std::find(loads.begin(), loads.end(), cp.load));
     }
     const int stages = pipeline_stages(c_.fn);
-    for (AsyncCopy& cp : copies)
-      cp.offset = arena_ring(cp, stages);
+    for (AsyncCopy& cp : copies) cp.offset = arena_ring(cp, stages);
     // A dot reading both copies is pipelined at the level of fragments too (DotPipeline): all
     // stages are filled ahead, and the dot itself turns to the next stage before its last
     // k-step's math, so that the wait, the barrier and the next fragments' reads overlap it.
@@ -619,8 +618,8 @@ llvm::Function* lower_function(const ir::Function& fn, llvm::Module& module, con
   LoweringContext c{fn, ctx, module, function, b, entry, std::vector<llvm::Value*>(fn.num_values(), nullptr), options};
   for (std::size_t i = 0; i < fn.params().size(); ++i) c.values[fn.params()[i]] = function->getArg(static_cast<unsigned>(i));
   if (fn.tile_warps() > 0) {
-    c.wanted = plan_layouts(fn, c.warps);
     c.whole_rows = dots_take_whole_rows(fn);
+    c.wanted = plan_layouts(fn, c.warps, c.whole_rows);
   }
   std::unique_ptr<DebugInfo> debug;
   if (options.line_info) {

@@ -80,7 +80,7 @@ namespace {
 
 class Planner {
  public:
-  Planner(const ir::Function& f, int warps) : f_(f), warps_(warps), whole_rows_(dots_take_whole_rows(f)), want_(f.num_values()) {}
+  Planner(const ir::Function& f, int warps, bool whole_rows) : f_(f), warps_(warps), whole_rows_(whole_rows), want_(f.num_values()) {}
 
   std::vector<std::optional<TileLayout>> run() {
     region(f_.body());
@@ -227,6 +227,8 @@ class Planner {
 
 }  // namespace
 
-std::vector<std::optional<TileLayout>> plan_layouts(const ir::Function& fn, int warps) { return Planner(fn, warps).run(); }
+std::vector<std::optional<TileLayout>> plan_layouts(const ir::Function& fn, int warps, bool whole_rows) {
+  return Planner(fn, warps, whole_rows).run();
+}
 
 }  // namespace cutlet::backend

@@ -15,7 +15,8 @@ namespace cutlet::backend {
 /// it, elementwise ops, loads and stores pass their wishes on to their tile operands, a dot
 /// wants its accumulator in the mma layout, and loops pass them between carried values. Tile
 /// sources (arange, splat) are then made directly in the wanted layout.
-std::vector<std::optional<TileLayout>> plan_layouts(const ir::Function& fn, int warps);
+/// `whole_rows`: the kernel's dots give each warp whole rows (dots_take_whole_rows).
+std::vector<std::optional<TileLayout>> plan_layouts(const ir::Function& fn, int warps, bool whole_rows);
 
 /// The mma accumulator layout of an M x N dot on `warps` warps, if tensor cores apply: the
 /// warps split M and N so that each warp's part is as square as can be (the fewest fragment
