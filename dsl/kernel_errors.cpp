@@ -46,11 +46,6 @@ void throw_needs_cooperative(const std::string& kernel, const std::source_locati
               "the device at once: see max_cooperative_blocks)");
 }
 
-void throw_field_index_error(std::size_t index, std::size_t extent) {
-  throw Error("cutlet: index " + std::to_string(index) + " of a struct's array field is out of range (the array has " +
-              std::to_string(extent) + " elements; array fields are indexed with trace-time numbers)");
-}
-
 std::string demangled_name(const char* mangled) {
   int status = 0;
   std::unique_ptr<char, void (*)(void*)> name(abi::__cxa_demangle(mangled, nullptr, nullptr, &status), std::free);

@@ -7,6 +7,8 @@
 #include <cstring>
 #include <mutex>
 
+#include "cutlet/dsl/trace.h"
+
 namespace cutlet::detail {
 namespace {
 

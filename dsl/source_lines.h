@@ -10,7 +10,4 @@ namespace cutlet::detail {
 /// the program has no debug information (-g). Costs a stack walk: used only for line info.
 ir::Location caller_location();
 
-/// True when CUTLET_LINEINFO=1 asks every kernel for line information.
-bool line_info_from_environment();
-
 }  // namespace cutlet::detail

@@ -8,7 +8,6 @@
 
 #include "cutlet/dsl/disk_cache.h"
 #include "cutlet/dsl/trace.h"
-#include "source_lines.h"
 #include "cutlet/dump.h"
 #include "cutlet/ir/builder.h"
 #include "cutlet/ir/pipeline.h"

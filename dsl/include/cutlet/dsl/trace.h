@@ -41,6 +41,9 @@ struct TraceOptions {
   int tile_stages = 0;
 };
 
+/// True when CUTLET_LINEINFO=1 asks every kernel for line information.
+bool line_info_from_environment();
+
 /// The trace running on this thread, or nullptr.
 TraceState* current_trace() noexcept;
 /// Installs `s` as this thread's trace (nullptr to end it); returns the previous one.
