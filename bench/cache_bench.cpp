@@ -9,7 +9,7 @@
 #include <memory>
 
 #include "bench_support.h"
-#include "cutlet/dsl/autotune_benchmark.h"
+#include "cutlet/jit/autotune_benchmark.h"
 #include "kernels.h"
 
 namespace cutlet::bench {

@@ -11,7 +11,7 @@
 #include <filesystem>
 #include <vector>
 
-#include "cutlet/dsl/autotune.h"
+#include "cutlet/jit/autotune.h"
 #include "gpu_test_support.h"
 #include "isolated_cache_dir.h"
 

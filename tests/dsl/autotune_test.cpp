@@ -11,7 +11,7 @@
 #include <set>
 #include <thread>
 
-#include "cutlet/dsl/autotune.h"
+#include "cutlet/jit/autotune.h"
 
 using namespace cutlet;
 namespace fs = std::filesystem;

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "cutlet/dsl/autotune.h"
+#include "cutlet/jit/autotune.h"
 #include "dsl/kernel_test_support.h"
 #include "gpu_test_support.h"
 #include "isolated_cache_dir.h"

@@ -19,9 +19,9 @@
 #include <thread>
 
 #include "child_process.h"
-#include "cutlet/dsl/cache_tool.h"
-#include "cutlet/dsl/disk_cache.h"
 #include "cutlet/ir/structural_hash.h"
+#include "cutlet/jit/cache_tool.h"
+#include "cutlet/jit/disk_cache.h"
 #include "isolated_cache_dir.h"
 
 using namespace cutlet;

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "cutlet/dsl/half.h"
+#include "cutlet/language/half.h"
 
 using namespace cutlet;
 

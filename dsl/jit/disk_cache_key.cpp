@@ -1,0 +1,183 @@
+// The persistent cache key: its parts, canonical text, file name, and the compile options it covers.
+#include "cutlet/jit/disk_cache_key.h"
+
+#include <cstring>
+#include <sstream>
+
+#include "cutlet/error.h"
+
+#ifndef CUTLET_VERSION
+#error "CUTLET_VERSION must be defined by the build (the project version)"
+#endif
+
+namespace cutlet {
+namespace {
+
+/// Converts to anything: counts the fields of an aggregate by how many it initializes.
+struct AnyField {
+  template <class T>
+  operator T() const;  // NOLINT: declared only, used in unevaluated contexts
+};
+template <class T, class... A>
+constexpr std::size_t field_count() {
+  if constexpr (requires { T{A{}..., AnyField{}}; }) return field_count<T, A..., AnyField>();
+  else return sizeof...(A);
+}
+
+const char* text_of(bool b) { return b ? "true" : "false"; }
+
+constexpr const char* kKeyHeader = "cutlet-kernel-cache-key 1";
+
+/// Keeps a key part on one line.
+std::string one_line(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '\n') out += "\\n";
+    else if (c == '\\') out += "\\\\";
+    else out += c;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string cutlet_version() { return CUTLET_VERSION; }
+
+namespace {
+
+// Fields that some versions of CompileOptions have: listed when present.
+template <class O>
+concept HasFlushDenormals = requires(const O& o) { o.flush_denormals; };
+template <class O>
+concept HasApproxMath = requires(const O& o) { o.approx_math; };
+
+template <class O>
+std::vector<std::pair<std::string, std::string>> option_fields(const O& o) {
+  std::vector<std::pair<std::string, std::string>> f;
+  f.emplace_back("arch", o.target.arch());
+  f.emplace_back("ptx_version", std::to_string(o.target.ptx_version()));
+  f.emplace_back("opt_level", std::to_string(o.opt_level));
+  f.emplace_back("fma_contraction", text_of(o.fma_contraction));
+  if constexpr (HasFlushDenormals<O>) f.emplace_back("flush_denormals", text_of(o.flush_denormals));
+  if constexpr (HasApproxMath<O>) f.emplace_back("approx_math", text_of(o.approx_math));
+  f.emplace_back("line_info", text_of(o.line_info));
+  f.emplace_back("keep_llvm_ir", text_of(o.keep_llvm_ir));
+  // The fields listed: target, opt_level, fma_contraction, line_info, keep_llvm_ir, and the optional ones.
+  constexpr std::size_t listed = 5 + (HasFlushDenormals<O> ? 1 : 0) + (HasApproxMath<O> ? 1 : 0);
+  static_assert(field_count<O>() == listed,
+                "CompileOptions has a field that compile_option_fields (dsl/jit/disk_cache_key.cpp) does not list: "
+                "add it there, so that the persistent kernel cache key covers it");
+  static_assert(field_count<decltype(o.target)>() == 1,
+                "Target has a field that compile_option_fields (dsl/jit/disk_cache_key.cpp) does not list: add it");
+  return f;
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> compile_option_fields(const CompileOptions& o) {
+  return option_fields(o);
+}
+
+DiskCacheKey DiskCacheKey::make(std::uint64_t ir_hash, const std::string& kernel_name, const CompileOptions& options,
+                                std::vector<std::uint64_t> extra_inputs) {
+  static const std::string llvm = cutlet::llvm_version();
+  static const std::string nvjitlink = cutlet::nvjitlink_version();
+  DiskCacheKey k;
+  k.ir_hash = ir_hash;
+  k.kernel_name = kernel_name;
+  k.arch = options.target.arch();
+  k.ptx_version = options.target.ptx_version();
+  for (auto& [name, value] : compile_option_fields(options))
+    if (name != "arch" && name != "ptx_version") k.options.emplace_back(std::move(name), std::move(value));
+  // The version alone names no build: the compiler's build id changes with every change of
+  // the lowering, so entries of another build are never served.
+  static const std::string build = cutlet::cutlet_version() + "+" + cutlet::compiler_build_id();
+  k.cutlet_version = build;
+  k.llvm_version = llvm;
+  k.nvjitlink_version = nvjitlink;
+  k.extra_inputs = std::move(extra_inputs);
+  return k;
+}
+
+std::string DiskCacheKey::text() const {
+  std::string t = kKeyHeader;
+  t += "\nir_hash=" + detail::hex64(ir_hash);
+  t += "\nkernel=" + one_line(kernel_name);
+  t += "\narch=" + one_line(arch);
+  t += "\nptx_version=" + std::to_string(ptx_version);
+  for (const auto& [name, value] : options) t += "\noption." + one_line(name) + "=" + one_line(value);
+  t += "\ncutlet=" + one_line(cutlet_version);
+  t += "\nllvm=" + one_line(llvm_version);
+  t += "\nnvjitlink=" + one_line(nvjitlink_version);
+  t += "\nextra_inputs=";
+  for (std::size_t i = 0; i < extra_inputs.size(); ++i) t += (i ? "," : "") + detail::hex64(extra_inputs[i]);
+  t += "\n";
+  return t;
+}
+
+DiskCacheKey DiskCacheKey::parse(const std::string& text) {
+  std::istringstream in(text);
+  std::string line;
+  if (!std::getline(in, line) || line != kKeyHeader)
+    throw Error("cutlet: not a kernel cache key (its first line is not '" + std::string(kKeyHeader) + "')");
+  DiskCacheKey k;
+  while (std::getline(in, line)) {
+    const auto eq = line.find('=');
+    if (eq == std::string::npos) continue;
+    const std::string name = line.substr(0, eq), value = line.substr(eq + 1);
+    if (name == "ir_hash") k.ir_hash = std::strtoull(value.c_str(), nullptr, 16);
+    else if (name == "kernel") k.kernel_name = value;
+    else if (name == "arch") k.arch = value;
+    else if (name == "ptx_version") k.ptx_version = std::atoi(value.c_str());
+    else if (name.rfind("option.", 0) == 0) k.options.emplace_back(name.substr(7), value);
+    else if (name == "cutlet") k.cutlet_version = value;
+    else if (name == "llvm") k.llvm_version = value;
+    else if (name == "nvjitlink") k.nvjitlink_version = value;
+    else if (name == "extra_inputs") {
+      std::istringstream parts(value);
+      for (std::string p; std::getline(parts, p, ',');)
+        if (!p.empty()) k.extra_inputs.push_back(std::strtoull(p.c_str(), nullptr, 16));
+    } else {
+      k.options.emplace_back(name, value);
+    }
+  }
+  return k;
+}
+
+std::string DiskCacheKey::file_stem() const {
+  const std::string t = text();
+  return detail::hex64(detail::checksum64(t, 0)) + detail::hex64(detail::checksum64(t, 0x5bd1e9955bd1e995ull));
+}
+
+namespace detail {
+
+std::uint64_t checksum64(std::string_view bytes, std::uint64_t seed) {
+  auto mix = [](std::uint64_t x) {
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebull;
+    x ^= x >> 31;
+    return x;
+  };
+  std::uint64_t h = mix(seed ^ 0x243f6a8885a308d3ull ^ bytes.size());
+  std::size_t i = 0;
+  for (; i + 8 <= bytes.size(); i += 8) {
+    std::uint64_t w;
+    std::memcpy(&w, bytes.data() + i, 8);
+    h = mix(h ^ (w * 0x9e3779b97f4a7c15ull)) + 0x632be59bd9b4e019ull;
+  }
+  std::uint64_t tail = 0;
+  for (std::size_t k = 0; i < bytes.size(); ++i, ++k) tail |= std::uint64_t(static_cast<unsigned char>(bytes[i])) << (8 * k);
+  return mix(h ^ (tail * 0x9e3779b97f4a7c15ull) ^ 0xff51afd7ed558ccdull);
+}
+
+std::string hex64(std::uint64_t v) {
+  static const char* digits = "0123456789abcdef";
+  std::string s(16, '0');
+  for (int i = 15; i >= 0; --i, v >>= 4) s[i] = digits[v & 15];
+  return s;
+}
+
+}  // namespace detail
+}  // namespace cutlet

@@ -1,0 +1,89 @@
+// Running autotuning trials: compiling candidates on worker threads while the calling thread
+// times them in order, recording why skipped ones were skipped, and the report they make.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cutlet/backend/compiler.h"
+#include "cutlet/jit/tuning_space.h"
+
+namespace cutlet {
+
+/// How one configuration fared in a tuning run.
+struct TuneTrial {
+  /// What happened to it.
+  enum class Status {
+    Timed,          ///< compiled, launched and timed
+    Pruned,         ///< skipped by the space's pruning predicate, before compiling
+    CompileFailed,  ///< tracing or compiling threw (e.g. a TraceError for this Const value)
+    Rejected,       ///< skipped after compiling: the post-compile predicate, or resources beyond the device's
+    LaunchFailed,   ///< the launch was refused (e.g. an impossible launch shape) or failed
+  };
+  Config config;
+  Status status = Status::Timed;
+  std::string reason;       ///< why it was skipped (empty when timed)
+  double median_ms = 0;     ///< median of the timed repeats
+  double min_ms = 0;        ///< fastest repeat
+  double max_ms = 0;        ///< slowest repeat
+  double compile_ms = 0;    ///< compiling it (on a worker thread)
+  int registers = -1;       ///< registers per thread, when compiled
+};
+/// "timed", "pruned", "compile failed", "rejected", "launch failed".
+const char* to_string(TuneTrial::Status s);
+
+/// The result of tuning one key.
+struct TuneReport {
+  std::string name;                 ///< what was tuned (the kernel's name)
+  std::string key;                  ///< the tuning key
+  std::vector<TuneTrial> trials;    ///< in trial order (empty when the result came from a cache)
+  std::optional<std::size_t> best;  ///< index of the fastest timed trial
+  bool from_cache = false;          ///< found in memory or on disk: nothing was timed
+  std::optional<Config> cached_best;  ///< the best configuration when from_cache
+  double cached_best_ms = 0;        ///< its time as recorded when tuned
+  double tuning_ms = 0;             ///< wall-clock time of the run
+
+  /// The best configuration (from the trials or the cache); nullopt when every trial failed.
+  std::optional<Config> best_config() const;
+  /// A printable table: one row per configuration with its median, min and max time, its
+  /// time relative to the best, registers, and the reason it was skipped; the best marked.
+  std::string table() const;
+};
+
+/// What the trial loop calls.
+struct TuneHooks {
+  /// Compiles `config`; runs on a worker thread. Throws to skip the config (the exception's
+  /// message is the reason).
+  std::function<std::shared_ptr<const CompiledKernel>(const Config&)> compile;
+  /// Checks `config` compiled as `kernel` against the device (registers and shared memory per
+  /// block): returns why it cannot run, or "". Runs on the calling thread; may be empty.
+  std::function<std::string(const Config&, const CompiledKernel&)> check;
+  /// Times `config` (compiled as `kernel`); runs on the calling thread. Returns the timed
+  /// repeats in milliseconds; throws to skip the config (a refused or failed launch).
+  std::function<std::vector<double>(const Config&, const CompiledKernel&)> time;
+};
+
+/// How to run the trials.
+struct TuneRunOptions {
+  std::string name;        ///< for progress lines
+  std::string key;         ///< copied into the report
+  int threads = 0;         ///< compile threads; 0: the host's cores (std::thread::hardware_concurrency)
+  bool verbose = false;    ///< progress on stderr: each config, how many are left, the best so far
+};
+
+/// Runs the trials of `candidates`: pruned ones are recorded as such; the others are compiled
+/// on `options.threads` worker threads in candidate order, filtered by the space's
+/// post-compile predicate and by `hooks.check`, and timed by `hooks.time` on the calling
+/// thread in candidate order, each as soon as it is compiled, so the GPU times early configs
+/// while later ones compile. Failures of one config never stop the run.
+TuneReport run_trials(const std::vector<Candidate>& candidates, const TuningSpace& space, const TuneHooks& hooks,
+                      const TuneRunOptions& options);
+
+/// The median of `v` (the mean of the middle two for an even count); 0 when empty.
+double median_of(std::vector<double> v);
+
+}  // namespace cutlet

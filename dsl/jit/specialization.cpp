@@ -1,0 +1,350 @@
+// The process-wide compile and load caches behind Kernel::launch.
+#include "cutlet/jit/specialization.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <string_view>
+#include <cstring>
+
+#include "cutlet/dump.h"
+#include "cutlet/ir/builder.h"
+#include "cutlet/ir/pipeline.h"
+#include "cutlet/ir/printer.h"
+#include "cutlet/ir/structural_hash.h"
+#include "cutlet/jit/disk_cache.h"
+#include "cutlet/language/trace.h"
+
+namespace cutlet {
+namespace detail {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
+
+struct Stats {
+  std::atomic<std::uint64_t> traces{0}, compiles{0}, ir_hits{0}, loads{0};
+  std::atomic<std::uint64_t> disk_hits{0}, disk_misses{0}, disk_writes{0}, disk_corrupt{0};
+  std::atomic<std::uint64_t> disk_bytes_read{0}, disk_bytes_written{0};
+  std::atomic<std::uint64_t> time_saved_us{0};
+};
+Stats& stats() {
+  static Stats s;
+  return s;
+}
+
+/// A cache slot that is filled once; a failed fill leaves it empty for the next caller.
+template <class T>
+struct Slot {
+  std::mutex mu;
+  std::shared_ptr<const T> value;
+};
+
+template <class Key, class T>
+class OnceMap {
+ public:
+  template <class Make>
+  std::shared_ptr<const T> get(const Key& key, Make&& make, bool* hit = nullptr) {
+    std::shared_ptr<Slot<T>> slot;
+    {
+      std::lock_guard lock(mu_);
+      auto& s = map_[key];
+      if (!s) s = std::make_shared<Slot<T>>();
+      slot = s;
+    }
+    std::lock_guard lock(slot->mu);
+    if (hit) *hit = slot->value != nullptr;
+    if (!slot->value) slot->value = make();
+    return slot->value;
+  }
+
+ private:
+  std::mutex mu_;
+  std::map<Key, std::shared_ptr<Slot<T>>> map_;
+};
+
+/// The in-memory compile key: the IR's structural hash, its name, and every compile option.
+using CompileKey = std::tuple<std::uint64_t, std::string, std::vector<std::pair<std::string, std::string>>>;
+OnceMap<CompileKey, CompiledKernel>& compiled_map() {
+  static auto* m = new OnceMap<CompileKey, CompiledKernel>();  // outlives static destructors
+  return *m;
+}
+using LoadKey = std::tuple<CompileKey, int>;
+OnceMap<LoadKey, LoadedKernel>& loaded_map() {
+  static auto* m = new OnceMap<LoadKey, LoadedKernel>();
+  return *m;
+}
+
+CompileKey compile_key(const ir::Function& fn, const CompileOptions& o) {
+  // With line information the binary records source lines: they are part of the key then.
+  return {ir::structural_hash(fn, o.line_info), fn.name(), compile_option_fields(o)};
+}
+
+/// True while a compiler stage is dumped: those dumps need a real compile.
+bool compiler_stage_dumped() {
+  return dump_enabled("llvm") || dump_enabled("llvm-opt") || dump_enabled("ptx") || dump_enabled("resources");
+}
+
+/// Compiles `fn` through the persistent cache `cache` (read unless `read` is false).
+std::shared_ptr<const CompiledKernel> compile_through_disk(const ir::Function& fn, std::uint64_t ir_hash,
+                                                           const CompileOptions& options, CompileInfo& info) {
+  auto& st = stats();
+  const auto cache = disk_cache();
+  const auto t0 = Clock::now();
+  std::optional<DiskCacheKey> key;
+  if (cache->enabled()) {
+    key = DiskCacheKey::make(ir_hash, fn.name(), options);
+    if (!compiler_stage_dumped()) {
+      DiskLookup found = cache->load(*key);
+      if (found.status == DiskLookupStatus::Hit) {
+        st.disk_hits.fetch_add(1, std::memory_order_relaxed);
+        st.disk_bytes_read.fetch_add(found.bytes, std::memory_order_relaxed);
+        st.time_saved_us.fetch_add(static_cast<std::uint64_t>(found.compile_ms * 1000), std::memory_order_relaxed);
+        info.source = CompileSource::Disk;
+        info.ms = ms_since(t0);
+        return found.kernel;
+      }
+      if (found.status == DiskLookupStatus::Corrupt) st.disk_corrupt.fetch_add(1, std::memory_order_relaxed);
+      if (found.status != DiskLookupStatus::Disabled) st.disk_misses.fetch_add(1, std::memory_order_relaxed);
+    }
+  }
+  const auto t1 = Clock::now();
+  auto compiled = std::make_shared<const CompiledKernel>(compile(fn, options));
+  const double compile_ms = ms_since(t1);
+  st.compiles.fetch_add(1, std::memory_order_relaxed);
+  if (key && cache->enabled()) {
+    if (const std::uint64_t bytes = cache->store(*key, *compiled, compile_ms)) {
+      st.disk_writes.fetch_add(1, std::memory_order_relaxed);
+      st.disk_bytes_written.fetch_add(bytes, std::memory_order_relaxed);
+    }
+  }
+  info.source = CompileSource::Compiled;
+  info.ms = ms_since(t0);
+  return compiled;
+}
+
+/// Restores the previous trace even when tracing throws.
+class TraceInstall {
+ public:
+  explicit TraceInstall(TraceState* s) : prev_(set_current_trace(s)) {}
+  ~TraceInstall() { set_current_trace(prev_); }
+  TraceState* previous() const { return prev_; }
+
+ private:
+  TraceState* prev_;
+};
+
+}  // namespace
+
+const Specialization& SpecializationCache::get_or_make(std::uint32_t signature, int device,
+                                                      std::span<const std::uint64_t> consts,
+                                                      const std::function<std::shared_ptr<const LoadedKernel>()>& make) {
+  std::lock_guard lock(mu_);
+  if (!consts.empty()) {
+    if (auto* e = find(signature, device, consts)) return *e;
+  } else if (auto* e = signature < kFast ? find(signature, device) : find_slow_unlocked(signature, device)) {
+    return *e;
+  }
+  auto loaded = make();
+  auto& s = storage_.emplace_back();
+  s.device = device;
+  s.loaded = loaded;
+  s.function = &loaded->function;
+  s.needs_cooperative = !loaded->grid_sync_at.empty();
+  if (loaded->compiled) s.reserved_shared_bytes = static_cast<std::size_t>(loaded->compiled->resources.dynamic_shared_bytes);
+  s.signature = signature;
+  last_ = loaded;
+  if (!consts.empty()) {
+    s.consts.assign(consts.begin(), consts.end());
+    s.consts_hash = consts_hash(signature, device, consts);
+    insert_const(&s);
+  } else if (signature < kFast) {
+    s.next = fast_[signature].load(std::memory_order_relaxed);
+    fast_[signature].store(&s, std::memory_order_release);
+  } else {
+    slow_[{signature, device}] = &s;
+  }
+  return s;
+}
+
+void SpecializationCache::insert_const(const Specialization* s) {
+  const ConstTable* t = const_table_.load(std::memory_order_relaxed);
+  ConstTable* table = const_tables_.empty() ? nullptr : const_tables_.back().get();
+  if (!t || (table->count + 1) * 2 > table->mask + 1) {
+    // Grow: a table twice the size, filled with every entry, published in one store.
+    const std::size_t capacity = table ? (table->mask + 1) * 2 : 16;
+    auto bigger = std::make_unique<ConstTable>(capacity);
+    if (table) {
+      for (std::size_t i = 0; i <= table->mask; ++i)
+        if (const Specialization* e = table->slots[i].load(std::memory_order_relaxed)) {
+          std::size_t j = e->consts_hash & bigger->mask;
+          while (bigger->slots[j].load(std::memory_order_relaxed)) j = (j + 1) & bigger->mask;
+          bigger->slots[j].store(e, std::memory_order_relaxed);
+          ++bigger->count;
+        }
+    }
+    table = bigger.get();
+    const_tables_.push_back(std::move(bigger));  // older tables stay alive for readers still probing them
+    const_table_.store(table, std::memory_order_release);
+  }
+  std::size_t j = s->consts_hash & table->mask;
+  while (table->slots[j].load(std::memory_order_relaxed)) j = (j + 1) & table->mask;
+  table->slots[j].store(s, std::memory_order_release);
+  ++table->count;
+}
+
+const Specialization* SpecializationCache::find_slow_unlocked(std::uint32_t signature, int device) const {
+  auto it = slow_.find({signature, device});
+  return it == slow_.end() ? nullptr : it->second;
+}
+
+const Specialization* SpecializationCache::find_slow(std::uint32_t signature, int device) const {
+  std::lock_guard lock(mu_);
+  return find_slow_unlocked(signature, device);
+}
+
+std::shared_ptr<const LoadedKernel> SpecializationCache::last() const {
+  std::lock_guard lock(mu_);
+  return last_;
+}
+
+TraceOptions trace_options_for(const KernelOptions& opts, bool wide_indices) {
+  static const bool bounds_env = [] {
+    const char* e = std::getenv("CUTLET_BOUNDS_CHECK");
+    return e && *e && std::string_view(e) != "0";
+  }();
+  return TraceOptions{opts.line_info || line_info_from_environment(), opts.bounds_check || bounds_env, wide_indices,
+                      opts.tile_warps, opts.tile_stages};
+}
+
+ir::Function trace_kernel(const std::string& name, const std::function<void()>& body, double* trace_ms,
+                          double* passes_ms, const TraceOptions& trace_options) {
+  if (current_trace())
+    throw TraceError("cutlet: kernel '" + name +
+                     "' was launched or compiled while another kernel was being traced; a kernel cannot launch "
+                     "kernels. Call plain C++ functions over cutlet values instead: they are inlined.");
+  auto t0 = Clock::now();
+  ir::Function fn(name);
+  fn.set_tile_warps(trace_options.tile_warps);
+  fn.set_tile_stages(trace_options.tile_stages);
+  {
+    ir::Builder b(fn);
+    TraceState state;
+    state.builder = &b;
+    state.line_info = trace_options.line_info;
+    state.bounds_check = trace_options.bounds_check;
+    state.wide_indices = trace_options.wide_indices;
+    TraceInstall install(&state);
+    body();
+  }
+  stats().traces.fetch_add(1, std::memory_order_relaxed);
+  if (trace_ms) *trace_ms = ms_since(t0);
+  if (dump_enabled("ir")) dump("ir", name, ir::print(fn, true));
+  t0 = Clock::now();
+  ir::PipelineOptions po;
+  po.after_pass = [&](std::string_view pass, const ir::Function& f) {
+    std::string stage = "ir-after-" + std::string(pass);
+    if (dump_enabled(stage)) dump(stage, name, ir::print(f, true));
+  };
+  fn = ir::run_pipeline(std::move(fn), po);
+  if (passes_ms) *passes_ms = ms_since(t0);
+  return fn;
+}
+
+CompileOptions compile_options_for(const KernelOptions& opts) {
+  CompileOptions o;
+  o.target = opts.target.value_or(Target::default_target());
+  o.opt_level = opts.opt_level;
+  o.fma_contraction = opts.fma_contraction;
+  o.flush_denormals = opts.flush_denormals;
+  o.approx_math = opts.approx_math;
+  o.line_info = opts.line_info || line_info_from_environment();
+  return o;
+}
+
+CompileOptions compile_options_for(const KernelOptions& opts, const Device& device) {
+  CompileOptions o = compile_options_for(opts);
+  if (!opts.target) o.target = Target{device.compute_capability().sm()};
+  return o;
+}
+
+std::shared_ptr<const CompiledKernel> compile_cached(const ir::Function& fn, const CompileOptions& options,
+                                                     CompileInfo* info) {
+  bool hit = false;
+  CompileInfo local;
+  const auto t0 = Clock::now();
+  const CompileKey key = compile_key(fn, options);
+  auto r = compiled_map().get(
+      key, [&] { return compile_through_disk(fn, std::get<0>(key), options, local); }, &hit);
+  if (hit) {
+    stats().ir_hits.fetch_add(1, std::memory_order_relaxed);
+    local.source = CompileSource::Memory;
+    local.ms = ms_since(t0);
+  }
+  if (info) *info = local;
+  return r;
+}
+
+std::shared_ptr<const LoadedKernel> load_cached(const ir::Function& fn, const KernelOptions& opts, const Device& device,
+                                                double trace_ms, double passes_ms) {
+  CompileOptions options = compile_options_for(opts, device);
+  return loaded_map().get(LoadKey{compile_key(fn, options), device.ordinal()}, [&] {
+    CompileInfo info;
+    auto compiled = compile_cached(fn, options, &info);
+    auto t0 = Clock::now();
+    Module module = Module::load(device, compiled->cubin);
+    Function function = module.function(compiled->name);
+    auto lk = std::make_shared<LoadedKernel>(LoadedKernel{compiled, std::move(module), function});
+    lk->load_ms = ms_since(t0);
+    lk->trace_ms = trace_ms;
+    lk->passes_ms = passes_ms;
+    lk->source = info.source;
+    lk->compile_ms = info.ms;
+    if (const ir::Instruction* sync = ir::find_instruction(fn, ir::Opcode::GridSync))
+      lk->grid_sync_at = sync->loc.known() ? std::string(sync->loc.file) + ":" + std::to_string(sync->loc.line)
+                                           : std::string("an unknown line");
+    stats().loads.fetch_add(1, std::memory_order_relaxed);
+    return std::shared_ptr<const LoadedKernel>(std::move(lk));
+  });
+}
+
+std::string_view source_note(CompileSource source) {
+  switch (source) {
+    case CompileSource::Memory: return "code reused from this process's memory";
+    case CompileSource::Disk: return "code read from the disk cache";
+    case CompileSource::Compiled: break;
+  }
+  return "";
+}
+
+std::string default_kernel_name(const std::source_location& where) {
+  const char* file = where.file_name();
+  const char* base = std::strrchr(file, '/');
+  std::string stem = base ? base + 1 : file;
+  std::string name;
+  for (char c : stem) name += (std::isalnum(static_cast<unsigned char>(c)) ? c : '_');
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) name = "k_" + name;
+  return name + "_L" + std::to_string(where.line());
+}
+
+std::uint32_t next_signature_id(std::atomic<std::uint32_t>& counter) { return counter.fetch_add(1); }
+
+}  // namespace detail
+
+CacheStats cache_stats() {
+  auto& s = detail::stats();
+  CacheStats c;
+  c.traces = s.traces.load();
+  c.compiles = s.compiles.load();
+  c.ir_hits = s.ir_hits.load();
+  c.loads = s.loads.load();
+  c.disk_hits = s.disk_hits.load();
+  c.disk_misses = s.disk_misses.load();
+  c.disk_writes = s.disk_writes.load();
+  c.disk_corrupt = s.disk_corrupt.load();
+  c.disk_bytes_read = s.disk_bytes_read.load();
+  c.disk_bytes_written = s.disk_bytes_written.load();
+  c.time_saved_ms = static_cast<double>(s.time_saved_us.load()) / 1000.0;
+  return c;
+}
+
+}  // namespace cutlet

@@ -1,0 +1,69 @@
+// The per-thread trace state.
+#include "cutlet/language/trace.h"
+
+#include "source_lines.h"
+
+namespace cutlet::detail {
+
+namespace {
+thread_local TraceState* g_trace = nullptr;
+}
+
+TraceState* current_trace() noexcept { return g_trace; }
+
+TraceState* set_current_trace(TraceState* s) noexcept {
+  if (s && line_info_from_environment()) s->line_info = true;
+  TraceState* prev = g_trace;
+  g_trace = s;
+  return prev;
+}
+
+ir::Builder& builder(const char* what) {
+  if (!g_trace || !g_trace->builder)
+    throw TraceError(std::string("cutlet: ") + what +
+                     " needs a kernel being traced: cutlet values (Value, Var, Ptr) exist only inside a "
+                     "kernel lambda while cutlet traces it at its first launch or compile");
+  if (g_trace->line_info) {
+    // Every op emitted from here on carries the user's line (a stack walk per op: opt-in).
+    ir::Location loc = caller_location();
+    if (loc.known()) g_trace->builder->set_location(loc);
+  }
+  return *g_trace->builder;
+}
+
+void set_location(const std::source_location& loc) {
+  if (g_trace && g_trace->builder) g_trace->builder->set_location({loc.file_name(), loc.line()});
+}
+
+ScopeGuard::ScopeGuard(const std::source_location& where) {
+  auto* s = current_trace();
+  saved_ = s ? s->scope : 0;
+  saved_where_ = s ? s->scope_where : std::source_location{};
+  if (s) {
+    s->scope = s->next_scope++;
+    s->scope_where = where;
+  }
+}
+
+ScopeGuard::~ScopeGuard() {
+  if (auto* s = current_trace()) {
+    s->scope = saved_;
+    s->scope_where = saved_where_;
+  }
+}
+
+void throw_assignment_across_scope() {
+  auto* s = current_trace();
+  std::string where = s ? to_string(s->scope_where) : std::string("?");
+  throw TraceError(
+      "cutlet: assignment to a cutlet::Value declared outside the if_/for_range/while_ body opened at " + where +
+      ". A Value is an immutable traced expression: assigning it inside a branch or loop would take effect "
+      "unconditionally at trace time. Declare the variable as cutlet::Var<T> (a mutable per-thread "
+      "variable) instead, e.g. cutlet::Var<float> acc = 0.0f;");
+}
+
+void throw_trace_error(const std::string& message, const std::source_location& where) {
+  throw TraceError("cutlet: " + message + " (at " + to_string(where) + ")");
+}
+
+}  // namespace cutlet::detail
