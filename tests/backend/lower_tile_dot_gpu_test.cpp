@@ -5,7 +5,7 @@
 #include <cmath>
 #include <string>
 
-#include "dsl/kernel_test_support.h"
+#include "kernel_test_support.h"
 #include "gpu_test_support.h"
 
 using namespace cutlet;

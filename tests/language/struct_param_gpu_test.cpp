@@ -1,7 +1,7 @@
 // Structs passed to kernels by value, on the GPU: every scalar field type, nested structs,
 // array fields and bools, against the values the host put in.
-#include "dsl/kernel_test_support.h"
 #include "gpu_test_support.h"
+#include "kernel_test_support.h"
 
 using namespace cutlet;
 using namespace cutlet::test;

@@ -1,7 +1,7 @@
 // Shared memory (static and dynamic), local arrays, barrier reductions, fences and cache
 // hints, on the GPU against CPU references.
-#include "dsl/kernel_test_support.h"
 #include "gpu_test_support.h"
+#include "kernel_test_support.h"
 
 using namespace cutlet;
 using namespace cutlet::test;

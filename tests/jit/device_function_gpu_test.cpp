@@ -1,6 +1,6 @@
 // Device functions: compiled once, called from kernels (several times, with several argument
 // types), and exported as PTX functions that other code links against.
-#include "dsl/kernel_test_support.h"
+#include "kernel_test_support.h"
 #include "gpu_test_support.h"
 #include "cutlet/runtime/linker.h"
 #include "cutlet/runtime/program.h"

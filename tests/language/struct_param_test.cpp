@@ -4,7 +4,7 @@
 
 #include <cutlet/cutlet.h>
 
-#include "dsl/kernel_test_support.h"
+#include "kernel_test_support.h"
 
 using namespace cutlet;
 using cutlet::test::message_of;

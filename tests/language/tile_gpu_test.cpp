@@ -2,8 +2,8 @@
 // softmax and layer norm rows of sizes that are and are not the tile's.
 #include <cmath>
 
-#include "dsl/kernel_test_support.h"
 #include "gpu_test_support.h"
+#include "kernel_test_support.h"
 
 using namespace cutlet;
 using namespace cutlet::test;

@@ -7,8 +7,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "dsl/kernel_test_support.h"
 #include "gpu_test_support.h"
+#include "kernel_test_support.h"
 
 using namespace cutlet;
 using namespace cutlet::test;

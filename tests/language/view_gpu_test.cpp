@@ -2,8 +2,8 @@
 // buffers, and bounds checking.
 #include <unistd.h>
 
-#include "dsl/kernel_test_support.h"
 #include "gpu_test_support.h"
+#include "kernel_test_support.h"
 
 using namespace cutlet;
 using namespace cutlet::test;

@@ -9,8 +9,8 @@
 #include <tuple>
 #include <utility>
 
-#include "dsl/kernel_test_support.h"
 #include "gpu_test_support.h"
+#include "kernel_test_support.h"
 #include "tile_attention.h"
 
 using namespace cutlet;

@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "cutlet/jit/autotune.h"
-#include "dsl/kernel_test_support.h"
 #include "gpu_test_support.h"
 #include "isolated_cache_dir.h"
+#include "kernel_test_support.h"
 
 using namespace cutlet;
 using namespace cutlet::test;

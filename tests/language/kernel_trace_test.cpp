@@ -5,8 +5,8 @@
 #include <cutlet/cutlet.h>
 
 #include "cutlet/ir/structural_hash.h"
-#include "dsl/kernel_test_support.h"
 #include "golden_support.h"
+#include "kernel_test_support.h"
 
 using namespace cutlet;
 using cutlet::test::message_of;

@@ -10,8 +10,8 @@
 #include <thread>
 #include <vector>
 
-#include "dsl/kernel_test_support.h"
 #include "gpu_test_support.h"
+#include "kernel_test_support.h"
 
 using namespace cutlet;
 using namespace cutlet::test;

@@ -6,7 +6,7 @@
 
 #include "cutlet/ir/printer.h"
 #include "cutlet/ir/structural_hash.h"
-#include "dsl/kernel_test_support.h"
+#include "kernel_test_support.h"
 
 using namespace cutlet;
 

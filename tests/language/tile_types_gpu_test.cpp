@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "dsl/kernel_test_support.h"
 #include "gpu_test_support.h"
+#include "kernel_test_support.h"
 
 using namespace cutlet;
 using namespace cutlet::test;

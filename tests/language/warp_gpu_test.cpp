@@ -1,7 +1,7 @@
 // Warp primitives against CPU simulations of one warp: lane ids, shuffles of every 32/64-bit
 // type, votes, match and redux.
-#include "dsl/kernel_test_support.h"
 #include "gpu_test_support.h"
+#include "kernel_test_support.h"
 
 using namespace cutlet;
 using namespace cutlet::test;

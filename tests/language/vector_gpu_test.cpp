@@ -1,6 +1,6 @@
 // Vector (8/16-byte) loads, stores and lane arithmetic, including packed f16/bf16.
-#include "dsl/kernel_test_support.h"
 #include "gpu_test_support.h"
+#include "kernel_test_support.h"
 
 using namespace cutlet;
 using namespace cutlet::test;
