@@ -101,15 +101,8 @@ llvm::Value* relayout(LoweringContext& c, llvm::Value* v, const TileLayout& from
 namespace {
 using ir::Opcode;
 
-/// The layout a tile source makes its result in: the one its uses want, else the default.
-TileLayout source_layout(LoweringContext& c, ir::ValueId result) {
-  if (result < c.wanted.size() && c.wanted[result]) return *c.wanted[result];
-  ir::Type t = c.fn.type_of(result);
-  return default_layout({t.shape().begin(), t.shape().end()}, c.warps);
-}
-
 llvm::Value* lower_arange(LoweringContext& c, const ir::Instruction& inst) {
-  TileLayout l = source_layout(c, inst.results[0]);
+  const TileLayout l = result_layout(c, inst.results[0]);
   c.layouts[inst.results[0]] = l;
   auto coords = thread_coords(c.b, l);
   std::vector<llvm::Value*> regs(l.num_regs());
@@ -118,7 +111,7 @@ llvm::Value* lower_arange(LoweringContext& c, const ir::Instruction& inst) {
 }
 
 llvm::Value* lower_splat(LoweringContext& c, const ir::Instruction& inst) {
-  TileLayout l = source_layout(c, inst.results[0]);
+  const TileLayout l = result_layout(c, inst.results[0]);
   c.layouts[inst.results[0]] = l;
   return c.b.CreateVectorSplat(static_cast<unsigned>(l.num_regs()), c.get(inst.operands[0]));
 }
@@ -138,27 +131,12 @@ llvm::Value* blocked(LoweringContext& c, ir::ValueId x, TileLayout* out) {
 
 namespace {
 
-/// The layout the uses of `result` want, if any (and it is a blocked one when `blocked_only`).
-std::optional<TileLayout> wanted_of(LoweringContext& c, ir::ValueId result, bool blocked_only) {
-  if (result >= c.wanted.size() || !c.wanted[result]) return std::nullopt;
-  if (blocked_only && c.wanted[result]->is_slice()) return std::nullopt;
-  return c.wanted[result];
-}
-
+/// The operand's registers repeated along the dimensions it has extent 1 in.
 llvm::Value* lower_broadcast(LoweringContext& c, const ir::Instruction& inst) {
-  TileLayout src;
-  llvm::Value* v;
-  if (auto w = wanted_of(c, inst.results[0], true)) {
-    src = *w;
-    auto s = c.fn.type_of(inst.operands[0]).shape();
-    src.shape.assign(s.begin(), s.end());
-    v = tile_in_layout(c, inst.operands[0], src);
-  } else {
-    v = blocked(c, inst.operands[0], &src);
-  }
-  ir::Type t = c.fn.type_of(inst.results[0]);
-  TileLayout dst = src;
-  dst.shape.assign(t.shape().begin(), t.shape().end());
+  const TileLayout& dst = result_layout(c, inst.results[0]);
+  auto s = c.fn.type_of(inst.operands[0]).shape();
+  const TileLayout src = dst.with_shape({s.begin(), s.end()});
+  llvm::Value* v = tile_in_layout(c, inst.operands[0], src);
   c.layouts[inst.results[0]] = dst;
   std::vector<int> mask(dst.num_regs());
   for (int r = 0; r < dst.num_regs(); ++r) {
@@ -169,39 +147,27 @@ llvm::Value* lower_broadcast(LoweringContext& c, const ir::Instruction& inst) {
   return c.b.CreateShuffleVector(v, mask);
 }
 
+/// Either undoes a reduction's slice (the operand is the slice of the result's layout along
+/// the axis) or adds a dimension of one element held by every thread (the registers stay).
 llvm::Value* lower_expand_dims(LoweringContext& c, const ir::Instruction& inst) {
   const int axis = static_cast<int>(inst.int_attr());
   ir::Type t = c.fn.type_of(inst.results[0]);
-  std::optional<TileLayout> want = wanted_of(c, inst.results[0], true);
-  TileLayout l = layout_of(c, inst.operands[0]);
-  llvm::Value* x = c.get(inst.operands[0]);
-  if (want && want->shape == std::vector<std::int64_t>(t.shape().begin(), t.shape().end())) {
-    l = slice_layout(*want, axis);
-    x = tile_in_layout(c, inst.operands[0], l);
-  }
-  if (l.is_slice() && l.slice_dim == axis) {
-    // Undo the reduction's slice: the parent's layout, with extent 1 along the axis.
-    TileLayout dst = l;
-    dst.slice_dim = -1;
-    dst.shape.assign(t.shape().begin(), t.shape().end());
-    c.layouts[inst.results[0]] = dst;
-    std::vector<int> mask(dst.num_regs());
-    for (int r = 0; r < dst.num_regs(); ++r) mask[r] = l.reg_of(dst.reg_indices(r));
-    return c.b.CreateShuffleVector(x, mask);
-  }
-  // A new dimension of one element held by every thread: the registers stay as they are.
-  TileLayout src;
-  llvm::Value* v = blocked(c, inst.operands[0], &src);
-  TileLayout dst = src;
-  dst.shape.assign(t.shape().begin(), t.shape().end());
-  dst.spt.insert(dst.spt.begin() + axis, 1);
-  dst.tpw.insert(dst.tpw.begin() + axis, 1);
-  dst.wpc.insert(dst.wpc.begin() + axis, 1);
-  for (int& d : dst.order)
-    if (d >= axis) ++d;
-  dst.order.push_back(axis);
+  const TileLayout& dst = result_layout(c, inst.results[0]);
+  const TileLayout& src = layout_of(c, inst.operands[0]);
   c.layouts[inst.results[0]] = dst;
-  return v;
+  if (src.is_slice() && src == slice_layout(dst, axis)) {
+    std::vector<int> mask(dst.num_regs());
+    for (int r = 0; r < dst.num_regs(); ++r) mask[r] = src.reg_of(dst.reg_indices(r));
+    return c.b.CreateShuffleVector(c.get(inst.operands[0]), mask);
+  }
+  if (!src.is_slice() && insert_dim_layout(src, axis, {t.shape().begin(), t.shape().end()}) == dst)
+    return c.get(inst.operands[0]);
+  // A recomputation in another layout: the operand moves to the slice first.
+  llvm::Value* x = tile_in_layout(c, inst.operands[0], slice_layout(dst, axis));
+  std::vector<int> mask(dst.num_regs());
+  const TileLayout sliced = slice_layout(dst, axis);
+  for (int r = 0; r < dst.num_regs(); ++r) mask[r] = sliced.reg_of(dst.reg_indices(r));
+  return c.b.CreateShuffleVector(x, mask);
 }
 
 /// Bytes per element of a tile in memory.
@@ -404,7 +370,7 @@ llvm::Value* lower_permute_or_reshape(LoweringContext& c, const ir::Instruction&
   const ir::ValueId x = inst.operands[0];
   ir::Type st = c.fn.type_of(x), rt = c.fn.type_of(inst.results[0]);
   const std::vector<std::int64_t> sshape(st.shape().begin(), st.shape().end()), rshape(rt.shape().begin(), rt.shape().end());
-  const TileLayout to = default_layout(rshape, c.warps);
+  const TileLayout to = result_layout(c, inst.results[0]);
   c.layouts[inst.results[0]] = to;
   const bool reshape = inst.op == ir::Opcode::TileReshape;
   return through_shared(
@@ -431,7 +397,8 @@ bool rematerializable(const ir::Function& f, ir::ValueId v, int depth = 0) {
     case ir::Opcode::TileArange:
     case ir::Opcode::TileSplat: return true;
     case ir::Opcode::TileBroadcast:
-    case ir::Opcode::TileExpandDims: return rematerializable(f, d->operands[0], depth + 1);
+    case ir::Opcode::TileExpandDims:
+    case ir::Opcode::TileConvertLayout: return rematerializable(f, d->operands[0], depth + 1);
     case ir::Opcode::Add:
     case ir::Opcode::Sub:
     case ir::Opcode::Mul:
@@ -473,17 +440,21 @@ llvm::Value* rematerialize(LoweringContext& c, ir::ValueId v, const TileLayout& 
       break;
     case ir::Opcode::TileArange:
     case ir::Opcode::TileSplat: break;
+    case ir::Opcode::TileConvertLayout: return tile_in_layout(c, d.operands[0], l);
     default:
       for (ir::ValueId o : d.operands)
         if (c.fn.type_of(o).is_tile()) place(o, l);
       break;
   }
   // Lower the defining op again with `l` as the layout its result should get.
-  const auto saved_wanted = v < c.wanted.size() ? c.wanted[v] : std::nullopt;
-  if (v < c.wanted.size()) c.wanted[v] = l;
+  const auto saved_override = c.layout_override.find(v) != c.layout_override.end()
+                                  ? std::optional<TileLayout>(c.layout_override.at(v))
+                                  : std::nullopt;
+  c.layout_override[v] = l;
   c.layouts[v] = l;
   llvm::Value* r = lowering_of(d.op)(c, d);
-  if (v < c.wanted.size()) c.wanted[v] = saved_wanted;
+  if (saved_override) c.layout_override[v] = *saved_override;
+  else c.layout_override.erase(v);
   for (auto it = operands.rbegin(); it != operands.rend(); ++it) {
     c.layouts[it->first] = it->second.first;
     c.values[it->first] = it->second.second;
@@ -504,20 +475,17 @@ llvm::Value* tile_in_layout(LoweringContext& c, ir::ValueId v, const TileLayout&
   return relayout(c, c.get(v), have, l);
 }
 
+const TileLayout& result_layout(const LoweringContext& c, ir::ValueId v) {
+  if (auto it = c.layout_override.find(v); it != c.layout_override.end()) return it->second;
+  const TileLayout* l = c.fn.type_of(v).layout();
+  CUTLET_ASSERT(l != nullptr, "a tile value without a layout (assign-layouts did not run)");
+  return *l;
+}
+
 SavedValues prepare_tile_operands(LoweringContext& c, const ir::Instruction& inst) {
   SavedValues saved;
-  const TileLayout* target = nullptr;
-  for (ir::ValueId v : inst.operands)
-    if (c.fn.type_of(v).is_tile()) {
-      target = &layout_of(c, v);
-      break;
-    }
-  if (!target) return saved;
-  TileLayout l = *target;
-  // The layout the result's uses want, when the operands have its shape.
-  if (!inst.results.empty() && inst.results[0] < c.wanted.size() && c.wanted[inst.results[0]] &&
-      c.wanted[inst.results[0]]->tile_shape() == target->tile_shape())
-    l = *c.wanted[inst.results[0]];
+  if (inst.results.empty() || !c.fn.type_of(inst.results[0]).is_tile()) return saved;
+  const TileLayout l = result_layout(c, inst.results[0]);
   for (ir::ValueId v : inst.operands) {
     if (!c.fn.type_of(v).is_tile() || layout_of(c, v) == l) continue;
     if (std::none_of(saved.begin(), saved.end(), [&](const auto& s) { return s.first == v; })) {
@@ -533,7 +501,20 @@ void restore_tile_operands(LoweringContext& c, const SavedValues& saved) {
   for (const auto& [v, x] : saved) c.values[v] = x;
 }
 
+namespace {
+/// The one op that moves a tile between layouts (see ir::assign_layouts): recomputed in the
+/// new layout when that is cheap index arithmetic, else through shared memory.
+llvm::Value* lower_convert_layout(LoweringContext& c, const ir::Instruction& inst) {
+  const TileLayout& to = result_layout(c, inst.results[0]);
+  const TileLayout& from = layout_of(c, inst.operands[0]);
+  c.layouts[inst.results[0]] = to;
+  if (from.same_placement(to)) return c.get(inst.operands[0]);
+  return tile_in_layout(c, inst.operands[0], to);
+}
+}  // namespace
+
 void register_tiles(LoweringTable& t) {
+  t.set(Opcode::TileConvertLayout, lower_convert_layout);
   t.set(Opcode::TileArange, lower_arange);
   t.set(Opcode::TileSplat, lower_splat);
   t.set(Opcode::TileBroadcast, lower_broadcast);

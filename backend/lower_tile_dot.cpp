@@ -9,7 +9,6 @@
 #include <llvm/IR/IntrinsicsNVPTX.h>
 
 #include "cutlet/error.h"
-#include "tile_layout_plan.h"
 #include "tile_pipeline.h"
 #include "tile_support.h"
 
@@ -49,7 +48,7 @@ class MmaFragments {
     b_transposed_ = s.b_transposed;
     et_ = c.fn.type_of(dot.operands[0]).element();
     tf32_ = et_ == ir::Type::f32();
-    const TileLayout mma = *mma_layout(M_, N_, c.warps, c.whole_rows);
+    const TileLayout& mma = result_layout(c, dot.results[0]);
     wm_ = mma.wpc[0];
     wn_ = mma.wpc[1];
     tiles_m_ = M_ / (16 * wm_);
@@ -342,10 +341,7 @@ llvm::Value* lower_dot_fma(LoweringContext& c, const ir::Instruction& inst) {
 }
 
 llvm::Value* lower_dot(LoweringContext& c, const ir::Instruction& inst) {
-  if (dot_uses_mma(c.fn, inst, c.warps)) {
-    ir::Type tc = c.fn.type_of(inst.results[0]);
-    return lower_dot_mma(c, inst, *mma_layout(tc.shape()[0], tc.shape()[1], c.warps, c.whole_rows));
-  }
+  if (dot_uses_mma(c.fn, inst, c.warps)) return lower_dot_mma(c, inst, result_layout(c, inst.results[0]));
   return lower_dot_fma(c, inst);
 }
 

@@ -291,23 +291,10 @@ std::vector<Tuple> scan_regs(LoweringContext& c, std::vector<Tuple> regs, const 
   return regs;
 }
 
-/// The layout to scan `base`'s tile along k in: base itself when it holds no copies along k,
-/// else one that keeps the whole axis in every thread (lanes and warps then repeat elements
-/// along the other dimensions, which is harmless).
-TileLayout scan_layout(const TileLayout& base, int k) {
-  if (base.cover(k) <= base.shape[k]) return base;
-  TileLayout l = base;
-  l.spt[k] = static_cast<int>(l.shape[k]);
-  l.tpw[k] = 1;
-  l.wpc[k] = 1;
-  return l;
-}
-
 llvm::Value* lower_scan(LoweringContext& c, const ir::Instruction& inst) {
   const int k = static_cast<int>(inst.int_attr(0));
-  TileLayout l;
-  blocked(c, inst.operands[0], &l);
-  l = scan_layout(l, k);
+  // The layout assign-layouts chose: the operand's, or one holding the whole axis per thread.
+  const TileLayout l = result_layout(c, inst.results[0]);
   std::vector<ir::ValueId> inputs(inst.operands.begin(), inst.operands.end());
   std::vector<std::vector<llvm::Value*>> comps;
   for (ir::ValueId v : inputs) comps.push_back(unpack(c, tile_in_layout(c, v, l)));

@@ -10,9 +10,9 @@
 
 #include "cutlet/backend/compiler.h"
 #include "cutlet/error.h"
+#include "cutlet/ir/passes/passes.h"
 #include "debug_info.h"
 #include "lowering.h"
-#include "tile_layout_plan.h"
 #include "tile_pipeline.h"
 #include "tile_support.h"
 
@@ -130,6 +130,10 @@ class Walker {
     llvm::Value* v = fn(c_, inst);
     if (elementwise_on_tiles) restore_tile_operands(c_, saved);
     if (!inst.results.empty()) c_.values[inst.results[0]] = v;
+    // Each tile is made in the layout its type gives it (the layouts are the IR's decision).
+    for (ir::ValueId r : inst.results)
+      if (const TileLayout* l = c_.fn.type_of(r).layout())
+        CUTLET_ASSERT(c_.layouts[r] && *c_.layouts[r] == *l, "a tile lowered in another layout than its type's");
   }
 
   /// Software pipelining of a tile loop's loads: the tile loads at the top level of the body
@@ -617,10 +621,6 @@ llvm::Function* lower_function(const ir::Function& fn, llvm::Module& module, con
 
   LoweringContext c{fn, ctx, module, function, b, entry, std::vector<llvm::Value*>(fn.num_values(), nullptr), options};
   for (std::size_t i = 0; i < fn.params().size(); ++i) c.values[fn.params()[i]] = function->getArg(static_cast<unsigned>(i));
-  if (fn.tile_warps() > 0) {
-    c.whole_rows = dots_take_whole_rows(fn);
-    c.wanted = plan_layouts(fn, c.warps, c.whole_rows);
-  }
   std::unique_ptr<DebugInfo> debug;
   if (options.line_info) {
     debug = std::make_unique<DebugInfo>(module, *function, fn);
@@ -675,10 +675,22 @@ int reserved_dynamic_shared(const llvm::Module& module) {
   return v ? static_cast<int>(v->getZExtValue()) : 0;
 }
 
+namespace {
+/// Whether tile kernel `fn` has tiles without layouts (it did not go through the pipeline).
+bool lacks_layouts(const ir::Function& fn) {
+  if (fn.tile_warps() == 0) return false;
+  for (std::size_t v = 0; v < fn.num_values(); ++v)
+    if (fn.type_of(static_cast<ir::ValueId>(v)).is_tile() && !fn.type_of(static_cast<ir::ValueId>(v)).layout()) return true;
+  return false;
+}
+}  // namespace
+
 std::unique_ptr<llvm::Module> lower_to_llvm(const ir::Function& fn, llvm::LLVMContext& ctx, const LoweringOptions& options,
                                             SharedArena* arena) {
   auto module = new_module(fn.name(), ctx);
-  lower_function(fn, *module, options, fn.is_kernel() ? Visibility::Kernel : Visibility::Exported, arena);
+  const Visibility vis = fn.is_kernel() ? Visibility::Kernel : Visibility::Exported;
+  if (lacks_layouts(fn)) lower_function(ir::assign_layouts(fn), *module, options, vis, arena);
+  else lower_function(fn, *module, options, vis, arena);
   return module;
 }
 

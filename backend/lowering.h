@@ -41,10 +41,9 @@ struct LoweringContext {
   std::vector<std::optional<TileLayout>> layouts = std::vector<std::optional<TileLayout>>(fn.num_values());
   std::map<std::pair<ir::ValueId, std::vector<std::int64_t>>, llvm::Value*> converted;
   int warps = fn.tile_warps() > 0 ? fn.tile_warps() : 4;
-  /// The layouts that tile values' uses want (tile_layout_plan.h); tile sources follow them.
-  std::vector<std::optional<TileLayout>> wanted;
-  /// Whether the kernel's dots give each warp whole rows (dots_take_whole_rows).
-  bool whole_rows = false;
+  /// Tile values recomputed in a layout other than their type's (rematerialize in
+  /// lower_tile.cpp): the layout their op is lowered in meanwhile.
+  std::map<ir::ValueId, TileLayout> layout_override;
   /// A tile value held in shared memory instead of registers: row-major rows of `stride`
   /// elements from `base` (a cp.async stage buffer; see tile_pipeline.h).
   struct SharedTile {
@@ -105,9 +104,13 @@ void register_tiles(LoweringTable& t);
 void register_tile_dot(LoweringTable& t);
 void register_tile_reduce(LoweringTable& t);
 
+/// The layout tile value v is made in: its type's (assigned by ir::assign_layouts), or the one
+/// it is being recomputed in.
+const TileLayout& result_layout(const LoweringContext& c, ir::ValueId v);
 /// Tile operands of an elementwise op (add, cmp, select, cast, math, ...) are brought to
-/// one layout (the first tile operand's) and the result gets it; the values the op should
-/// see are swapped into c.values until restore_tile_operands.
+/// the result's layout (assign-layouts placed them so; a recomputation may not have) and the
+/// results get it; the values the op should see are swapped into c.values until
+/// restore_tile_operands.
 using SavedValues = std::vector<std::pair<ir::ValueId, llvm::Value*>>;
 SavedValues prepare_tile_operands(LoweringContext& c, const ir::Instruction& inst);
 void restore_tile_operands(LoweringContext& c, const SavedValues& saved);

@@ -115,6 +115,7 @@ class Analysis {
         return r;
       }
       case ir::Opcode::Cast: return f_.type_of(d->operands[0]).is_tile() ? operand(0) : unknown(n);
+      case ir::Opcode::TileConvertLayout: return operand(0);  // the same elements, placed anew
       case ir::Opcode::Add:
       case ir::Opcode::Sub: {
         AxisInfo a = operand(0), b = operand(1), r = unknown(n);

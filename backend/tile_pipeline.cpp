@@ -5,7 +5,6 @@
 #include <algorithm>
 
 #include "tile_axis_info.h"
-#include "tile_layout_plan.h"
 
 namespace cutlet::backend {
 namespace {
@@ -39,21 +38,6 @@ std::optional<ir::InstId> fragment_pipelined_dot(const ir::Instruction& loop, co
 }
 
 int pipeline_stages(const ir::Function& fn) { return fn.tile_stages() > 0 ? fn.tile_stages() : 3; }
-
-DotShape dot_shape(const ir::Function& fn, const ir::Instruction& dot) {
-  const std::int64_t tr = dot.attrs.size() > 1 ? dot.int_attr(1) : 0;
-  const bool at = (tr & ir::ATransposed) != 0, bt = (tr & ir::BTransposed) != 0;
-  auto sa = fn.type_of(dot.operands[0]).shape(), sc = fn.type_of(dot.results[0]).shape();
-  return {sc[0], sc[1], at ? sa[0] : sa[1], at, bt};
-}
-
-bool dot_uses_mma(const ir::Function& fn, const ir::Instruction& dot, int warps) {
-  const DotShape s = dot_shape(fn, dot);
-  const bool f32 = fn.type_of(dot.operands[0]).element() == ir::Type::f32();
-  const bool tf32 = dot.int_attr() != 0;
-  if (f32 && !tf32) return false;
-  return mma_layout(s.m, s.n, warps).has_value() && s.k % (f32 ? 8 : 16) == 0;
-}
 
 std::int64_t dot_operand_stride(bool along_k, std::int64_t cols, ir::Type elem) {
   // 16-bit elements: rows 16 bytes apart modulo 128, so ldmatrix's eight 16-byte row reads

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cutlet/ir/function.h"
+#include "cutlet/ir/tile_dot.h"
 #include "tile_layout.h"
 
 namespace cutlet::backend {
@@ -41,17 +42,9 @@ std::optional<ir::InstId> fragment_pipelined_dot(const ir::Instruction& loop, co
 /// The stages of the function's pipelined loops (KernelOptions::tile_stages, default 3).
 int pipeline_stages(const ir::Function& fn);
 
-/// The extents of tile.dot `dot`, [M, K] @ [K, N], and which operands it reads transposed
-/// (a given as [K, M], b as [N, K]; see ir::DotTransposed).
-struct DotShape {
-  std::int64_t m, n, k;
-  bool a_transposed, b_transposed;
-  bool transposed(int operand) const { return operand == 0 ? a_transposed : b_transposed; }
-};
-DotShape dot_shape(const ir::Function& fn, const ir::Instruction& dot);
-
-/// Whether tile.dot `dot` runs on tensor cores (mma.sync) on `warps` warps.
-bool dot_uses_mma(const ir::Function& fn, const ir::Instruction& dot, int warps);
+using ir::DotShape;
+using ir::dot_shape;
+using ir::dot_uses_mma;
 
 /// The row stride, in elements, of a dot operand held in shared memory as `rows` of `cols`
 /// (`along_k`: its rows run along K, as a [M, K] a or a transposed b [N, K]; otherwise along

@@ -10,6 +10,7 @@ namespace {
 constexpr Pass kPipeline[] = {
     {"fold-dot-transposes", &fold_dot_transposes},
     {"dce", &dead_code_elimination},
+    {"assign-layouts", &assign_layouts},
 };
 }  // namespace
 

@@ -4,6 +4,7 @@
 #include <deque>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <tuple>
 
 #include "cutlet/error.h"
@@ -17,6 +18,7 @@ struct TypeStorage {
   AddressSpace space = AddressSpace::Generic;
   const TypeStorage* element = nullptr;
   std::vector<std::int64_t> shape;
+  std::optional<Layout> layout;  // tiles only
 };
 }  // namespace detail
 
@@ -30,6 +32,8 @@ struct Interner {
   TypeStorage scalars[13];
   std::map<std::tuple<const TypeStorage*, int>, const TypeStorage*> pointers;
   std::map<std::tuple<const TypeStorage*, std::vector<std::int64_t>>, const TypeStorage*> tiles;
+  // Tiles with a layout: a list per (element, shape), searched by equality.
+  std::map<std::tuple<const TypeStorage*, std::vector<std::int64_t>>, std::vector<const TypeStorage*>> placed_tiles;
   std::map<std::tuple<const TypeStorage*, int>, const TypeStorage*> vectors;
   std::map<std::tuple<std::int64_t, std::int64_t>, const TypeStorage*> records;
 
@@ -102,6 +106,41 @@ Type Type::tile(std::span<const std::int64_t> shape, Type element) {
   s.shape = std::move(v);
   in.tiles.emplace(key, &s);
   return Type(&s);
+}
+
+Type Type::tile(std::span<const std::int64_t> shape, Type element, const Layout& layout) {
+  Type base = tile(shape, element);
+  CUTLET_ASSERT(layout.tile_shape() == std::vector<std::int64_t>(shape.begin(), shape.end()),
+                "a tile layout must be for the tile's shape");
+  auto& in = interner();
+  std::lock_guard lock(in.mu);
+  auto& list = in.placed_tiles[std::make_tuple(element.s_, base.s_->shape)];
+  for (const TypeStorage* s : list)
+    if (*s->layout == layout) return Type(s);
+  auto& s = in.storage.emplace_back();
+  s.kind = TypeKind::Tile;
+  s.element = element.s_;
+  s.shape = base.s_->shape;
+  s.layout = layout;
+  list.push_back(&s);
+  return Type(&s);
+}
+
+const Layout* Type::layout() const { return s_->layout ? &*s_->layout : nullptr; }
+
+Type Type::with_layout(const Layout& l) const {
+  CUTLET_ASSERT(is_tile(), "with_layout of a non-tile type");
+  return tile(shape(), element(), l);
+}
+
+Type Type::without_layout() const {
+  CUTLET_ASSERT(is_tile(), "without_layout of a non-tile type");
+  return tile(shape(), element());
+}
+
+Type Type::with_element(Type e) const {
+  CUTLET_ASSERT(is_tile(), "with_element of a non-tile type");
+  return s_->layout ? tile(shape(), e, *s_->layout) : tile(shape(), e);
 }
 
 Type Type::record(std::int64_t size, std::int64_t align) {
@@ -198,7 +237,9 @@ std::string Type::str() const {
     case TypeKind::Tile: {
       std::string r = "tile<";
       for (auto e : s_->shape) r += std::to_string(e) + "x";
-      return r + element().str() + ">";
+      r += element().str();
+      if (s_->layout) r += ", " + s_->layout->str();
+      return r + ">";
     }
   }
   return "?";
@@ -221,6 +262,7 @@ std::uint64_t Type::structural_hash() const {
     case TypeKind::Tile:
       h.add(element().structural_hash());
       for (auto e : s_->shape) h.add(static_cast<std::uint64_t>(e));
+      if (s_->layout) h.add(s_->layout->structural_hash());
       break;
   }
   return h.value();

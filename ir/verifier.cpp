@@ -157,7 +157,7 @@ class Verifier {
         break;
       }
       case TypeRule::Bool:
-        if (one_result() != (ot[0].is_tile() ? Type::tile(ot[0].shape(), Type::i1()) : Type::i1()))
+        if (one_result() != (ot[0].is_tile() ? ot[0].with_element(Type::i1()) : Type::i1()))
           fail(&inst, "result must be i1 (or a tile of i1 for tiles)");
         if (ot[0] != ot[1]) fail(&inst, "operands of different types " + ot[0].str() + " and " + ot[1].str());
         check_class(ot[0].scalar_type());
@@ -165,7 +165,7 @@ class Verifier {
         break;
       case TypeRule::SelectRule:
         if (!ot[0].scalar_type().is_bool() || ot[1] != ot[2] || one_result() != ot[1] ||
-            ot[0].is_tile() != ot[1].is_tile())
+            ot[0].is_tile() != ot[1].is_tile() || (ot[0].is_tile() && ot[0] != ot[1].with_element(Type::i1())))
           fail(&inst, "must be (i1, T, T) -> T");
         break;
       case TypeRule::PointerOffset:
@@ -208,6 +208,8 @@ class Verifier {
         if (inst.results.size() != 1 || ot[0].is_tile() != f_.type_of(inst.results[0]).is_tile() ||
             !ot[0].scalar_type().is_scalar() || !f_.type_of(inst.results[0]).scalar_type().is_scalar())
           fail(&inst, "converts scalars (or tiles of one shape)");
+        if (ot[0].is_tile() && f_.type_of(inst.results[0]) != ot[0].with_element(f_.type_of(inst.results[0]).element()))
+          fail(&inst, "converts tiles of one shape and layout");
         break;
       case Opcode::Bitcast:
         if (inst.results.size() != 1 || !ot[0].is_scalar() || f_.type_of(inst.results[0]).bits() != ot[0].bits())
@@ -244,7 +246,7 @@ class Verifier {
         if (!math_implementation(fn, ot[0].scalar_type()))
           fail(&inst, std::string(math_fn_name(fn)) + " is not defined for " + ot[0].str());
         Type want = math_result_type(fn, ot[0].scalar_type());
-        if (ot[0].is_tile()) want = Type::tile(ot[0].shape(), want);
+        if (ot[0].is_tile()) want = ot[0].with_element(want);
         if (one(inst) != want) fail(&inst, "wrong result type");
         break;
       }
@@ -266,6 +268,12 @@ class Verifier {
       case Opcode::TileReshape:
         // Shapes and element types are checked by the builder, which is the only producer.
         if (inst.results.size() != 1) fail(&inst, "needs one result");
+        break;
+      case Opcode::TileConvertLayout:
+        // The one op that moves a tile between layouts: same shape and elements, placed anew.
+        if (inst.results.size() != 1 || !ot[0].is_tile() || !one(inst).layout() ||
+            one(inst).without_layout() != ot[0].without_layout())
+          fail(&inst, "must be (tile<S x T>) -> tile<S x T, layout>");
         break;
       case Opcode::TileDot: {
         if (inst.results.size() != 1 || inst.operands.size() != 3 || inst.attrs.size() != 2)

@@ -10,6 +10,7 @@ bool removable(const Instruction& inst) {
   switch (inst.op) {
     case Opcode::Load:
     case Opcode::VecLoad:
+    case Opcode::TileLoad:
     case Opcode::Alloca:
     case Opcode::SharedAlloc:
     case Opcode::ActiveMask:

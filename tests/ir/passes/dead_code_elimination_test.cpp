@@ -1,6 +1,7 @@
 // Tests of dead-code elimination: unused pure ops and loads go, effects and their inputs stay.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <vector>
 
 #include "cutlet/ir/builder.h"
@@ -62,6 +63,22 @@ TEST(DeadCodeEliminationTest, RemovesUnusedLoadsButKeepsUsedOnes) {
   EXPECT_EQ(count(f, Opcode::PtrAdd), 2u);
   EXPECT_EQ(count(f, Opcode::Const), 0u);
   EXPECT_EQ(count(f, Opcode::Store), 1u);
+  EXPECT_NO_THROW(verify(f));
+}
+
+TEST(DeadCodeEliminationTest, RemovesUnusedTileLoadsAsScalarOnes) {
+  Function f("k");
+  f.set_tile_warps(4);
+  Builder b(f);
+  ValueId in = b.add_param(Type::pointer(Type::f32()));
+  ValueId out = b.add_param(Type::pointer(Type::f32()));
+  ValueId offs = b.tile_arange(128);
+  b.tile_load(in, b.binary(Opcode::Add, offs, b.tile_splat(b.const_int(Type::i32(), 128), std::array<std::int64_t, 1>{128})));
+  b.tile_store(out, offs, b.tile_load(in, offs));
+  f = dead_code_elimination(std::move(f));
+  EXPECT_EQ(count(f, Opcode::TileLoad), 1u);
+  EXPECT_EQ(count(f, Opcode::Add), 0u);
+  EXPECT_EQ(count(f, Opcode::TileStore), 1u);
   EXPECT_NO_THROW(verify(f));
 }
 

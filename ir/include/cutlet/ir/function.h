@@ -137,6 +137,8 @@ class Function {
   InstId add_inst(Instruction inst);
   /// Creates a new value of type `t` defined by `def` (kNone for a region argument).
   ValueId add_value(Type t, InstId def, std::uint32_t index);
+  /// Retypes value v (passes that place tiles: see layout.h).
+  void set_type(ValueId v, Type t) { values_.at(v).type = t; }
 
  private:
   std::string name_;

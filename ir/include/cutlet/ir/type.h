@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "cutlet/ir/layout.h"
+
 namespace cutlet::ir {
 
 /// The scalar element types. Integers carry their signedness: it decides division,
@@ -25,7 +27,8 @@ struct TypeStorage;
 /// A handle to an interned type: equal types are the same object, so comparison is a
 /// pointer comparison and a Type is cheap to copy. Types live for the whole process.
 /// Tile types (`tile<16x64xf32>`) have a shape of trace-time integers and an element
-/// scalar type; a layout may be attached by the backend later.
+/// scalar type; traced tiles have no layout, the assign-layouts pass gives each one
+/// (`tile<16x64xf32, #blocked<...>>`; see layout.h).
 class Type {
  public:
   /// The void type (no value); the type of a default-constructed Type.
@@ -53,6 +56,8 @@ class Type {
   static Type vector(Type element, int lanes);
   /// A tile of `element` (a scalar) with the given shape (every extent >= 1).
   static Type tile(std::span<const std::int64_t> shape, Type element);
+  /// A tile of `element` with the given shape placed by `layout` (whose tile_shape() is `shape`).
+  static Type tile(std::span<const std::int64_t> shape, Type element, const Layout& layout);
   /// `size` bytes with alignment `align` (a power of two): a C++ struct of scalars passed
   /// to a kernel by value, read field by field with the `field` op ("record<12, align 4>").
   static Type record(std::int64_t size, std::int64_t align);
@@ -90,6 +95,14 @@ class Type {
   AddressSpace address_space() const;
   /// The shape of a tile (empty for other types).
   std::span<const std::int64_t> shape() const;
+
+  /// The layout of a tile type, or nullptr (not a tile, or not yet assigned).
+  const Layout* layout() const;
+  /// This tile type placed by `l` / without a layout.
+  Type with_layout(const Layout& l) const;
+  Type without_layout() const;
+  /// A tile of this tile type's shape and layout with elements `e` (a scalar).
+  Type with_element(Type e) const;
 
   /// Text form: "f32", "ptr<f32, global>", "tile<16x64xf32>".
   std::string str() const;

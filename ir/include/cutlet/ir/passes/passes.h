@@ -10,6 +10,16 @@ namespace cutlet::ir {
 /// so the permute's trip through shared memory goes (DCE removes the unused permute).
 Function fold_dot_transposes(Function f);
 
+/// Layout assignment (tile kernels only): gives every tile value its layout (layout.h) in its
+/// type and inserts a tile.convert_layout wherever a value must move to the layout its
+/// consumer takes. Sources (arange, splat) are made in the layout their uses want (the backward
+/// wishes of layout_wishes.h); elementwise ops work in the layout their result's uses want,
+/// else their first tile operand's; loads, stores and atomics in their offsets' layout; a
+/// tensor-core dot's accumulator and result in its mma layout; reductions in the slice of
+/// their operand's blocked layout; permutes and reshapes in the default layout; carried
+/// values in their initial value's. Idempotent on an assigned function.
+Function assign_layouts(Function f);
+
 /// Dead-code elimination: drops pure ops, loads and unused allocations whose results are
 /// never used, to a fixed point. Ops with effects (stores, atomics, barriers, warp
 /// collectives, region ops) are kept.

@@ -1,54 +1,33 @@
-// The backward layout plan (see tile_layout_plan.h).
-#include "tile_layout_plan.h"
+// The backward layout wishes (see layout_wishes.h).
+#include "layout_wishes.h"
 
 #include <algorithm>
-#include <cmath>
 
-#include "tile_pipeline.h"
+#include "cutlet/ir/tile_dot.h"
 
-namespace cutlet::backend {
-
-std::optional<TileLayout> mma_layout(std::int64_t m, std::int64_t n, int warps, bool whole_rows) {
-  int best_wm = 0;
-  double best_score = 1e30;
-  for (int wm = 1; wm <= warps; wm *= 2) {
-    const int wn = warps / wm;
-    if (m % (16 * wm) != 0 || n % (8 * wn) != 0) continue;
-    const double score = std::abs(static_cast<double>(m / wm) - static_cast<double>(n / wn));
-    if (score < best_score) best_wm = wm, best_score = score;
-  }
-  if (best_wm == 0) return std::nullopt;
-  if (whole_rows && m % (16 * warps) == 0 && n % 8 == 0) best_wm = warps;
-  TileLayout l;
-  l.shape = {m, n};
-  l.spt = {1, 2};
-  l.tpw = {8, 4};
-  l.wpc = {best_wm, warps / best_wm};
-  l.order = {1, 0};
-  return l;
-}
+namespace cutlet::ir {
 
 namespace {
 
 /// For each value of `fn`, the instructions (at any depth) that use it.
-void collect_uses(const ir::Function& fn, const ir::Region& r, std::vector<std::vector<const ir::Instruction*>>& uses) {
-  for (ir::InstId id : r.body) {
-    const ir::Instruction& inst = fn.inst(id);
-    for (ir::ValueId v : inst.operands) uses[v].push_back(&inst);
-    for (const ir::Region& sub : inst.regions) collect_uses(fn, sub, uses);
+void collect_uses(const Function& fn, const Region& r, std::vector<std::vector<const Instruction*>>& uses) {
+  for (InstId id : r.body) {
+    const Instruction& inst = fn.inst(id);
+    for (ValueId v : inst.operands) uses[v].push_back(&inst);
+    for (const Region& sub : inst.regions) collect_uses(fn, sub, uses);
   }
 }
 
 /// Whether tile value v, or what elementwise ops make of it, is reduced along its last axis
 /// or is the a operand of a dot.
-bool reaches_row_use(const ir::Function& fn, ir::ValueId v, const std::vector<std::vector<const ir::Instruction*>>& uses,
+bool reaches_row_use(const Function& fn, ValueId v, const std::vector<std::vector<const Instruction*>>& uses,
                      int depth = 0) {
   if (depth > 16) return false;
-  for (const ir::Instruction* u : uses[v]) {
-    if (u->op == ir::Opcode::TileReduce && u->int_attr(1) == static_cast<std::int64_t>(fn.type_of(v).shape().size()) - 1)
+  for (const Instruction* u : uses[v]) {
+    if (u->op == Opcode::TileReduce && u->int_attr(1) == static_cast<std::int64_t>(fn.type_of(v).shape().size()) - 1)
       return true;
-    if (u->op == ir::Opcode::TileDot && u->operands[0] == v && !(dot_shape(fn, *u).a_transposed)) return true;
-    const bool elementwise = !ir::has_trait(u->op, ir::TileOp) && u->regions.empty() && u->results.size() == 1 &&
+    if (u->op == Opcode::TileDot && u->operands[0] == v && !(dot_shape(fn, *u).a_transposed)) return true;
+    const bool elementwise = !has_trait(u->op, TileOp) && u->regions.empty() && u->results.size() == 1 &&
                              fn.type_of(u->results[0]).is_tile() &&
                              std::ranges::equal(fn.type_of(u->results[0]).shape(), fn.type_of(v).shape());
     if (elementwise && reaches_row_use(fn, u->results[0], uses, depth + 1)) return true;
@@ -56,12 +35,12 @@ bool reaches_row_use(const ir::Function& fn, ir::ValueId v, const std::vector<st
   return false;
 }
 
-bool any_dot_reaches_row_use(const ir::Function& fn, const ir::Region& r,
-                             const std::vector<std::vector<const ir::Instruction*>>& uses) {
-  for (ir::InstId id : r.body) {
-    const ir::Instruction& inst = fn.inst(id);
-    if (inst.op == ir::Opcode::TileDot && reaches_row_use(fn, inst.results[0], uses)) return true;
-    for (const ir::Region& sub : inst.regions)
+bool any_dot_reaches_row_use(const Function& fn, const Region& r,
+                             const std::vector<std::vector<const Instruction*>>& uses) {
+  for (InstId id : r.body) {
+    const Instruction& inst = fn.inst(id);
+    if (inst.op == Opcode::TileDot && reaches_row_use(fn, inst.results[0], uses)) return true;
+    for (const Region& sub : inst.regions)
       if (any_dot_reaches_row_use(fn, sub, uses)) return true;
   }
   return false;
@@ -69,9 +48,9 @@ bool any_dot_reaches_row_use(const ir::Function& fn, const ir::Region& r,
 
 }  // namespace
 
-bool dots_take_whole_rows(const ir::Function& fn) {
-  if (!find_instruction(fn, ir::Opcode::TileDot)) return false;
-  std::vector<std::vector<const ir::Instruction*>> uses(fn.num_values());
+bool dots_take_whole_rows(const Function& fn) {
+  if (!find_instruction(fn, Opcode::TileDot)) return false;
+  std::vector<std::vector<const Instruction*>> uses(fn.num_values());
   collect_uses(fn, fn.body(), uses);
   return any_dot_reaches_row_use(fn, fn.body(), uses);
 }
@@ -80,27 +59,27 @@ namespace {
 
 class Planner {
  public:
-  Planner(const ir::Function& f, int warps, bool whole_rows) : f_(f), warps_(warps), whole_rows_(whole_rows), want_(f.num_values()) {}
+  Planner(const Function& f, int warps, bool whole_rows) : f_(f), warps_(warps), whole_rows_(whole_rows), want_(f.num_values()) {}
 
-  std::vector<std::optional<TileLayout>> run() {
+  std::vector<std::optional<Layout>> run() {
     region(f_.body());
     return std::move(want_);
   }
 
  private:
-  bool is_tile(ir::ValueId v) const { return f_.type_of(v).is_tile(); }
+  bool is_tile(ValueId v) const { return f_.type_of(v).is_tile(); }
   /// Elements of tile v's type in 16 bytes.
-  int vec_for(ir::ValueId v) const {
-    ir::Type e = f_.type_of(v).element();
+  int vec_for(ValueId v) const {
+    Type e = f_.type_of(v).element();
     return e.is_bool() ? 16 : 128 / e.bits();
   }
-  std::vector<std::int64_t> shape(ir::ValueId v) const {
+  std::vector<std::int64_t> shape(ValueId v) const {
     auto s = f_.type_of(v).shape();
     return {s.begin(), s.end()};
   }
   /// Records a wish for v unless it has one (the first use seen, i.e. the last in program
   /// order, wins) or its shape differs.
-  void wish(ir::ValueId v, const std::optional<TileLayout>& l) {
+  void wish(ValueId v, const std::optional<Layout>& l) {
     if (!l || !is_tile(v) || want_[v]) return;
     if (l->tile_shape() != shape(v)) return;
     want_[v] = l;
@@ -111,25 +90,25 @@ class Planner {
   /// (as lowering gives an elementwise result its first tile operand's layout) that of the
   /// first operand of an elementwise op that has one. So the running max and sum of
   /// attention, carried by a loop, start in the slice of the scores' mma layout.
-  std::optional<TileLayout> natural_layout(ir::ValueId v, int depth = 0) const {
-    const ir::Instruction* d = f_.def_of(v);
+  std::optional<Layout> natural_layout(ValueId v, int depth = 0) const {
+    const Instruction* d = f_.def_of(v);
     if (!d || depth > 16 || !is_tile(v)) return std::nullopt;
-    if (d->op == ir::Opcode::TileDot) {
+    if (d->op == Opcode::TileDot) {
       auto s = shape(v);
       return mma_layout(s[0], s[1], warps_, whole_rows_);
     }
-    if (d->op == ir::Opcode::For || d->op == ir::Opcode::If) {
+    if (d->op == Opcode::For || d->op == Opcode::If) {
       const std::uint32_t k = f_.value(v).index;
-      const ir::Instruction& yield = f_.inst(d->regions[0].body.back());
+      const Instruction& yield = f_.inst(d->regions[0].body.back());
       if (k < yield.operands.size()) return natural_layout(yield.operands[k], depth + 1);
     }
-    if (d->op == ir::Opcode::TileReduce) {
+    if (d->op == Opcode::TileReduce) {
       auto parent = natural_layout(d->operands[0], depth + 1);
       if (parent) return slice_layout(*parent, static_cast<int>(d->int_attr(1)));
       return std::nullopt;
     }
-    if (!ir::has_trait(d->op, ir::TileOp) && d->regions.empty()) {
-      for (ir::ValueId o : d->operands) {
+    if (!has_trait(d->op, TileOp) && d->regions.empty()) {
+      for (ValueId o : d->operands) {
         if (!is_tile(o) || shape(o) != shape(v)) continue;
         if (auto l = natural_layout(o, depth + 1)) return l;
       }
@@ -137,17 +116,16 @@ class Planner {
     return std::nullopt;
   }
 
-  void region(const ir::Region& r) {
+  void region(const Region& r) {
     for (auto it = r.body.rbegin(); it != r.body.rend(); ++it) inst(f_.inst(*it));
   }
 
-  void inst(const ir::Instruction& i) {
-    using ir::Opcode;
-    const std::optional<TileLayout> out = i.results.empty() ? std::nullopt : want_[i.results[0]];
+  void inst(const Instruction& i) {
+    const std::optional<Layout> out = i.results.empty() ? std::nullopt : want_[i.results[0]];
     switch (i.op) {
       case Opcode::TileBroadcast:
         if (out && !out->is_slice()) {
-          TileLayout l = *out;
+          Layout l = *out;
           l.shape = shape(i.operands[0]);
           wish(i.operands[0], l);
         }
@@ -157,7 +135,7 @@ class Planner {
         break;
       case Opcode::TileReduce:
         if (out && out->is_slice() && out->slice_dim == static_cast<int>(i.int_attr(1))) {
-          TileLayout parent = *out;
+          Layout parent = *out;
           parent.slice_dim = -1;
           parent.shape = shape(i.operands[0]);
           wish(i.operands[0], parent);
@@ -172,7 +150,7 @@ class Planner {
       }
       case Opcode::TileStore: {
         // Where the stored value comes from a dot (maybe through loops), store from its layout.
-        std::optional<TileLayout> l = natural_layout(i.operands[2]);
+        std::optional<Layout> l = natural_layout(i.operands[2]);
         if (!l) l = default_layout(shape(i.operands[2]), warps_, vec_for(i.operands[2]));
         wish(i.operands[1], l);
         wish(i.operands[2], l);
@@ -182,15 +160,15 @@ class Planner {
       case Opcode::TileAtomic:
       case Opcode::TileLoad: {
         // Unless the loaded tile is wanted in some layout, load 16 bytes per thread and access.
-        auto l = out ? out : std::optional<TileLayout>(default_layout(shape(i.results[0]), warps_, vec_for(i.results[0])));
+        auto l = out ? out : std::optional<Layout>(default_layout(shape(i.results[0]), warps_, vec_for(i.results[0])));
         for (std::size_t k = 1; k < 3 && k < i.operands.size(); ++k) wish(i.operands[k], l);
         break;
       }
       case Opcode::For: {
         // The uses inside the loop decide the carried layouts first (a dot's accumulator
         // stays in the mma layout across iterations), then the uses after it.
-        const ir::Region& body = i.regions[0];
-        const ir::Instruction& yield = f_.inst(body.body.back());
+        const Region& body = i.regions[0];
+        const Instruction& yield = f_.inst(body.body.back());
         for (std::size_t k = 0; k < i.results.size(); ++k) wish(yield.operands[k], natural_layout(yield.operands[k]));
         region(body);
         for (std::size_t k = 0; k < i.results.size(); ++k) {
@@ -202,33 +180,33 @@ class Planner {
         break;
       }
       case Opcode::If:
-        for (const ir::Region& r : i.regions) {
-          const ir::Instruction& yield = f_.inst(r.body.back());
+        for (const Region& r : i.regions) {
+          const Instruction& yield = f_.inst(r.body.back());
           for (std::size_t k = 0; k < i.results.size(); ++k) wish(yield.operands[k], want_[i.results[k]]);
           region(r);
         }
         break;
       case Opcode::While:
-        for (const ir::Region& r : i.regions) region(r);
+        for (const Region& r : i.regions) region(r);
         break;
       default:
         // Elementwise ops: their tile operands in the result's layout.
         if (out && !i.results.empty() && is_tile(i.results[0]))
-          for (ir::ValueId v : i.operands) wish(v, out);
+          for (ValueId v : i.operands) wish(v, out);
         break;
     }
   }
 
-  const ir::Function& f_;
+  const Function& f_;
   int warps_;
   bool whole_rows_;
-  std::vector<std::optional<TileLayout>> want_;
+  std::vector<std::optional<Layout>> want_;
 };
 
 }  // namespace
 
-std::vector<std::optional<TileLayout>> plan_layouts(const ir::Function& fn, int warps, bool whole_rows) {
+std::vector<std::optional<Layout>> layout_wishes(const Function& fn, int warps, bool whole_rows) {
   return Planner(fn, warps, whole_rows).run();
 }
 
-}  // namespace cutlet::backend
+}  // namespace cutlet::ir

@@ -1,0 +1,87 @@
+// Tile layouts: how a tile's elements are spread over a block's threads and their registers.
+// A layout is part of a tile's type (`tile<128x64xf32, #mma<warps=[4,2]>>`), assigned by the
+// assign-layouts pass; only tile.convert_layout moves a tile from one layout to another.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cutlet::ir {
+
+/// How a layout's placement came about. Both are blocked placements (below); the kind names
+/// the role, is printed, and is part of equality.
+enum class LayoutKind : std::uint8_t {
+  Blocked,  ///< chosen for memory accesses or elementwise work
+  Mma,      ///< the accumulator of m16n8 mma.sync: spt [1, 2], tpw [8, 4], order [1, 0]
+};
+
+/// A blocked placement gives each thread `spt[d]` consecutive elements along dimension d,
+/// lays `tpw[d]` threads of a warp and `wpc[d]` warps of the block side by side along d, and
+/// repeats that pattern until the tile's extent is covered; where the pattern is larger than
+/// the extent, threads hold copies (coordinates wrap). A slice (slice_dim >= 0) is the layout
+/// of a reduction's result: its parent's placement with one dimension removed, each value held
+/// by every thread that held an element of its row. A thread's elements are numbered
+/// row-major over the per-dimension register indices.
+struct Layout {
+  LayoutKind kind = LayoutKind::Blocked;
+  std::vector<std::int64_t> shape;  ///< for a slice, the parent's with 1 along the removed dimension
+  std::vector<int> spt, tpw, wpc;   ///< per dimension: size per thread, threads per warp, warps
+  std::vector<int> order;           ///< dimensions, fastest varying first
+  int slice_dim = -1;               ///< >= 0: this is the slice without that dimension
+
+  bool operator==(const Layout&) const = default;
+  int rank() const { return static_cast<int>(shape.size()); }
+  bool is_slice() const { return slice_dim >= 0; }
+  /// Whether `o` places every element in the same thread and register as this layout does
+  /// (a conversion between them moves nothing), whatever the kinds.
+  bool same_placement(const Layout& o) const;
+  /// The elements one thread's layout pattern covers along d.
+  std::int64_t cover(int d) const { return std::int64_t{spt[d]} * tpw[d] * wpc[d]; }
+  /// Registers along dimension d (1 for a slice's removed dimension).
+  int regs_along(int d) const;
+  /// Registers per thread.
+  int num_regs() const;
+  /// The per-dimension register indices of register r (0 along a slice's removed dimension).
+  std::vector<int> reg_indices(int r) const;
+  /// The register of per-dimension indices `j` (the removed dimension's index is ignored).
+  int reg_of(const std::vector<int>& j) const;
+  /// The coordinate offset of register index j along d, before adding the thread's part.
+  std::int64_t reg_offset(int d, int j) const { return (j / spt[d]) * cover(d) + j % spt[d]; }
+  /// Where dimension d's part of a lane (or warp) number starts: the product of the lanes
+  /// (warps) of the dimensions before it in `order`.
+  int lane_stride(int d) const;
+  int warp_stride(int d) const;
+  /// The tile shape this layout is for (the parent's shape less the removed dimension).
+  std::vector<std::int64_t> tile_shape() const;
+  /// The same placement for a tile of `s` (same rank; a slice keeps 1 along its dimension).
+  Layout with_shape(std::vector<std::int64_t> s) const;
+  /// Text form: "#blocked<spt=[1,4], tpw=[8,4], wpc=[4,1], order=[1,0]>", "#mma<warps=[4,2]>",
+  /// "#slice<dim=1, #mma<warps=[4,2]>>".
+  std::string str() const;
+  /// A hash of the layout, identical in every process.
+  std::uint64_t structural_hash() const;
+};
+
+/// The layout cutlet gives a tile of `shape` in a block of `warps` warps: `vec` (a power of
+/// two) consecutive elements per thread along the last dimension, lanes along the last
+/// dimensions, warps along the first ones (so row reductions stay inside a warp).
+Layout default_layout(const std::vector<std::int64_t>& shape, int warps, int vec = 4);
+
+/// `parent` with dimension `dim` removed (the layout of a reduction along `dim`); its shape
+/// keeps the parent's other extents and has 1 along `dim` (the removed extent does not place
+/// the slice's elements: slices of parents that differ only there are one layout).
+Layout slice_layout(const Layout& parent, int dim);
+
+/// The layout of an expand_dims at `axis` of a tile in `l` (not a slice): a new dimension of
+/// one element, held by every thread; the registers stay as they are.
+Layout insert_dim_layout(const Layout& l, int axis, std::vector<std::int64_t> result_shape);
+
+/// The mma accumulator layout of an M x N dot on `warps` warps, if tensor cores apply: the
+/// warps split M and N so that each warp's part is as square as can be (the fewest fragment
+/// reads per mma), or, with `whole_rows`, split M alone where M allows it (each warp holds
+/// whole rows of the result).
+std::optional<Layout> mma_layout(std::int64_t m, std::int64_t n, int warps, bool whole_rows = false);
+
+}  // namespace cutlet::ir

@@ -1,0 +1,25 @@
+// The shape rules of tile.dot: its extents, its transposed operands, and when it runs on
+// tensor cores (what the layout pass and the backend both decide by).
+#pragma once
+
+#include <cstdint>
+
+#include "cutlet/ir/function.h"
+
+namespace cutlet::ir {
+
+/// The extents of tile.dot `dot`, [M, K] @ [K, N], and which operands it reads transposed
+/// (a given as [K, M], b as [N, K]; see DotTransposed).
+struct DotShape {
+  std::int64_t m, n, k;
+  bool a_transposed, b_transposed;
+  bool transposed(int operand) const { return operand == 0 ? a_transposed : b_transposed; }
+};
+DotShape dot_shape(const Function& fn, const Instruction& dot);
+
+/// Whether tile.dot `dot` runs on tensor cores (mma.sync) on `warps` warps: 16-bit operands,
+/// or f32 ones with tf32 allowed; M a multiple of 16 and N of 8 per warp (mma_layout); K a
+/// multiple of 16 (8 for tf32). Other dots are computed with FMAs.
+bool dot_uses_mma(const Function& fn, const Instruction& dot, int warps);
+
+}  // namespace cutlet::ir

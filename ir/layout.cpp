@@ -1,0 +1,172 @@
+// Tile layouts: register numbering, the default, slice and mma layouts, text and hash.
+#include "cutlet/ir/layout.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "cutlet/ir/hash.h"
+
+namespace cutlet::ir {
+
+bool Layout::same_placement(const Layout& o) const {
+  return shape == o.shape && spt == o.spt && tpw == o.tpw && wpc == o.wpc && order == o.order && slice_dim == o.slice_dim;
+}
+
+int Layout::regs_along(int d) const {
+  if (d == slice_dim) return 1;
+  const std::int64_t reps = std::max<std::int64_t>(1, shape[d] / cover(d));
+  return static_cast<int>(reps * spt[d]);
+}
+
+int Layout::num_regs() const {
+  int n = 1;
+  for (int d = 0; d < rank(); ++d) n *= regs_along(d);
+  return n;
+}
+
+std::vector<int> Layout::reg_indices(int r) const {
+  std::vector<int> j(rank(), 0);
+  for (int d = rank() - 1; d >= 0; --d) {
+    j[d] = r % regs_along(d);
+    r /= regs_along(d);
+  }
+  return j;
+}
+
+int Layout::reg_of(const std::vector<int>& j) const {
+  int r = 0;
+  for (int d = 0; d < rank(); ++d) r = r * regs_along(d) + (d == slice_dim ? 0 : j[d]);
+  return r;
+}
+
+int Layout::lane_stride(int d) const {
+  int stride = 1;
+  for (int o : order) {
+    if (o == d) break;
+    stride *= tpw[o];
+  }
+  return stride;
+}
+
+int Layout::warp_stride(int d) const {
+  int stride = 1;
+  for (int o : order) {
+    if (o == d) break;
+    stride *= wpc[o];
+  }
+  return stride;
+}
+
+std::vector<std::int64_t> Layout::tile_shape() const {
+  std::vector<std::int64_t> s;
+  for (int d = 0; d < rank(); ++d)
+    if (d != slice_dim) s.push_back(shape[d]);
+  return s;
+}
+
+Layout Layout::with_shape(std::vector<std::int64_t> s) const {
+  Layout l = *this;
+  if (is_slice()) s[static_cast<std::size_t>(slice_dim)] = 1;
+  l.shape = std::move(s);
+  return l;
+}
+
+namespace {
+std::string list(const std::vector<int>& v) {
+  std::string r = "[";
+  for (std::size_t i = 0; i < v.size(); ++i) r += (i ? "," : "") + std::to_string(v[i]);
+  return r + "]";
+}
+}  // namespace
+
+std::string Layout::str() const {
+  if (is_slice()) {
+    Layout parent = *this;
+    parent.slice_dim = -1;
+    return "#slice<dim=" + std::to_string(slice_dim) + ", " + parent.str() + ">";
+  }
+  if (kind == LayoutKind::Mma) return "#mma<warps=" + list(wpc) + ">";
+  return "#blocked<spt=" + list(spt) + ", tpw=" + list(tpw) + ", wpc=" + list(wpc) + ", order=" + list(order) + ">";
+}
+
+std::uint64_t Layout::structural_hash() const {
+  Hasher h;
+  h.add(static_cast<std::uint64_t>(kind));
+  h.add(static_cast<std::uint64_t>(slice_dim + 1));
+  for (const auto* v : {&spt, &tpw, &wpc, &order}) {
+    h.add(v->size());
+    for (int x : *v) h.add(static_cast<std::uint64_t>(x));
+  }
+  for (auto e : shape) h.add(static_cast<std::uint64_t>(e));
+  return h.value();
+}
+
+Layout default_layout(const std::vector<std::int64_t>& shape, int warps, int vec) {
+  Layout l;
+  const int n = static_cast<int>(shape.size());
+  l.shape = shape;
+  l.spt.assign(n, 1);
+  l.tpw.assign(n, 1);
+  l.wpc.assign(n, 1);
+  for (int d = n - 1; d >= 0; --d) l.order.push_back(d);
+  l.spt[n - 1] = static_cast<int>(std::min<std::int64_t>(vec, shape[n - 1]));
+  // Lanes fill the fastest dimensions first; what is left repeats along the fastest.
+  int lanes = 32;
+  for (int d : l.order) {
+    const std::int64_t room = std::max<std::int64_t>(1, shape[d] / l.spt[d]);
+    l.tpw[d] = static_cast<int>(std::min<std::int64_t>(lanes, room));
+    lanes /= l.tpw[d];
+  }
+  l.tpw[l.order[0]] *= lanes;
+  // Warps fill the slowest dimensions first (so row reductions stay inside a warp).
+  int left = warps;
+  for (int d = 0; d < n; ++d) {
+    const std::int64_t room = std::max<std::int64_t>(1, shape[d] / (std::int64_t{l.spt[d]} * l.tpw[d]));
+    l.wpc[d] = static_cast<int>(std::min<std::int64_t>(left, room));
+    left /= l.wpc[d];
+  }
+  l.wpc[l.order[0]] *= left;
+  return l;
+}
+
+Layout slice_layout(const Layout& parent, int dim) {
+  Layout l = parent;
+  l.slice_dim = dim;
+  l.shape[static_cast<std::size_t>(dim)] = 1;
+  return l;
+}
+
+Layout insert_dim_layout(const Layout& l, int axis, std::vector<std::int64_t> result_shape) {
+  Layout dst = l;
+  dst.shape = std::move(result_shape);
+  dst.spt.insert(dst.spt.begin() + axis, 1);
+  dst.tpw.insert(dst.tpw.begin() + axis, 1);
+  dst.wpc.insert(dst.wpc.begin() + axis, 1);
+  for (int& d : dst.order)
+    if (d >= axis) ++d;
+  dst.order.push_back(axis);
+  return dst;
+}
+
+std::optional<Layout> mma_layout(std::int64_t m, std::int64_t n, int warps, bool whole_rows) {
+  int best_wm = 0;
+  double best_score = 1e30;
+  for (int wm = 1; wm <= warps; wm *= 2) {
+    const int wn = warps / wm;
+    if (m % (16 * wm) != 0 || n % (8 * wn) != 0) continue;
+    const double score = std::abs(static_cast<double>(m / wm) - static_cast<double>(n / wn));
+    if (score < best_score) best_wm = wm, best_score = score;
+  }
+  if (best_wm == 0) return std::nullopt;
+  if (whole_rows && m % (16 * warps) == 0 && n % 8 == 0) best_wm = warps;
+  Layout l;
+  l.kind = LayoutKind::Mma;
+  l.shape = {m, n};
+  l.spt = {1, 2};
+  l.tpw = {8, 4};
+  l.wpc = {best_wm, warps / best_wm};
+  l.order = {1, 0};
+  return l;
+}
+
+}  // namespace cutlet::ir
