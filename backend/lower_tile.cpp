@@ -160,14 +160,9 @@ llvm::Value* lower_expand_dims(LoweringContext& c, const ir::Instruction& inst) 
     for (int r = 0; r < dst.num_regs(); ++r) mask[r] = src.reg_of(dst.reg_indices(r));
     return c.b.CreateShuffleVector(c.get(inst.operands[0]), mask);
   }
-  if (!src.is_slice() && insert_dim_layout(src, axis, {t.shape().begin(), t.shape().end()}) == dst)
-    return c.get(inst.operands[0]);
-  // A recomputation in another layout: the operand moves to the slice first.
-  llvm::Value* x = tile_in_layout(c, inst.operands[0], slice_layout(dst, axis));
-  std::vector<int> mask(dst.num_regs());
-  const TileLayout sliced = slice_layout(dst, axis);
-  for (int r = 0; r < dst.num_regs(); ++r) mask[r] = sliced.reg_of(dst.reg_indices(r));
-  return c.b.CreateShuffleVector(x, mask);
+  CUTLET_ASSERT(!src.is_slice() && insert_dim_layout(src, axis, {t.shape().begin(), t.shape().end()}) == dst,
+                "an expand_dims whose layouts assign-layouts did not relate");
+  return c.get(inst.operands[0]);
 }
 
 /// Bytes per element of a tile in memory.
@@ -386,97 +381,14 @@ llvm::Value* lower_permute_or_reshape(LoweringContext& c, const ir::Instruction&
 
 }  // namespace
 
-namespace {
-
-/// Whether v can be recomputed in any layout: index arithmetic without memory accesses.
-bool rematerializable(const ir::Function& f, ir::ValueId v, int depth = 0) {
-  if (depth > 12) return false;
-  const ir::Instruction* d = f.def_of(v);
-  if (!d || !f.type_of(v).is_tile()) return false;
-  switch (d->op) {
-    case ir::Opcode::TileArange:
-    case ir::Opcode::TileSplat: return true;
-    case ir::Opcode::TileBroadcast:
-    case ir::Opcode::TileExpandDims:
-    case ir::Opcode::TileConvertLayout: return rematerializable(f, d->operands[0], depth + 1);
-    case ir::Opcode::Add:
-    case ir::Opcode::Sub:
-    case ir::Opcode::Mul:
-    case ir::Opcode::And:
-    case ir::Opcode::Or:
-    case ir::Opcode::Cmp:
-    case ir::Opcode::Cast:
-      for (ir::ValueId o : d->operands)
-        if (f.type_of(o).is_tile() && !rematerializable(f, o, depth + 1)) return false;
-      return true;
-    default: return false;
-  }
-}
-
-/// Recomputes rematerializable tile v in layout l (its operands in the layouts that need).
-llvm::Value* rematerialize(LoweringContext& c, ir::ValueId v, const TileLayout& l) {
-  const ir::Instruction& d = *c.fn.def_of(v);
-  const auto saved_layout = c.layouts[v];
-  llvm::Value* const saved_value = c.values[v];
-  std::vector<std::pair<ir::ValueId, std::pair<std::optional<TileLayout>, llvm::Value*>>> operands;
-  auto place = [&](ir::ValueId o, const TileLayout& ol) {
-    operands.push_back({o, {c.layouts[o], c.values[o]}});
-    llvm::Value* x = tile_in_layout(c, o, ol);
-    c.values[o] = x;
-    c.layouts[o] = ol;
-  };
-  switch (d.op) {
-    case ir::Opcode::TileBroadcast: {
-      TileLayout ol = l;
-      auto s = c.fn.type_of(d.operands[0]).shape();
-      ol.shape.assign(s.begin(), s.end());
-      if (l.is_slice()) return nullptr;
-      place(d.operands[0], ol);
-      break;
-    }
-    case ir::Opcode::TileExpandDims:
-      if (l.is_slice()) return nullptr;
-      place(d.operands[0], slice_layout(l, static_cast<int>(d.int_attr())));
-      break;
-    case ir::Opcode::TileArange:
-    case ir::Opcode::TileSplat: break;
-    case ir::Opcode::TileConvertLayout: return tile_in_layout(c, d.operands[0], l);
-    default:
-      for (ir::ValueId o : d.operands)
-        if (c.fn.type_of(o).is_tile()) place(o, l);
-      break;
-  }
-  // Lower the defining op again with `l` as the layout its result should get.
-  const auto saved_override = c.layout_override.find(v) != c.layout_override.end()
-                                  ? std::optional<TileLayout>(c.layout_override.at(v))
-                                  : std::nullopt;
-  c.layout_override[v] = l;
-  c.layouts[v] = l;
-  llvm::Value* r = lowering_of(d.op)(c, d);
-  if (saved_override) c.layout_override[v] = *saved_override;
-  else c.layout_override.erase(v);
-  for (auto it = operands.rbegin(); it != operands.rend(); ++it) {
-    c.layouts[it->first] = it->second.first;
-    c.values[it->first] = it->second.second;
-  }
-  const bool ok = c.layouts[v] && *c.layouts[v] == l;
-  c.layouts[v] = saved_layout;
-  c.values[v] = saved_value;
-  return ok ? r : nullptr;
-}
-
-}  // namespace
 
 llvm::Value* tile_in_layout(LoweringContext& c, ir::ValueId v, const TileLayout& l) {
   const TileLayout& have = layout_of(c, v);
-  if (have == l) return c.get(v);
-  if (rematerializable(c.fn, v))
-    if (llvm::Value* r = rematerialize(c, v, l)) return r;
+  if (have.same_placement(l)) return c.get(v);
   return relayout(c, c.get(v), have, l);
 }
 
 const TileLayout& result_layout(const LoweringContext& c, ir::ValueId v) {
-  if (auto it = c.layout_override.find(v); it != c.layout_override.end()) return it->second;
   const TileLayout* l = c.fn.type_of(v).layout();
   CUTLET_ASSERT(l != nullptr, "a tile value without a layout (assign-layouts did not run)");
   return *l;
@@ -502,13 +414,12 @@ void restore_tile_operands(LoweringContext& c, const SavedValues& saved) {
 }
 
 namespace {
-/// The one op that moves a tile between layouts (see ir::assign_layouts): recomputed in the
-/// new layout when that is cheap index arithmetic, else through shared memory.
+/// The one op that moves a tile between layouts (see ir::assign_layouts; what is cheap to
+/// recompute, ir::rematerialize_conversions made anew): through shared memory, or nothing
+/// at all between layouts of one placement.
 llvm::Value* lower_convert_layout(LoweringContext& c, const ir::Instruction& inst) {
   const TileLayout& to = result_layout(c, inst.results[0]);
-  const TileLayout& from = layout_of(c, inst.operands[0]);
   c.layouts[inst.results[0]] = to;
-  if (from.same_placement(to)) return c.get(inst.operands[0]);
   return tile_in_layout(c, inst.operands[0], to);
 }
 }  // namespace

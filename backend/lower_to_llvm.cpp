@@ -689,7 +689,9 @@ std::unique_ptr<llvm::Module> lower_to_llvm(const ir::Function& fn, llvm::LLVMCo
                                             SharedArena* arena) {
   auto module = new_module(fn.name(), ctx);
   const Visibility vis = fn.is_kernel() ? Visibility::Kernel : Visibility::Exported;
-  if (lacks_layouts(fn)) lower_function(ir::assign_layouts(fn), *module, options, vis, arena);
+  if (lacks_layouts(fn))
+    lower_function(ir::dead_code_elimination(ir::rematerialize_conversions(ir::assign_layouts(fn))), *module, options, vis,
+                   arena);
   else lower_function(fn, *module, options, vis, arena);
   return module;
 }

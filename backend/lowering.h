@@ -37,13 +37,9 @@ struct LoweringContext {
   llvm::IRBuilder<>& entry;  ///< inserts at the top of the entry block (allocas)
   std::vector<llvm::Value*> values;
   LoweringOptions options;
-  /// Tile values: the layout of each (see tile_layout.h) and copies converted to others.
+  /// Tile values: the layout each was lowered in (its type's, see result_layout).
   std::vector<std::optional<TileLayout>> layouts = std::vector<std::optional<TileLayout>>(fn.num_values());
-  std::map<std::pair<ir::ValueId, std::vector<std::int64_t>>, llvm::Value*> converted;
   int warps = fn.tile_warps() > 0 ? fn.tile_warps() : 4;
-  /// Tile values recomputed in a layout other than their type's (rematerialize in
-  /// lower_tile.cpp): the layout their op is lowered in meanwhile.
-  std::map<ir::ValueId, TileLayout> layout_override;
   /// A tile value held in shared memory instead of registers: row-major rows of `stride`
   /// elements from `base` (a cp.async stage buffer; see tile_pipeline.h).
   struct SharedTile {
@@ -104,21 +100,18 @@ void register_tiles(LoweringTable& t);
 void register_tile_dot(LoweringTable& t);
 void register_tile_reduce(LoweringTable& t);
 
-/// The layout tile value v is made in: its type's (assigned by ir::assign_layouts), or the one
-/// it is being recomputed in.
+/// The layout tile value v is made in: its type's (assigned by ir::assign_layouts).
 const TileLayout& result_layout(const LoweringContext& c, ir::ValueId v);
 /// Tile operands of an elementwise op (add, cmp, select, cast, math, ...) are brought to
-/// the result's layout (assign-layouts placed them so; a recomputation may not have) and the
-/// results get it; the values the op should see are swapped into c.values until
-/// restore_tile_operands.
+/// the result's layout (assign-layouts placed them so) and the results get it; the values the
+/// op should see are swapped into c.values until restore_tile_operands.
 using SavedValues = std::vector<std::pair<ir::ValueId, llvm::Value*>>;
 SavedValues prepare_tile_operands(LoweringContext& c, const ir::Instruction& inst);
 void restore_tile_operands(LoweringContext& c, const SavedValues& saved);
 /// The lowering of `op` (nullptr for region ops and terminators).
 LowerFn lowering_of(ir::Opcode op);
-/// Tile value v in layout `l`: as it is, recomputed in `l` when it is cheap index arithmetic
-/// (arange, splat, broadcasts and elementwise ops of those), else converted through shared
-/// memory.
+/// Tile value v in layout `l`: as it is when its layout places elements as `l` does, else
+/// converted through shared memory.
 llvm::Value* tile_in_layout(LoweringContext& c, ir::ValueId v, const TileLayout& l);
 
 /// A warp shuffle (shfl.sync `kind` over the lanes of `mask`, with the clamp of CUDA's

@@ -11,6 +11,8 @@ constexpr Pass kPipeline[] = {
     {"fold-dot-transposes", &fold_dot_transposes},
     {"dce", &dead_code_elimination},
     {"assign-layouts", &assign_layouts},
+    {"rematerialize-conversions", &rematerialize_conversions},
+    {"dce-after-layouts", &dead_code_elimination},
 };
 }  // namespace
 

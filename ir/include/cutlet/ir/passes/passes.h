@@ -20,6 +20,13 @@ Function fold_dot_transposes(Function f);
 /// values in their initial value's. Idempotent on an assigned function.
 Function assign_layouts(Function f);
 
+/// Rematerialization of conversions (tile kernels only): where a tile.convert_layout's
+/// operand is index arithmetic (aranges and splats, their broadcasts and expand_dims, adds,
+/// subtracts, multiplies, ands, ors, compares and casts of those), its uses read that
+/// arithmetic made again in the target layout, placed before them; the conversion is left
+/// for DCE. Other conversions stay (they go through shared memory).
+Function rematerialize_conversions(Function f);
+
 /// Dead-code elimination: drops pure ops, loads and unused allocations whose results are
 /// never used, to a fixed point. Ops with effects (stores, atomics, barriers, warp
 /// collectives, region ops) are kept.

@@ -1,0 +1,118 @@
+// Tile kernels built with the IR builder, shared by the tests of the layout passes.
+#pragma once
+
+#include <array>
+
+#include "cutlet/ir/builder.h"
+
+namespace cutlet::ir::test {
+
+/// C[64, 64] = sum over k of A[64, 32] B[32, 64] (bf16) + bias, in a loop over K; the
+/// epilogue adds a bias row and stores through offsets built from aranges.
+inline Function gemm_with_bias() {
+  Function f("gemm");
+  f.set_tile_warps(4);
+  Builder b(f);
+  ValueId a = b.add_param(Type::pointer(Type::bf16()));
+  ValueId bp = b.add_param(Type::pointer(Type::bf16()));
+  ValueId bias = b.add_param(Type::pointer(Type::f32()));
+  ValueId c = b.add_param(Type::pointer(Type::f32()));
+  ValueId k_end = b.add_param(Type::i32());
+  const std::array<std::int64_t, 2> mn{64, 64}, mk{64, 32}, kn{32, 64};
+  ValueId rows = b.tile_arange(64), cols = b.tile_arange(64), ks = b.tile_arange(32);
+  auto grid = [&](ValueId r, ValueId col, std::span<const std::int64_t> shape, std::int64_t stride) {
+    ValueId rr = b.tile_broadcast(b.tile_expand_dims(r, 1), shape);
+    ValueId cc = b.tile_broadcast(b.tile_expand_dims(col, 0), shape);
+    return b.binary(Opcode::Add, b.binary(Opcode::Mul, rr, b.tile_splat(b.const_int(Type::i32(), stride), shape)), cc);
+  };
+  ValueId zero = b.tile_splat(b.const_float(Type::f32(), 0), mn);
+  const std::array<ValueId, 1> init{zero};
+  auto acc = b.for_(b.const_int(Type::i32(), 0), k_end, b.const_int(Type::i32(), 32), init, [&](std::span<const ValueId> args) {
+    ValueId kk = b.binary(Opcode::Add, b.tile_splat(args[0], std::array<std::int64_t, 1>{32}), ks);
+    ValueId ta = b.tile_load(a, grid(rows, kk, mk, 1024));
+    ValueId tb = b.tile_load(bp, grid(kk, cols, kn, 64));
+    return std::vector<ValueId>{b.tile_dot(ta, tb, args[1])};
+  });
+  ValueId brow = b.tile_broadcast(b.tile_expand_dims(b.tile_load(bias, cols), 0), mn);
+  b.tile_store(c, grid(rows, cols, mn, 64), b.binary(Opcode::Add, acc[0], brow));
+  return f;
+}
+
+/// A row softmax of x[16, 128] bf16 in f32: the row max and sum (slices) come back to the rows
+/// by expand_dims and broadcast. The result is stored through offsets that went through two
+/// permutes (made in the default layout of 4 elements per thread, where a bf16 load alone
+/// would take 8), then transposed.
+inline Function softmax_transposed_store() {
+  Function f("softmax");
+  f.set_tile_warps(4);
+  Builder b(f);
+  ValueId x = b.add_param(Type::pointer(Type::bf16()));
+  ValueId y = b.add_param(Type::pointer(Type::f32()));
+  const std::array<std::int64_t, 2> shape{16, 128}, tshape{128, 16};
+  ValueId r = b.tile_arange(16), c = b.tile_arange(128);
+  ValueId off = b.binary(Opcode::Add,
+                         b.binary(Opcode::Mul, b.tile_broadcast(b.tile_expand_dims(r, 1), shape),
+                                  b.tile_splat(b.const_int(Type::i32(), 128), shape)),
+                         b.tile_broadcast(b.tile_expand_dims(c, 0), shape));
+  ValueId v = b.cast(Type::tile(shape, Type::f32()), b.tile_load(x, off));
+  ValueId mx = b.tile_broadcast(b.tile_expand_dims(b.tile_reduce(ReduceKind::Max, v, 1), 1), shape);
+  const std::array<ValueId, 1> d{b.binary(Opcode::Sub, v, mx)};
+  ValueId e = b.math(MathFn::Exp, d);
+  ValueId sum = b.tile_broadcast(b.tile_expand_dims(b.tile_reduce(ReduceKind::Sum, e, 1), 1), shape);
+  ValueId p = b.binary(Opcode::Div, e, sum);
+  const std::array<int, 2> swap{1, 0};
+  b.tile_store(y, b.tile_permute(b.tile_permute(off, swap), swap), p);
+  ValueId toff = b.tile_load(b.add_param(Type::pointer(Type::i32())), b.tile_permute(off, swap));
+  b.tile_store(y, toff, b.tile_permute(p, swap));
+  ValueId o = b.binary(Opcode::Add, b.tile_permute(off, swap), b.tile_splat(b.const_int(Type::i32(), 1), tshape));
+  b.tile_store(y, o, b.cast(Type::tile(tshape, Type::f32()), toff));
+  return f;
+}
+
+/// A tile t loaded once and used twice: added to a dot's result, which lives in the mma
+/// layout, and stored as it is through offsets that a permute made in the default layout. One
+/// of the uses must take t through a conversion.
+inline Function one_load_two_layouts() {
+  Function f("two_uses");
+  f.set_tile_warps(4);
+  Builder b(f);
+  ValueId x = b.add_param(Type::pointer(Type::f32()));
+  ValueId h = b.add_param(Type::f16());
+  const std::array<std::int64_t, 2> shape{64, 64};
+  ValueId off = b.tile_arange(64);
+  off = b.binary(Opcode::Add,
+                 b.binary(Opcode::Mul, b.tile_broadcast(b.tile_expand_dims(off, 1), shape),
+                          b.tile_splat(b.const_int(Type::i32(), 64), shape)),
+                 b.tile_broadcast(b.tile_expand_dims(b.tile_arange(64), 0), shape));
+  ValueId t = b.tile_load(x, off);
+  ValueId d = b.tile_dot(b.tile_splat(h, shape), b.tile_splat(h, shape), b.tile_splat(b.const_float(Type::f32(), 0), shape));
+  const std::array<int, 2> swap{1, 0};
+  b.tile_store(x, b.tile_permute(b.tile_permute(off, swap), swap), t);
+  b.tile_store(x, off, b.binary(Opcode::Add, d, t));
+  return f;
+}
+
+/// The convert_layout ops of f's body, at any depth.
+inline int conversions(const Function& f, const Region& r) {
+  int n = 0;
+  for (InstId id : r.body) {
+    n += f.inst(id).op == Opcode::TileConvertLayout;
+    for (const Region& sub : f.inst(id).regions) n += conversions(f, sub);
+  }
+  return n;
+}
+
+/// Whether every tile value placed in f's regions has a layout.
+inline bool all_placed(const Function& f, const Region& r) {
+  for (ValueId a : r.args)
+    if (f.type_of(a).is_tile() && !f.type_of(a).layout()) return false;
+  for (InstId id : r.body) {
+    for (ValueId v : f.inst(id).results)
+      if (f.type_of(v).is_tile() && !f.type_of(v).layout()) return false;
+    for (const Region& sub : f.inst(id).regions)
+      if (!all_placed(f, sub)) return false;
+  }
+  return true;
+}
+
+}  // namespace cutlet::ir::test
