@@ -18,6 +18,8 @@ namespace cutlet::bench {
 namespace {
 
 constexpr int kB = 4, kH = 32, kS = 4096, kMaxD = 128;
+constexpr int kReps = 5;
+constexpr int kIterations = 5;
 using tile_attention::BLOCK_M;
 using tile_attention::BLOCK_N;
 using tile_attention::make_attention;

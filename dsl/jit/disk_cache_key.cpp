@@ -1,6 +1,8 @@
 // The persistent cache key: its parts, canonical text, file name, and the compile options it covers.
 #include "cutlet/jit/disk_cache_key.h"
 
+#include "cutlet/ir/hash.h"
+
 #include <cstring>
 #include <sstream>
 
@@ -152,24 +154,10 @@ std::string DiskCacheKey::file_stem() const {
 namespace detail {
 
 std::uint64_t checksum64(std::string_view bytes, std::uint64_t seed) {
-  auto mix = [](std::uint64_t x) {
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ull;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebull;
-    x ^= x >> 31;
-    return x;
-  };
-  std::uint64_t h = mix(seed ^ 0x243f6a8885a308d3ull ^ bytes.size());
-  std::size_t i = 0;
-  for (; i + 8 <= bytes.size(); i += 8) {
-    std::uint64_t w;
-    std::memcpy(&w, bytes.data() + i, 8);
-    h = mix(h ^ (w * 0x9e3779b97f4a7c15ull)) + 0x632be59bd9b4e019ull;
-  }
-  std::uint64_t tail = 0;
-  for (std::size_t k = 0; i < bytes.size(); ++i, ++k) tail |= std::uint64_t(static_cast<unsigned char>(bytes[i])) << (8 * k);
-  return mix(h ^ (tail * 0x9e3779b97f4a7c15ull) ^ 0xff51afd7ed558ccdull);
+  Hasher h;
+  h.add(seed);
+  h.add(bytes);
+  return h.value();
 }
 
 std::string hex64(std::uint64_t v) {

@@ -53,7 +53,8 @@ struct DiskCacheKey {
 };
 
 namespace detail {
-/// A 64-bit checksum of `bytes` (not cryptographic; the same in every process).
+/// A 64-bit checksum of `bytes`: cutlet::Hasher (cutlet/ir/hash.h, the one hasher) over `seed`
+/// and the bytes (not cryptographic; the same in every process).
 std::uint64_t checksum64(std::string_view bytes, std::uint64_t seed = 0);
 /// `v` as 16 lowercase hex digits.
 std::string hex64(std::uint64_t v);
