@@ -1,6 +1,8 @@
 // The per-thread trace state.
 #include "cutlet/language/trace.h"
 
+#include <atomic>
+
 #include "source_lines.h"
 
 namespace cutlet::detail {
@@ -10,6 +12,24 @@ thread_local TraceState* g_trace = nullptr;
 }
 
 TraceState* current_trace() noexcept { return g_trace; }
+
+std::uint32_t new_trace_number() noexcept {
+  static std::atomic<std::uint32_t> next{1};
+  std::uint32_t n = next.fetch_add(1, std::memory_order_relaxed);
+  return n == 0 ? next.fetch_add(1, std::memory_order_relaxed) : n;
+}
+
+void throw_value_of_another_trace() {
+  const ir::Location loc = caller_location();
+  const std::string where = loc.known() ? " (at " + std::string(loc.file) + ":" + std::to_string(loc.line) + ")" : "";
+  throw TraceError(
+      "cutlet: a traced value is used outside the trace that made it" + where +
+      ". Values exist only while their kernel (or device function) is traced: a function-local `static` "
+      "holding a Value, a Value saved from an earlier trace, or a kernel's Value captured by a "
+      "device_function lambda refers to another trace. Use a host constant instead (`constexpr float k = "
+      "0.5f;`), make the value inside the kernel, or pass a kernel's values to a device function as "
+      "arguments.");
+}
 
 TraceState* set_current_trace(TraceState* s) noexcept {
   if (s && line_info_from_environment()) s->line_info = true;

@@ -15,7 +15,7 @@ class ElementRef {
   using element_type = T;
 
   /// Loads the element.
-  Value<T> load() const { return Value<T>::wrap(detail::builder().load(addr_)); }
+  Value<T> load() const { return Value<T>::wrap(detail::builder().load(addr_.get())); }
   operator Value<T>() const { return load(); }  // NOLINT: implicit on purpose
 
   /// Stores `x` (of type T, a type that widens to T, or a host number).
@@ -26,7 +26,7 @@ class ElementRef {
     if constexpr (Traced<X>)
       static_assert(std::is_same_v<typename detail::promoted<T, traced_type_t<X>>::type, T>,
                     "cutlet: storing this value would narrow it; convert explicitly with cutlet::cast<T>");
-    detail::builder().store(addr_, detail::operand_as<T>(x));
+    detail::builder().store(addr_.get(), detail::operand_as<T>(x));
     return *this;
   }
   /// `p[i] = q[j]` copies the element (it does not rebind the reference).
@@ -49,12 +49,12 @@ class ElementRef {
   }
 
   /// The element's address.
-  ir::ValueId address() const { return addr_; }
+  ir::ValueId address() const { return addr_.get(); }
   static ElementRef at(ir::ValueId address) { return ElementRef(address); }
 
  private:
   explicit ElementRef(ir::ValueId addr) : addr_(addr) {}
-  ir::ValueId addr_;
+  detail::TracedId addr_;
 };
 
 /// A pointer to elements of type T in global memory (Space = Global: the kernel-side view of
@@ -97,7 +97,7 @@ class Ptr {
     detail::builder().vector_store(offset(scaled<N>(i)), v.id());
   }
 
-  ir::ValueId id() const { return id_; }
+  ir::ValueId id() const { return id_.get(); }
   static Ptr wrap(ir::ValueId id) { return Ptr(id); }
 
  private:
@@ -112,14 +112,14 @@ class Ptr {
     if constexpr (Traced<I>) {
       static_assert(std::is_integral_v<traced_type_t<I>> && !std::is_same_v<traced_type_t<I>, bool>,
                     "cutlet: a pointer index must be an integer");
-      return detail::builder().ptr_add(id_, detail::as_value(i).id());
+      return detail::builder().ptr_add(id_.get(), detail::as_value(i).id());
     } else {
       static_assert(std::is_integral_v<std::remove_cvref_t<I>> && !std::is_same_v<std::remove_cvref_t<I>, bool>,
                     "cutlet: a pointer index must be an integer");
-      return detail::builder().ptr_add(id_, detail::constant<std::int64_t>(static_cast<std::int64_t>(i)));
+      return detail::builder().ptr_add(id_.get(), detail::constant<std::int64_t>(static_cast<std::int64_t>(i)));
     }
   }
-  ir::ValueId id_;
+  detail::TracedId id_;
 };
 
 /// A global pointer parameter declared not to alias any other pointer the kernel reads or

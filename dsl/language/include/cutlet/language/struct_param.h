@@ -74,15 +74,15 @@ class StructArray {
   auto operator[](std::size_t k) const {
     if (k >= N) detail::throw_field_index_error(k, N);
     const std::int64_t at = offset_ + static_cast<std::int64_t>(k * sizeof(M));
-    if constexpr (std::is_array_v<M>) return StructArray<std::remove_extent_t<M>, std::extent_v<M>>(record_, at);
+    if constexpr (std::is_array_v<M>) return StructArray<std::remove_extent_t<M>, std::extent_v<M>>(record_.get(), at);
     else if constexpr (std::is_class_v<M> && !std::is_same_v<typename detail::field_scalar<M>::type, M>)
-      return Struct<M>(record_, at);
-    else return detail::read_field<M>(record_, at);
+      return Struct<M>(record_.get(), at);
+    else return detail::read_field<M>(record_.get(), at);
   }
   static constexpr std::size_t size() { return N; }
 
  private:
-  ir::ValueId record_;
+  detail::TracedId record_;
   std::int64_t offset_;
 };
 
@@ -111,27 +111,27 @@ class Struct {
   auto operator[](M S::*m) const {
     const std::int64_t at = offset_ + detail::member_offset(m);
     if constexpr (std::is_array_v<M>) {
-      return StructArray<std::remove_extent_t<M>, std::extent_v<M>>(record_, at);
+      return StructArray<std::remove_extent_t<M>, std::extent_v<M>>(record_.get(), at);
     } else if constexpr (!std::is_void_v<typename detail::field_scalar<M>::type>) {
-      return detail::read_field<M>(record_, at);
+      return detail::read_field<M>(record_.get(), at);
     } else {
       static_assert(KernelStruct<M>,
                     "cutlet: struct fields read in a kernel must be scalars, C arrays of scalars, or structs of them");
-      return Struct<M>(record_, at);
+      return Struct<M>(record_.get(), at);
     }
   }
 
   /// The struct parameter of IR value `id` (made by the kernel's tracer).
   static Struct wrap(ir::ValueId id) { return Struct(id, 0); }
   /// The parameter this struct (or the struct it is nested in) lives in.
-  ir::ValueId id() const { return record_; }
+  ir::ValueId id() const { return record_.get(); }
   /// The struct's byte offset within that parameter.
   std::int64_t offset() const { return offset_; }
 
   Struct(ir::ValueId record, std::int64_t offset) : record_(record), offset_(offset) {}
 
  private:
-  ir::ValueId record_;
+  detail::TracedId record_;
   std::int64_t offset_;
 };
 

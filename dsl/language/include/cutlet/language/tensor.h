@@ -96,24 +96,24 @@ class Tensor {
 
   /// The extent of dimension d (an i32 read from the parameter).
   Value<std::int32_t> shape(int d) const {
-    return Value<std::int32_t>::wrap(detail::builder().field(record_, 8 + 4 * d, ir::Type::i32(),
+    return Value<std::int32_t>::wrap(detail::builder().field(record_.get(), 8 + 4 * d, ir::Type::i32(),
                                                              facts_ & (TensorFacts::kShapeDiv16 << d) ? 16 : 1));
   }
   /// The stride of dimension d in elements (the constant 1 for a unit-stride last dimension).
   Value<std::int32_t> stride(int d) const {
     if (d == R - 1 && (facts_ & TensorFacts::kUnitStride)) return Value<std::int32_t>(1);
-    return Value<std::int32_t>::wrap(detail::builder().field(record_, 8 + 4 * R + 4 * d, ir::Type::i32(),
+    return Value<std::int32_t>::wrap(detail::builder().field(record_.get(), 8 + 4 * R + 4 * d, ir::Type::i32(),
                                                              facts_ & (TensorFacts::kStrideDiv16 << d) ? 16 : 1));
   }
   /// The data pointer (an IR value of type ptr<T, global>).
   ir::ValueId data() const {
-    return detail::builder().field(record_, 0, ir::Type::pointer(detail::ir_type_of<T>(), ir::AddressSpace::Global),
+    return detail::builder().field(record_.get(), 0, ir::Type::pointer(detail::ir_type_of<T>(), ir::AddressSpace::Global),
                                    facts_ & TensorFacts::kAligned ? 16 : 1);
   }
   std::uint64_t facts() const { return facts_; }
 
  private:
-  ir::ValueId record_;
+  detail::TracedId record_;
   std::uint64_t facts_;
 };
 

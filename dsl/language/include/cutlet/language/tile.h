@@ -42,7 +42,7 @@ class TileOperand {
   TileOperand(const X& t, std::source_location where = std::source_location::current())  // NOLINT: implicit
       : id_(t.id()), where_(where) {}
   /// The tile's IR value.
-  ir::ValueId id() const { return id_; }
+  ir::ValueId id() const { return id_.get(); }
   /// Where the operator using this operand is written.
   const std::source_location& where() const { return where_; }
 
@@ -50,7 +50,7 @@ class TileOperand {
   explicit TileOperand(ir::ValueId id) : id_(id) {}
 
  private:
-  ir::ValueId id_;
+  detail::TracedId id_;
   std::source_location where_;
 };
 }  // namespace detail::located

@@ -19,11 +19,15 @@ class TraceError : public Error {
 
 namespace detail {
 
+/// A number for a new trace, never 0 and never one an earlier trace of this process had.
+std::uint32_t new_trace_number() noexcept;
+
 /// The state of one trace: the IR builder and the current scope. A scope is the body of
 /// one if_/for_range/while_ region (or the kernel body); values remember the scope they
 /// were declared in.
 struct TraceState {
   ir::Builder* builder = nullptr;
+  std::uint32_t number = new_trace_number();  ///< stamps the values made in this trace (TracedId)
   std::uint32_t scope = 0;
   std::uint32_t next_scope = 1;
   std::source_location scope_where;  ///< where the current region was opened
@@ -60,6 +64,36 @@ inline std::uint32_t current_scope() noexcept {
   auto* s = current_trace();
   return s ? s->scope : 0;
 }
+
+/// The number of the trace running on this thread (0 when none).
+inline std::uint32_t current_trace_number() noexcept {
+  auto* s = current_trace();
+  return s ? s->number : 0;
+}
+
+/// Throws the error for a traced value used outside the trace (kernel or device function)
+/// that made it.
+[[noreturn]] void throw_value_of_another_trace();
+
+/// An IR value number stamped with the trace that made it. Value numbers mean something only
+/// in their own trace: a Value kept in a function-local `static`, or captured from a kernel by
+/// a device function, would silently name another value in another trace; get() refuses that
+/// with a TraceError instead.
+class TracedId {
+ public:
+  TracedId() = default;
+  explicit TracedId(ir::ValueId id) noexcept : id_(id), trace_(current_trace_number()) {}
+  /// The value number, in the trace running now (the one that made it).
+  ir::ValueId get() const {
+    if (trace_ != current_trace_number()) [[unlikely]]
+      throw_value_of_another_trace();
+    return id_;
+  }
+
+ private:
+  ir::ValueId id_ = ir::kNone;
+  std::uint32_t trace_ = 0;
+};
 
 /// True when the kernel being traced uses 64-bit index arithmetic (see View).
 inline bool wide_indices() noexcept {

@@ -231,7 +231,7 @@ class Value {
   }
 
   /// The IR value (for cutlet's internals and extensions).
-  ir::ValueId id() const { return id_; }
+  ir::ValueId id() const { return id_.get(); }
   /// Wraps an IR value of type T (for cutlet's internals and extensions).
   static Value wrap(ir::ValueId id) { return Value(id, 0); }
 
@@ -246,7 +246,7 @@ class Value {
 
  private:
   Value(ir::ValueId id, int) : id_(id), scope_(detail::current_scope()) {}
-  ir::ValueId id_;
+  detail::TracedId id_;
   std::uint32_t scope_;
 };
 
@@ -273,11 +273,11 @@ class Var {
     if constexpr (Traced<X>)
       static_assert(std::is_same_v<typename detail::promoted<T, traced_type_t<X>>::type, T>,
                     "cutlet: this assignment would narrow the value; convert explicitly with cutlet::cast<T>");
-    detail::builder().store(ptr_, detail::operand_as<T>(x));
+    detail::builder().store(ptr_.get(), detail::operand_as<T>(x));
     return *this;
   }
   /// Reads the current value.
-  Value<T> get() const { return Value<T>::wrap(detail::builder().load(ptr_)); }
+  Value<T> get() const { return Value<T>::wrap(detail::builder().load(ptr_.get())); }
   operator Value<T>() const { return get(); }  // NOLINT: implicit on purpose
 
   template <class U = void>
@@ -299,7 +299,7 @@ class Var {
   Var& operator--() { return *this -= 1; }
 
  private:
-  ir::ValueId ptr_;
+  detail::TracedId ptr_;
 };
 
 namespace detail {

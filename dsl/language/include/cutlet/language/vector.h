@@ -27,21 +27,21 @@ class Vec {
   /// Lane k (0 <= k < N).
   Value<T> operator[](int k) const {
     if (k < 0 || k >= N) throw TraceError("cutlet::Vec: lane " + std::to_string(k) + " of a " + std::to_string(N) + "-lane vector");
-    return Value<T>::wrap(detail::builder().extract(id_, k));
+    return Value<T>::wrap(detail::builder().extract(id_.get(), k));
   }
   /// A copy with lane k replaced by x.
   template <Operand X>
   Vec with(int k, const X& x) const {
     if (k < 0 || k >= N) throw TraceError("cutlet::Vec: lane " + std::to_string(k) + " of a " + std::to_string(N) + "-lane vector");
-    return wrap(detail::builder().insert(id_, detail::operand_as<T>(x), k));
+    return wrap(detail::builder().insert(id_.get(), detail::operand_as<T>(x), k));
   }
 
-  ir::ValueId id() const { return id_; }
+  ir::ValueId id() const { return id_.get(); }
   static Vec wrap(ir::ValueId id) { return Vec(id); }
 
  private:
   explicit Vec(ir::ValueId id) : id_(id) {}
-  ir::ValueId id_;
+  detail::TracedId id_;
 };
 
 namespace detail {
