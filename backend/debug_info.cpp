@@ -29,8 +29,11 @@ DebugInfo::DebugInfo(llvm::Module& module, llvm::Function& kernel, const ir::Fun
                                         llvm::DINode::FlagZero,
                                         llvm::DISubprogram::SPFlagDefinition | llvm::DISubprogram::SPFlagOptimized);
   kernel.setSubprogram(subprogram_);
-  module.addModuleFlag(llvm::Module::Warning, "Debug Info Version", llvm::DEBUG_METADATA_VERSION);
-  module.addModuleFlag(llvm::Module::Warning, "Dwarf Version", 2);
+  // Once per module: a kernel's device functions are lowered into its module, each with its own
+  // compile unit.
+  if (!module.getModuleFlag("Debug Info Version"))
+    module.addModuleFlag(llvm::Module::Warning, "Debug Info Version", llvm::DEBUG_METADATA_VERSION);
+  if (!module.getModuleFlag("Dwarf Version")) module.addModuleFlag(llvm::Module::Warning, "Dwarf Version", 2);
 }
 
 DebugInfo::~DebugInfo() = default;

@@ -32,4 +32,12 @@ const Instruction* find_instruction(const Function& f, Opcode op) {
   return nullptr;
 }
 
+bool is_symbol_name(std::string_view name) noexcept {
+  auto start = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$'; };
+  if (name.empty() || name.size() > 1024 || !start(name[0])) return false;
+  for (char c : name)
+    if (!start(c) && !(c >= '0' && c <= '9')) return false;
+  return true;
+}
+
 }  // namespace cutlet::ir

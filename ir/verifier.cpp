@@ -380,6 +380,9 @@ class Verifier {
 
 void verify(const Function& f) {
   for (const auto& c : f.callees()) verify(*c);
+  if (!is_symbol_name(f.name()))
+    throw IRError("cutlet IR verifier: '" + f.name() + "' is not a PTX name (a letter, '_' or '$', then letters, digits, "
+                  "'_' or '$')");
   Verifier(f).run();
 }
 

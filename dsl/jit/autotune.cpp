@@ -1,10 +1,8 @@
 // The autotuner's non-template parts: size buckets, the device part of tuning keys, resource checks.
 #include "cutlet/jit/autotune.h"
 
-#include <cstdlib>
-#include <cstring>
-
 #include "cutlet/runtime/driver.h"
+#include "cutlet/runtime/environment.h"
 
 namespace cutlet {
 
@@ -16,10 +14,7 @@ std::uint64_t size_bucket(std::uint64_t n) {
 
 namespace detail {
 
-bool autotune_verbose_from_environment() {
-  const char* v = std::getenv("CUTLET_AUTOTUNE_VERBOSE");
-  return v && *v && std::strcmp(v, "0") != 0;
-}
+bool autotune_verbose_from_environment() { return env_flag("CUTLET_AUTOTUNE_VERBOSE", false); }
 
 std::string tuning_device_text(const Device& device) {
   return "device=" + device.name() + " (sm_" + std::to_string(device.compute_capability().sm()) +

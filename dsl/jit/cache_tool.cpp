@@ -103,7 +103,13 @@ int tuning(const DiskCache& cache, std::ostream& out) {
 }  // namespace
 
 int run_cache_tool(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  DiskCacheSettings settings = DiskCacheSettings::from_environment();
+  DiskCacheSettings settings;
+  try {
+    settings = DiskCacheSettings::from_environment();
+  } catch (const Error& e) {
+    err << e.what() << "\n";
+    return 2;
+  }
   std::size_t i = 0;
   if (i < args.size() && (args[i] == "-h" || args[i] == "--help")) {
     out << kUsage;

@@ -18,6 +18,8 @@ std::shared_ptr<const ir::Function> trace_device_function(const std::string& nam
       state.line_info = outer->line_info;
       state.bounds_check = outer->bounds_check;
       state.wide_indices = outer->wide_indices;
+    } else {
+      state.line_info = line_info_from_environment();  // a bad value throws here, before the trace is installed
     }
     set_current_trace(&state);
     try {

@@ -7,19 +7,9 @@
 #include <mutex>
 
 #include "cutlet/jit/disk_cache.h"
+#include "cutlet/runtime/environment.h"
 
 namespace cutlet {
-namespace {
-
-bool is_off(const char* v) {
-  if (!v) return false;
-  std::string s(v);
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s == "0" || s == "off" || s == "false" || s == "no";
-}
-
-}  // namespace
-
 namespace detail {
 std::optional<std::uint64_t> parse_byte_size(const char* text) {
   char* end = nullptr;
@@ -57,7 +47,7 @@ std::shared_ptr<DiskCache>& global_cache() {
 
 DiskCacheSettings DiskCacheSettings::from_environment() {
   DiskCacheSettings s;
-  if (is_off(std::getenv("CUTLET_CACHE"))) return s;
+  if (!detail::env_flag("CUTLET_CACHE", true)) return s;
   if (const char* dir = std::getenv("CUTLET_CACHE_DIR"); dir && *dir) {
     s.dir = dir;
   } else if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && xdg[0] == '/') {

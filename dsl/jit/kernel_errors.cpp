@@ -1,11 +1,68 @@
-// Launch argument errors of Kernel::launch, formatted out of line.
+// Errors of Kernel's options and of Kernel::launch's arguments, formatted out of line.
 #include <cxxabi.h>
 #include <cstdlib>
 #include <memory>
 
 #include "cutlet/jit/kernel.h"
+#include "cutlet/jit/symbol_name.h"
 
 namespace cutlet::detail {
+namespace {
+
+bool is_tile_warps(int warps) { return warps >= 1 && warps <= kMaxTileWarps && (warps & (warps - 1)) == 0; }
+
+/// The warps to write instead of `warps`: the powers of two around it, within 1 to kMaxTileWarps.
+std::string warps_instead(int warps) {
+  if (warps < 1) return "1";
+  if (warps > kMaxTileWarps) return std::to_string(kMaxTileWarps);
+  int below = 1;
+  while (below * 2 < warps) below *= 2;
+  return std::to_string(below) + " or " + std::to_string(below * 2);
+}
+
+/// What to write instead of `stages` pipeline stages.
+std::string stages_instead(int stages) {
+  if (stages > kMaxTileStages)
+    return std::to_string(kMaxTileStages) +
+           " or fewer (every stage is another shared-memory buffer of each pipelined tile)";
+  return std::to_string(kMinTileStages) +
+         " or more (one stage is filled while another is read), or 0 for the default";
+}
+
+[[noreturn]] void throw_tile_stages(const KernelOptions& options, const std::string& where) {
+  throw Error("cutlet: KernelOptions::tile_stages is " + std::to_string(kMinTileStages) + " to " +
+              std::to_string(kMaxTileStages) + " (or 0 for the default, 3), not " +
+              std::to_string(options.tile_stages) + " (" + where + "); write " + stages_instead(options.tile_stages));
+}
+
+}  // namespace
+
+void check_kernel_options(const KernelOptions& options, const std::source_location& defined) {
+  check_symbol_name(options.name, "kernel", defined);
+  const std::string where = "kernel '" + options.name + "' defined at " + to_string(defined);
+  if (options.tile_warps != 0 && !is_tile_warps(options.tile_warps))
+    throw Error("cutlet: KernelOptions::tile_warps is 0 (a per-thread kernel) or the warps of a tile kernel's block, 1, "
+                "2, 4, 8, 16 or 32 (a block has at most 1024 threads), not " + std::to_string(options.tile_warps) +
+                " (" + where + "); write " + warps_instead(options.tile_warps));
+  if (options.tile_stages == 0) return;
+  if (options.tile_stages < kMinTileStages || options.tile_stages > kMaxTileStages)
+    throw_tile_stages(options, where);
+  if (options.tile_warps == 0)
+    throw Error("cutlet: KernelOptions::tile_stages = " + std::to_string(options.tile_stages) +
+                " is for tile kernels, and " + where +
+                " is a per-thread one (tile_warps = 0); make it with tile_kernel(fn, options, warps), or leave "
+                "tile_stages at 0");
+}
+
+void check_tile_kernel_warps(int warps, const KernelOptions& options, const std::source_location& defined) {
+  if (!is_tile_warps(warps))
+    throw Error("cutlet: a tile kernel runs on 1, 2, 4, 8, 16 or 32 warps (a block has at most 1024 threads), not " +
+                std::to_string(warps) + " (defined at " + to_string(defined) + "); write " + warps_instead(warps));
+  if (options.tile_warps != 0 && options.tile_warps != warps)
+    throw Error("cutlet: tile_kernel was given " + std::to_string(warps) + " warps and KernelOptions::tile_warps = " +
+                std::to_string(options.tile_warps) + " (defined at " + to_string(defined) +
+                "); give the warps once, as tile_kernel's argument, and leave tile_warps at 0");
+}
 
 void throw_argument_error(const std::string& kernel, const std::source_location& defined,
                           const std::source_location& launched, const std::string& what) {

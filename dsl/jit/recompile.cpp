@@ -3,19 +3,15 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 
 #include "cutlet/dump.h"
+#include "cutlet/runtime/environment.h"
 
 namespace cutlet::detail {
 namespace {
 
 bool explain_from_environment() {
-  static const bool on = [] {
-    const char* v = std::getenv("CUTLET_EXPLAIN_RECOMPILES");
-    return v && *v && std::strcmp(v, "0") != 0;
-  }();
+  static const bool on = env_flag("CUTLET_EXPLAIN_RECOMPILES", false);
   return on;
 }
 
@@ -68,6 +64,7 @@ std::vector<std::string> record_differences(const SpecializationRecord& from, co
 
 std::optional<std::string> RecompileLog::record(const std::string& kernel, SpecializationRecord r,
                                                 std::string_view note) {
+  const bool explain = explain_from_environment();  // a bad value throws before anything is recorded
   std::string message;
   {
     std::lock_guard lock(mu_);
@@ -93,7 +90,7 @@ std::optional<std::string> RecompileLog::record(const std::string& kernel, Speci
     if (!note.empty()) message += " [" + std::string(note) + "]";
     reasons_.push_back(message);
   }
-  if (explain_from_environment()) std::fprintf(stderr, "%s\n", message.c_str());
+  if (explain) std::fprintf(stderr, "%s\n", message.c_str());
   else if (dump_enabled("recompiles")) dump("recompiles", kernel, message + "\n");
   return message;
 }

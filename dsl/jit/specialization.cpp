@@ -2,9 +2,8 @@
 #include "cutlet/jit/specialization.h"
 
 #include <chrono>
-#include <cstdlib>
-#include <string_view>
 #include <cstring>
+#include <string_view>
 
 #include "cutlet/dump.h"
 #include "cutlet/ir/builder.h"
@@ -13,6 +12,7 @@
 #include "cutlet/ir/structural_hash.h"
 #include "cutlet/jit/disk_cache.h"
 #include "cutlet/language/trace.h"
+#include "cutlet/runtime/environment.h"
 
 namespace cutlet {
 namespace detail {
@@ -208,11 +208,11 @@ std::shared_ptr<const LoadedKernel> SpecializationCache::last() const {
 }
 
 TraceOptions trace_options_for(const KernelOptions& opts, bool wide_indices) {
-  static const bool bounds_env = [] {
-    const char* e = std::getenv("CUTLET_BOUNDS_CHECK");
-    return e && *e && std::string_view(e) != "0";
-  }();
-  return TraceOptions{opts.line_info || line_info_from_environment(), opts.bounds_check || bounds_env, wide_indices,
+  static const bool bounds_env = env_flag("CUTLET_BOUNDS_CHECK", false);
+  // Read before the trace starts: installing the trace (noexcept) reads it too, and a bad value
+  // must throw here.
+  const bool line_info_env = line_info_from_environment();
+  return TraceOptions{opts.line_info || line_info_env, opts.bounds_check || bounds_env, wide_indices,
                       opts.tile_warps, opts.tile_stages};
 }
 

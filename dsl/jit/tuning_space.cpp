@@ -23,10 +23,11 @@ void check_option_value(const std::string& name, const ConstValue& v) {
     if (v.kind() != ConstValue::Kind::Int || v.as_int() < 0 || v.as_int() > 3)
       throw Error("cutlet: the compile option opt_level takes 0, 1, 2 or 3, not " + v.str());
   } else if (name == "tile_warps") {
-    const bool ok = v.kind() == ConstValue::Kind::Int && v.as_int() >= 1 && v.as_int() <= 32 && (v.as_int() & (v.as_int() - 1)) == 0;
+    const bool ok = v.kind() == ConstValue::Kind::Int && v.as_int() >= 1 && v.as_int() <= kMaxTileWarps &&
+                    (v.as_int() & (v.as_int() - 1)) == 0;
     if (!ok) throw Error("cutlet: the compile option tile_warps takes 1, 2, 4, 8, 16 or 32, not " + v.str());
   } else if (name == "tile_stages") {
-    if (v.kind() != ConstValue::Kind::Int || v.as_int() < 2 || v.as_int() > 8)
+    if (v.kind() != ConstValue::Kind::Int || v.as_int() < kMinTileStages || v.as_int() > kMaxTileStages)
       throw Error("cutlet: the compile option tile_stages takes 2 to 8, not " + v.str());
   } else if (v.kind() != ConstValue::Kind::Bool) {
     throw Error("cutlet: the compile option " + name + " takes true or false, not " + v.str());

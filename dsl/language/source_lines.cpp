@@ -3,11 +3,11 @@
 
 #include <backtrace.h>
 
-#include <cstdlib>
 #include <cstring>
 #include <mutex>
 
 #include "cutlet/language/trace.h"
+#include "cutlet/runtime/environment.h"
 
 namespace cutlet::detail {
 namespace {
@@ -50,10 +50,7 @@ ir::Location caller_location() {
 }
 
 bool line_info_from_environment() {
-  static const bool on = [] {
-    const char* e = std::getenv("CUTLET_LINEINFO");
-    return e && *e && std::strcmp(e, "0") != 0;
-  }();
+  static const bool on = env_flag("CUTLET_LINEINFO", false);
   return on;
 }
 

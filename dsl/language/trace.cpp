@@ -32,7 +32,12 @@ void throw_value_of_another_trace() {
 }
 
 TraceState* set_current_trace(TraceState* s) noexcept {
-  if (s && line_info_from_environment()) s->line_info = true;
+  // Kernels and device functions read CUTLET_LINEINFO (and refuse a bad value) before their
+  // trace is installed; here a bad value can only mean no line table.
+  try {
+    if (s && line_info_from_environment()) s->line_info = true;
+  } catch (const Error&) {
+  }
   TraceState* prev = g_trace;
   g_trace = s;
   return prev;

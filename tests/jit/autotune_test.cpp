@@ -290,4 +290,20 @@ TEST(Autotuner, ChecksConstantsAgainstTheKernel) {
   EXPECT_EQ(tuner.options().name, "tuned");
 }
 
+TEST(Autotuner, VerboseFromTheEnvironmentIsABoolean) {
+  auto k = kernel([](Ptr<float> y, i32 n) { y[0] = cast<float>(n); }, {.name = "tuned_verbose"});
+  auto shape = [](const Config&, const Buffer<float>&, int) { return LaunchConfig{.grid = 1, .block = 1}; };
+  auto verbose_with = [&](const char* value) {
+    ::setenv("CUTLET_AUTOTUNE_VERBOSE", value, 1);
+    return autotune(k, TuningSpace().launch("BLOCK", {1}), shape).options().verbose;
+  };
+  EXPECT_FALSE(verbose_with("false"));
+  EXPECT_FALSE(verbose_with(" Off "));
+  EXPECT_TRUE(verbose_with("1"));
+  EXPECT_TRUE(verbose_with("YES"));
+  const std::string msg = message_of([&] { verbose_with("loud"); });
+  EXPECT_NE(msg.find("CUTLET_AUTOTUNE_VERBOSE='loud'"), std::string::npos) << msg;
+  ::unsetenv("CUTLET_AUTOTUNE_VERBOSE");
+}
+
 }  // namespace

@@ -23,6 +23,7 @@
 #include "cutlet/jit/cache_tool.h"
 #include "cutlet/jit/disk_cache.h"
 #include "isolated_cache_dir.h"
+#include "kernel_test_support.h"
 
 using namespace cutlet;
 namespace fs = std::filesystem;
@@ -493,6 +494,22 @@ TEST(DiskCache, SettingsFromTheEnvironment) {
     }
   };
   with_env({{"CUTLET_CACHE", "0"}}, [] { EXPECT_TRUE(DiskCacheSettings::from_environment().dir.empty()); });
+  // CUTLET_CACHE is a boolean like every other: off spellings in any case, on spellings, and an
+  // error for anything else, instead of a cache left on by a misspelling.
+  for (const char* off : {"off", " False ", "NO"})
+    with_env({{"CUTLET_CACHE", off}, {"CUTLET_CACHE_DIR", "/somewhere/cache"}},
+             [&] { EXPECT_TRUE(DiskCacheSettings::from_environment().dir.empty()) << off; });
+  for (const char* on : {"1", "on", "Yes", ""})
+    with_env({{"CUTLET_CACHE", on}, {"CUTLET_CACHE_DIR", "/somewhere/cache"}},
+             [&] { EXPECT_EQ(DiskCacheSettings::from_environment().dir, "/somewhere/cache") << on; });
+  with_env({{"CUTLET_CACHE", "disabled"}, {"CUTLET_CACHE_DIR", "/somewhere/cache"}}, [] {
+    const std::string msg = test::message_of([] { (void)DiskCacheSettings::from_environment(); });
+    EXPECT_NE(msg.find("CUTLET_CACHE='disabled'"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("0, off, false or no"), std::string::npos) << msg;
+    std::ostringstream out, err;
+    EXPECT_EQ(run_cache_tool({"path"}, out, err), 2);
+    EXPECT_NE(err.str().find("CUTLET_CACHE='disabled'"), std::string::npos) << err.str();
+  });
   with_env({{"CUTLET_CACHE", nullptr}, {"CUTLET_CACHE_DIR", "/somewhere/cache"}, {"CUTLET_CACHE_MAX_BYTES", "64M"}},
            [] {
              auto s = DiskCacheSettings::from_environment();

@@ -112,4 +112,18 @@ TEST(Recompile, EnvironmentVariablePrintsExplanations) {
       << loud.output;
 }
 
+TEST(Recompile, EnvironmentVariableIsABoolean) {
+  for (const char* off : {"false", "OFF", " no "}) {
+    const auto quiet = test::run_child("RecompileChild.DISABLED_CompileTwoValues",
+                                       {std::string("CUTLET_EXPLAIN_RECOMPILES=") + off});
+    ASSERT_EQ(quiet.status, 0) << quiet.output;
+    EXPECT_EQ(quiet.output.find("recompiled"), std::string::npos) << off << ": " << quiet.output;
+  }
+  const auto yes = test::run_child("RecompileChild.DISABLED_CompileTwoValues", {"CUTLET_EXPLAIN_RECOMPILES=Yes"});
+  EXPECT_NE(yes.output.find("recompiled"), std::string::npos) << yes.output;
+  const auto bad = test::run_child("RecompileChild.DISABLED_CompileTwoValues", {"CUTLET_EXPLAIN_RECOMPILES=loud"});
+  EXPECT_NE(bad.status, 0) << bad.output;
+  EXPECT_NE(bad.output.find("CUTLET_EXPLAIN_RECOMPILES='loud'"), std::string::npos) << bad.output;
+}
+
 }  // namespace

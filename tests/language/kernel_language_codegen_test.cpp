@@ -236,6 +236,20 @@ CHECK: .file 1 "{{.*}}kernel_language_codegen_test.cpp"
   EXPECT_EQ(plain->ptx.find(".loc"), std::string::npos);
 }
 
+TEST(KernelLanguageCodegen, LineInfoCoversTheDeviceFunctionsAKernelCalls) {
+  // The kernel and the device functions it calls share one module: one set of debug flags.
+  auto twice = device_function([](f32 x) { return x * 2.0f; }, "lines_twice");
+  auto plus_one = device_function([](f32 x) { return x + 1.0f; }, "lines_plus_one");
+  auto k = kernel([&](Ptr<float> y) { y[0] = plus_one(twice(y[1])); }, {.name = "lines_calls", .line_info = true});
+  auto compiled = k.compile<>();
+  expect_filecheck(compiled->ptx, R"(
+CHECK-DAG: .func {{.*}}lines_twice
+CHECK-DAG: .func {{.*}}lines_plus_one
+CHECK: .visible .entry lines_calls(
+CHECK: .loc
+)");
+}
+
 }  // namespace
 
 namespace {

@@ -7,6 +7,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -151,6 +152,10 @@ class Function {
   std::vector<Instruction> insts_;
   std::vector<ValueInfo> values_;
 };
+
+/// Whether `name` can name a PTX kernel or function: a letter, `_` or `$`, then letters,
+/// digits, `_` or `$`, at most 1024 characters.
+bool is_symbol_name(std::string_view name) noexcept;
 
 /// The first instruction with opcode `op` placed in `f`'s body (regions included) or in the
 /// body of a device function it calls, or nullptr.

@@ -15,6 +15,7 @@
 #include "cutlet/backend/compiler.h"
 #include "cutlet/jit/signature.h"
 #include "cutlet/jit/specialization.h"
+#include "cutlet/jit/symbol_name.h"
 #include "cutlet/language/trace.h"
 
 namespace cutlet {
@@ -67,6 +68,7 @@ class DeviceFunction {
   DeviceFunction(F fn, std::string name, std::source_location where)
       : fn_(std::move(fn)), name_(std::move(name)), state_(std::make_shared<State>()) {
     if (name_.empty()) name_ = "devfn_" + detail::default_kernel_name(where);
+    detail::check_symbol_name(name_, "device function", where);
   }
 
   /// Calls the function from the kernel being traced.

@@ -22,11 +22,12 @@ struct DiskCacheSettings {
   /// The size cap in bytes: beyond it, the least recently used entries are removed.
   std::uint64_t max_bytes = std::uint64_t{1} << 30;
 
-  /// The settings the environment asks for: CUTLET_CACHE=0 (or off/false/no) turns the cache
-  /// off; the directory is CUTLET_CACHE_DIR, else $XDG_CACHE_HOME/cutlet, else
-  /// $HOME/.cache/cutlet (none of them set: off); CUTLET_CACHE_MAX_BYTES sets the cap, a
-  /// number of bytes with an optional K, M or G suffix (powers of 1024). A malformed cap is
-  /// reported once on stderr and the default (1 GiB) used.
+  /// The settings the environment asks for: CUTLET_CACHE=0 (or off, false, no) turns the cache
+  /// off, and a value that is no boolean (see detail::env_flag) throws cutlet::Error; the
+  /// directory is CUTLET_CACHE_DIR, else $XDG_CACHE_HOME/cutlet, else $HOME/.cache/cutlet
+  /// (none of them set: off); CUTLET_CACHE_MAX_BYTES sets the cap, a number of bytes with an
+  /// optional K, M or G suffix (powers of 1024). A malformed cap is reported once on stderr and
+  /// the default (1 GiB) used.
   static DiskCacheSettings from_environment();
 };
 

@@ -30,6 +30,13 @@ namespace detail {
 /// dynamic bytes) exceeds what a block of `device` may have, naming tile_stages.
 void check_tile_shared(const std::string& kernel, const std::source_location& launched, const Device& device,
                        const LoadedKernel& loaded, std::size_t dynamic_bytes, int stages);
+/// Throws cutlet::Error when `options` cannot make kernel `options.name` (defined at `defined`):
+/// a name that is no PTX name (symbol_name.h), tile_warps neither 0 nor a power of two up to kMaxTileWarps, tile_stages neither 0 nor
+/// kMinTileStages to kMaxTileStages, or tile_stages for a per-thread kernel.
+void check_kernel_options(const KernelOptions& options, const std::source_location& defined);
+/// Throws cutlet::Error when tile_kernel's `warps` is no power of two up to kMaxTileWarps, or
+/// `options` already sets other tile_warps.
+void check_tile_kernel_warps(int warps, const KernelOptions& options, const std::source_location& defined);
 }  // namespace detail
 
 /// A GPU kernel written as a C++ lambda, traced at its first launch for each set of
@@ -54,6 +61,7 @@ class Kernel {
       : fn_(std::move(fn)), options_(std::move(options)), defined_(defined),
         cache_(std::make_unique<detail::SpecializationCache>()) {
     if (options_.name.empty()) options_.name = detail::default_kernel_name(defined_);
+    detail::check_kernel_options(options_, defined_);
   }
 
   /// Launches the kernel on `stream` with `config` (grid, block, dynamic shared memory).
@@ -161,11 +169,15 @@ class Kernel {
   }
 
   /// A Kernel running the same lambda with other options: its own specializations, the same
-  /// definition site. An empty options.name keeps this kernel's name.
+  /// definition site. An empty options.name keeps this kernel's name, and tile_warps and
+  /// tile_stages left at 0 keep this kernel's (a tile kernel stays one). Throws cutlet::Error
+  /// for options no kernel may have, as the constructor does.
   Kernel with_options(KernelOptions options) const
     requires std::copy_constructible<F>
   {
     if (options.name.empty()) options.name = options_.name;
+    if (options.tile_warps == 0) options.tile_warps = options_.tile_warps;
+    if (options.tile_stages == 0) options.tile_stages = options_.tile_stages;
     return Kernel(fn_, std::move(options), defined_);
   }
 
@@ -408,6 +420,8 @@ class Kernel {
 /// Makes a tile kernel from a lambda over tiles (see tile.h and tensor.h): one instance per
 /// block of `warps` warps, launched with only a grid, `k.launch(s, {.grid = rows}, out, in)`.
 /// Tensor parameters are specialized on TensorFacts; Const parameters on their values.
+/// `warps` is 1, 2, 4, 8, 16 or 32; other warps, and options no kernel may have (see
+/// KernelOptions::tile_stages), throw cutlet::Error here.
 ///
 ///     auto add = cutlet::tile_kernel([](Tensor<float, 1> z, Tensor<float, 1> x, Tensor<float, 1> y) {
 ///       auto i = cutlet::program_id(0) * 1024 + cutlet::arange(1024);
@@ -417,18 +431,13 @@ class Kernel {
 template <class F>
 Kernel<std::decay_t<F>> tile_kernel(F&& fn, KernelOptions options = {}, int warps = 4,
                                     std::source_location defined = std::source_location::current()) {
-  if (warps < 1 || warps > 32 || (warps & (warps - 1)) != 0)
-    throw Error("cutlet: a tile kernel runs on 1, 2, 4, 8, 16 or 32 warps, not " + std::to_string(warps) + " (defined at " +
-                std::string(defined.file_name()) + ":" + std::to_string(defined.line()) + ")");
-  if (options.tile_stages != 0 && (options.tile_stages < 2 || options.tile_stages > 8))
-    throw Error("cutlet: KernelOptions::tile_stages is 2 to 8 (or 0 for the default), not " +
-                std::to_string(options.tile_stages) + " (defined at " + std::string(defined.file_name()) + ":" +
-                std::to_string(defined.line()) + ")");
+  detail::check_tile_kernel_warps(warps, options, defined);
   options.tile_warps = warps;
   return Kernel<std::decay_t<F>>(std::forward<F>(fn), std::move(options), defined);
 }
 
 /// Makes a Kernel from a lambda: `auto saxpy = cutlet::kernel([](f32 a, Ptr<float> x, ...) {...});`
+/// Options no kernel may have (see KernelOptions::tile_warps and tile_stages) throw cutlet::Error.
 template <class F>
 Kernel<std::decay_t<F>> kernel(F&& fn, KernelOptions options = {},
                                std::source_location defined = std::source_location::current()) {

@@ -27,6 +27,17 @@
 
 namespace cutlet {
 
+/// The most warps a tile kernel's block may have: 32 warps are 1024 threads, a block's limit.
+inline constexpr int kMaxTileWarps = 32;
+/// The fewest pipeline stages (KernelOptions::tile_stages) a tile kernel may ask for: a ring
+/// needs one buffer being filled while another is read.
+inline constexpr int kMinTileStages = 2;
+/// The most pipeline stages a tile kernel may ask for. Every stage is another shared-memory
+/// buffer of each pipelined tile: a 128x64 and a 64x128 f16 tile take 32 KiB a stage, so 8
+/// stages already fill the 227 KiB a block may have on sm_90, while 3 or 4 hide the latency of
+/// global memory. Deeper rings only fit tiles too small to keep the tensor cores busy.
+inline constexpr int kMaxTileStages = 8;
+
 /// Per-kernel options; all of them are part of the specialization key.
 struct KernelOptions {
   /// The kernel's entry-point name (letters, digits, '_'); by default made from the file
@@ -53,13 +64,15 @@ struct KernelOptions {
   /// every kernel with CUTLET_BOUNDS_CHECK=1. For debugging: it costs a compare per index.
   bool bounds_check = false;
   /// For a tile kernel (see tile_kernel): the warps per block its tiles are spread over (a
-  /// power of two, 1 to 32). 0 makes a per-thread kernel.
+  /// power of two, 1 to kMaxTileWarps). 0 makes a per-thread kernel. Other values are refused
+  /// where the kernel is made.
   int tile_warps = 0;
-  /// For a tile kernel: the shared-memory stages of its pipelined loops (2 to 8, Triton's
-  /// num_stages). Loads that feed a dot are copied global -> shared with cp.async into a ring
-  /// of this many buffers, filled ahead of the iterations that read them. More stages hide more
-  /// latency and take more shared memory (a launch that would exceed the device's is refused).
-  /// 0 chooses 3.
+  /// For a tile kernel: the shared-memory stages of its pipelined loops (kMinTileStages to
+  /// kMaxTileStages, i.e. 2 to 8; Triton's num_stages). Loads that feed a dot are copied
+  /// global -> shared with cp.async into a ring of this many buffers, filled ahead of the
+  /// iterations that read them. More stages hide more latency and take more shared memory (a
+  /// launch that would exceed the device's is refused). 0 chooses 3. Other values, and stages
+  /// for a per-thread kernel, are refused where the kernel is made.
   int tile_stages = 0;
 };
 
