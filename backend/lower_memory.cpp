@@ -101,6 +101,8 @@ llvm::Value* lower_vector_store(LoweringContext& c, const ir::Instruction& inst)
 
 // Static shared arrays are module globals in address space 3, one per op.
 llvm::Value* lower_shared_alloc(LoweringContext& c, const ir::Instruction& inst) {
+  if (auto it = c.shared_arrays.find(&inst); it != c.shared_arrays.end())
+    return c.b.CreateInBoundsGEP(c.b.getInt8Ty(), dynamic_shared_base(c), c.b.getInt32(static_cast<std::uint32_t>(it->second)));
   ir::Type elem = c.fn.type_of(inst.results[0]).element();
   auto* at = llvm::ArrayType::get(llvm_type(c.ctx, elem), static_cast<std::uint64_t>(inst.int_attr()));
   auto* g = new llvm::GlobalVariable(c.module, at, false, llvm::GlobalValue::InternalLinkage, llvm::UndefValue::get(at),

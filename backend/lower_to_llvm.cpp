@@ -559,6 +559,19 @@ constexpr const char* kReservedSharedFlag = "cutlet.reserved_dynamic_shared";
 enum class Visibility { Kernel, Private, Exported };
 
 /// Lowers `fn` (and, first, the device functions it calls) into `module`.
+/// Places the shared_arrays of region `r` (at any depth) in the arena, before any op's buffers.
+void place_shared_arrays(LoweringContext& c, const ir::Region& r) {
+  for (ir::InstId id : r.body) {
+    const ir::Instruction& inst = c.fn.inst(id);
+    for (const ir::Region& sub : inst.regions) place_shared_arrays(c, sub);
+    if (inst.op != ir::Opcode::SharedAlloc) continue;
+    ir::Type elem = c.fn.type_of(inst.results[0]).element();
+    const std::int64_t bytes = inst.int_attr() * ((elem.bits() + 7) / 8);
+    c.shared_arrays[&inst] = c.arena.allocate(bytes, 16, "shared_array<" + elem.str() + ">(" + std::to_string(inst.int_attr()) + ")",
+                                              ir::mnemonic(inst.op), inst.loc);
+  }
+}
+
 llvm::Function* lower_function(const ir::Function& fn, llvm::Module& module, const LoweringOptions& options,
                                Visibility visibility, SharedArena* arena) {
   llvm::LLVMContext& ctx = module.getContext();
@@ -621,6 +634,8 @@ llvm::Function* lower_function(const ir::Function& fn, llvm::Module& module, con
 
   LoweringContext c{fn, ctx, module, function, b, entry, std::vector<llvm::Value*>(fn.num_values(), nullptr), options};
   for (std::size_t i = 0; i < fn.params().size(); ++i) c.values[fn.params()[i]] = function->getArg(static_cast<unsigned>(i));
+  // A kernel's shared_arrays go to the bottom of its arena, live for the whole kernel.
+  if (visibility == Visibility::Kernel) place_shared_arrays(c, fn.body());
   std::unique_ptr<DebugInfo> debug;
   if (options.line_info) {
     debug = std::make_unique<DebugInfo>(module, *function, fn);

@@ -55,6 +55,9 @@ struct LoweringContext {
   const ir::Instruction* current = nullptr;
   /// The fragment-pipelined dot of the loop being lowered, if any (see tile_support.h).
   struct DotPipeline* dot_pipeline = nullptr;
+  /// A kernel's shared_arrays: their offsets in the arena, where they live for the whole
+  /// kernel (a device function's arrays are static shared variables).
+  std::map<const ir::Instruction*, std::int64_t> shared_arrays;
   /// The pointers dynamic_shared() returned, moved past the pool once its size is known.
   std::vector<llvm::GetElementPtrInst*> user_dynamic_shared;
 

@@ -6,18 +6,11 @@
 namespace cutlet::ir {
 namespace {
 
+/// What the op table's traits allow to drop when the results are unused: pure ops, ops that
+/// only observe memory or state (loads of every kind, activemask) and allocations.
 bool removable(const Instruction& inst) {
-  switch (inst.op) {
-    case Opcode::Load:
-    case Opcode::VecLoad:
-    case Opcode::TileLoad:
-    case Opcode::Alloca:
-    case Opcode::SharedAlloc:
-    case Opcode::ActiveMask:
-      return true;
-    default:
-      return has_trait(inst.op, Pure);
-  }
+  if (!inst.regions.empty() || has_trait(inst.op, WritesMemory)) return false;
+  return has_trait(inst.op, Pure) || has_trait(inst.op, ReadsMemory) || has_trait(inst.op, Allocates);
 }
 
 void count_uses(const Function& f, const Region& r, std::vector<std::uint32_t>& uses) {

@@ -30,8 +30,8 @@ TEST(KernelLanguageCodegen, SharedMemoryBarrierAndWarpShuffleReduction) {
     });
   }, {.name = "block_sum"});
   expect_filecheck(ptx_of(k), R"(
+CHECK: .extern .shared .align {{[0-9]+}} .b8
 CHECK: .visible .entry block_sum(
-CHECK: .shared .align 16 .b8 {{.*}}[128];
 CHECK: shfl.sync.down.b32
 CHECK: st.shared.f32
 CHECK: bar.sync 0;

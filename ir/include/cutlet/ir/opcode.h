@@ -30,13 +30,15 @@ enum class OperandClass : std::uint8_t { Any, Scalar, Numeric, Integer, IntOrBoo
 enum OpTrait : std::uint32_t {
   None = 0,
   Pure = 1u << 0,          ///< no effects: may be folded, deduplicated and dropped when unused
-  ReadsMemory = 1u << 1,   ///< observes memory: never merged with another read; dropped when unused
+  ReadsMemory = 1u << 1,   ///< observes memory (or the warp's state): never merged with another
+                           ///< read; dropped when unused
   WritesMemory = 1u << 2,  ///< has effects: never folded, merged or dropped
   Terminator = 1u << 3,    ///< ends a region
   HasRegions = 1u << 4,    ///< owns nested regions
   Commutative = 1u << 5,   ///< operands may be swapped
   TileOp = 1u << 6,        ///< a tile op proper: places its result's elements itself (others
                            ///< given tile operands are applied element by element)
+  Allocates = 1u << 7,     ///< makes memory (alloca, shared_alloc): dropped when unused
 };
 
 /// Static facts about an opcode, from ops.def.

@@ -109,6 +109,13 @@ class Kernel {
         pack_and_launch<Params>(stream, *spec->function, tile_config, std::index_sequence_for<Args...>{}, args...);
         return;
       }
+      if (spec->reserved_shared_bytes != 0) [[unlikely]] {
+        // The kernel's shared_arrays live in its arena, ahead of the caller's dynamic bytes.
+        LaunchConfig with_arrays = config;
+        with_arrays.shared_bytes += spec->reserved_shared_bytes;
+        pack_and_launch<Params>(stream, *spec->function, with_arrays, std::index_sequence_for<Args...>{}, args...);
+        return;
+      }
       pack_and_launch<Params>(stream, *spec->function, config, std::index_sequence_for<Args...>{}, args...);
     }
   }
