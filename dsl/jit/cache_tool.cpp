@@ -18,7 +18,7 @@ constexpr const char* kUsage =
     "  info ID     an entry's full key, resource use and link log\n"
     "  tuning      the persisted autotuning results\n"
     "  clear       remove every entry and tuning result\n"
-    "  trim SIZE   remove least recently used entries until the cache holds at most SIZE (bytes, or K, M, G)\n"
+    "  trim SIZE   remove least recently used entries until the cache holds at most SIZE (bytes, or K, M, G, T)\n"
     "  path        print the cache directory\n"
     "Without --dir: CUTLET_CACHE_DIR, else $XDG_CACHE_HOME/cutlet, else ~/.cache/cutlet.\n";
 
@@ -62,8 +62,10 @@ int list(const DiskCache& cache, std::ostream& out) {
         << pad(std::to_string(e.hits), 6) << "  " << (e.problem.empty() ? compile : "UNUSABLE: " + e.problem)
         << "\n";
   }
-  out << entries.size() << " entr" << (entries.size() == 1 ? "y" : "ies") << ", " << size_text(total) << " of "
-      << size_text(cache.settings().max_bytes) << " in " << cache.kernels_dir().string() << "\n";
+  const std::uint64_t cap = cache.settings().max_bytes;
+  out << entries.size() << " entr" << (entries.size() == 1 ? "y" : "ies") << ", " << size_text(total)
+      << (cap ? " of " + size_text(cap) : std::string(" (no size cap)")) << " in " << cache.kernels_dir().string()
+      << "\n";
   return 0;
 }
 
@@ -160,9 +162,11 @@ int run_cache_tool(const std::vector<std::string>& args, std::ostream& out, std:
     }
     if (cmd == "trim") {
       if (!want(1)) return 2;
-      const auto max = detail::parse_byte_size(rest[0].c_str());
+      std::string problem;
+      const auto max = detail::parse_byte_size(rest[0].c_str(), &problem);
       if (!max) {
-        err << "cutlet-cache: '" << rest[0] << "' is not a size (bytes, or a number with K, M or G)\n";
+        err << "cutlet-cache: trim: '" << rest[0] << "' " << problem
+            << "; nothing was removed (SIZE is bytes, or a number with K, M, G or T)\n";
         return 2;
       }
       const std::uint64_t removed = cache.trim(*max);

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <optional>
 
 #include "cutlet/error.h"
 #include "cutlet/jit/disk_cache_entry.h"
@@ -174,6 +175,62 @@ DiskCacheEntryInfo info_of(const fs::path& dir, const Scanned& s, DiskCacheKey* 
   return info;
 }
 
+/// Why a write failed: the call, its path and errno.
+struct WriteFailure {
+  std::string what;   ///< "cannot create /dir/kernels/.tmp-...", ...
+  int err = 0;
+  bool lost = false;  ///< the temporary file vanished before its rename: a concurrent clear
+  const char* note = "";
+};
+
+/// Writes `bytes` as entry `stem` of `dir` through a temporary file renamed into place;
+/// nullopt on success. A failed write leaves no file behind.
+std::optional<WriteFailure> write_entry(const fs::path& dir, const std::string& stem, const std::string& bytes) {
+  static std::atomic<std::uint64_t> counter{0};
+  const fs::path final_path = dir / (stem + kEntrySuffix);
+  const fs::path temp = dir / (kTempPrefix + stem + "-" + std::to_string(::getpid()) + "-" +
+                               std::to_string(counter.fetch_add(1)));
+  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    const int err = errno;
+    return WriteFailure{"cannot create " + temp.string(), err};
+  }
+  bool ok = write_all(fd, bytes);
+  int err = errno;
+  if (::close(fd) != 0 && ok) {
+    ok = false;
+    err = errno;
+  }
+  if (!ok) {
+    ::unlink(temp.c_str());
+    return WriteFailure{"cannot write " + temp.string(), err};
+  }
+  if (::rename(temp.c_str(), final_path.c_str()) != 0) {
+    err = errno;
+    ::unlink(temp.c_str());
+    return WriteFailure{"cannot rename " + temp.string() + " to " + final_path.string(), err, err == ENOENT};
+  }
+  return std::nullopt;
+}
+
+/// What to do about a write that failed with `err`.
+std::string advice_for(int err) {
+  switch (err) {
+    case ENOSPC:
+    case EDQUOT:
+    case EFBIG:
+      return "Free space on that file system (`cutlet-cache trim SIZE` or a smaller CUTLET_CACHE_MAX_BYTES "
+             "shrinks the cache), or point CUTLET_CACHE_DIR at another one.";
+    case EACCES:
+    case EPERM:
+    case EROFS:
+      return "Make the directory writable for this user, or point CUTLET_CACHE_DIR at a writable directory; "
+             "CUTLET_CACHE=0 turns the cache off.";
+    default:
+      return "Check the directory, or point CUTLET_CACHE_DIR at another one; CUTLET_CACHE=0 turns the cache off.";
+  }
+}
+
 }  // namespace
 
 DiskCache::DiskCache(DiskCacheSettings settings) : settings_(std::move(settings)) {}
@@ -182,10 +239,19 @@ void DiskCache::fail(const std::string& what) {
   disabled_.store(true, std::memory_order_relaxed);
   if (!warned_.exchange(true))
     std::fprintf(stderr,
-                 "cutlet: the kernel cache directory %s cannot be used (%s); compiling without the persistent "
-                 "cache from now on. Point CUTLET_CACHE_DIR at a writable directory, or set CUTLET_CACHE=0 to "
-                 "turn the cache off.\n",
+                 "cutlet: the kernel cache cannot use %s (%s); compiling without the persistent cache in this "
+                 "process. Point CUTLET_CACHE_DIR at a directory you can write, or set CUTLET_CACHE=0 to turn "
+                 "the cache off.\n",
                  settings_.dir.c_str(), what.c_str());
+}
+
+void DiskCache::stop_writing(const std::string& what, int err, const char* note) {
+  read_only_.store(true, std::memory_order_relaxed);
+  if (!warned_.exchange(true))
+    std::fprintf(stderr,
+                 "cutlet: the kernel cache %s: %s%s; kernels compiled from now on in this process are not saved "
+                 "to disk, while the entries already there are still used. %s\n",
+                 what.c_str(), std::strerror(err), note, advice_for(err).c_str());
 }
 
 bool DiskCache::prepare() {
@@ -199,8 +265,8 @@ bool DiskCache::prepare() {
     fail("cannot create " + kernels_dir().string() + ": " + ec.message());
     return false;
   }
-  if (::access(kernels_dir().c_str(), R_OK | W_OK | X_OK) != 0) {
-    fail(kernels_dir().string() + " is not writable: " + std::strerror(errno));
+  if (::access(kernels_dir().c_str(), R_OK | X_OK) != 0) {
+    fail("cannot read " + kernels_dir().string() + ": " + std::strerror(errno));
     return false;
   }
   return true;
@@ -223,7 +289,7 @@ DiskLookup DiskCache::load(const DiskCacheKey& key) {
     r.problem = detail::describe(d.problem);
     return r;
   }
-  record_hit(kernels_dir() / (stem + kHitsSuffix));
+  if (writable()) record_hit(kernels_dir() / (stem + kHitsSuffix));
   r.status = DiskLookupStatus::Hit;
   r.kernel = std::make_shared<const CompiledKernel>(std::move(d.payload.kernel));
   r.compile_ms = d.payload.compile_ms;
@@ -231,73 +297,64 @@ DiskLookup DiskCache::load(const DiskCacheKey& key) {
 }
 
 std::uint64_t DiskCache::store(const DiskCacheKey& key, const CompiledKernel& kernel, double compile_ms) {
-  if (!prepare()) return 0;
-  static std::atomic<std::uint64_t> counter{0};
+  if (!prepare() || !writable()) return 0;
   detail::EntryPayload payload{kernel, compile_ms, now_ns() / 1'000'000'000};
   const std::string bytes = detail::encode_entry(key.text(), payload);
   const std::string stem = key.file_stem();
-  const fs::path final_path = kernels_dir() / (stem + kEntrySuffix);
-  const fs::path temp = kernels_dir() / (kTempPrefix + stem + "-" + std::to_string(::getpid()) + "-" +
-                                         std::to_string(counter.fetch_add(1)));
-  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    fail("cannot create a file in " + kernels_dir().string() + ": " + std::strerror(errno));
-    return 0;
-  }
-  bool ok = write_all(fd, bytes);
-  int err = errno;
-  if (::close(fd) != 0 && ok) {
-    ok = false;
-    err = errno;
-  }
-  if (ok && ::rename(temp.c_str(), final_path.c_str()) != 0) {
-    ok = false;
-    err = errno;
-  }
-  if (!ok) {
-    ::unlink(temp.c_str());
-    fail("cannot write " + final_path.string() + ": " + std::strerror(err));
-    return 0;
-  }
-  std::lock_guard lock(size_mu_);
-  try {
-    if (!size_known_) {
-      size_estimate_ = 0;
-      for (const auto& s : scan(kernels_dir(), true)) size_estimate_ += s.bytes;
-      size_known_ = true;
-    } else {
-      size_estimate_ += bytes.size();
+  auto failure = write_entry(kernels_dir(), stem, bytes);
+  if (failure) {
+    std::error_code ec;
+    fs::create_directories(kernels_dir(), ec);
+    if (ec) {
+      failure = WriteFailure{"cannot recreate " + kernels_dir().string() + " after a failed write", ec.value()};
+    } else if ((failure = write_entry(kernels_dir(), stem, bytes))) {
+      failure->note = " (on a second try too, with the directory in place)";
     }
-    if (size_estimate_ > settings_.max_bytes)
-      trim_locked(settings_.max_bytes - settings_.max_bytes / 10, &size_estimate_);
-  } catch (const Error&) {
-    // Eviction is best effort: a directory that cannot be scanned now is tried again later.
   }
+  if (failure) {
+    if (!failure->lost) stop_writing(failure->what, failure->err, failure->note);
+    return 0;
+  }
+  after_write(bytes.size());
   return bytes.size();
 }
 
-std::uint64_t DiskCache::trim_locked(std::uint64_t max_bytes, std::uint64_t* remaining) {
+void DiskCache::after_write(std::uint64_t bytes) {
+  const std::uint64_t cap = settings_.max_bytes;
+  std::lock_guard lock(size_mu_);
+  written_since_ += bytes;
+  if (measured_ && (cap == 0 || (written_since_ <= std::max<std::uint64_t>(cap / 64, 1) &&
+                                 measured_bytes_ + written_since_ <= cap)))
+    return;
+  try {
+    evict_locked(cap == 0 ? ~std::uint64_t{0} : cap, cap - cap / 10);
+  } catch (const Error&) {
+    // Eviction is best effort: a directory that cannot be scanned now is tried again later.
+  }
+}
+
+std::uint64_t DiskCache::evict_locked(std::uint64_t above, std::uint64_t down_to) {
   auto entries = scan(kernels_dir(), true);
   std::uint64_t total = 0, removed = 0;
   for (const auto& s : entries) total += s.bytes;
-  for (const auto& s : entries) {
-    if (total <= max_bytes) break;
-    ::unlink((kernels_dir() / (s.id + kEntrySuffix)).c_str());
-    ::unlink((kernels_dir() / (s.id + kHitsSuffix)).c_str());
-    total -= s.bytes;
-    removed += s.bytes;
+  if (total > above) {
+    for (const auto& s : entries) {
+      if (total <= down_to) break;
+      ::unlink((kernels_dir() / (s.id + kEntrySuffix)).c_str());
+      ::unlink((kernels_dir() / (s.id + kHitsSuffix)).c_str());
+      total -= s.bytes;
+      removed += s.bytes;
+    }
   }
-  if (remaining) *remaining = total;
+  measured_ = true;
+  measured_bytes_ = total;
+  written_since_ = 0;
   return removed;
 }
 
 std::uint64_t DiskCache::trim(std::uint64_t max_bytes) {
   std::lock_guard lock(size_mu_);
-  std::uint64_t remaining = 0;
-  const std::uint64_t removed = trim_locked(max_bytes, &remaining);
-  size_estimate_ = remaining;
-  size_known_ = true;
-  return removed;
+  return evict_locked(max_bytes, max_bytes);
 }
 
 std::vector<DiskCacheEntryInfo> DiskCache::list() const {
@@ -344,8 +401,9 @@ std::size_t DiskCache::clear() {
       throw Error("cutlet: cannot remove " + p.string() + ": " + std::strerror(errno));
     if (ends_with(p.filename().string(), kEntrySuffix)) ++removed;
   }
-  size_estimate_ = 0;
-  size_known_ = true;
+  measured_ = true;
+  measured_bytes_ = 0;
+  written_since_ = 0;
   return removed;
 }
 

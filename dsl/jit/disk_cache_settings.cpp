@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <mutex>
 
 #include "cutlet/jit/disk_cache.h"
@@ -11,25 +12,53 @@
 
 namespace cutlet {
 namespace detail {
-std::optional<std::uint64_t> parse_byte_size(const char* text) {
-  char* end = nullptr;
-  errno = 0;
-  const unsigned long long n = std::strtoull(text, &end, 10);
-  if (errno || end == text || text[0] == '-') return std::nullopt;
-  std::uint64_t scale = 1;
-  switch (std::toupper(static_cast<unsigned char>(*end))) {
-    case 0: break;
-    case 'K': scale = 1ull << 10; ++end; break;
-    case 'M': scale = 1ull << 20; ++end; break;
-    case 'G': scale = 1ull << 30; ++end; break;
-    case 'T': scale = 1ull << 40; ++end; break;
-    default: return std::nullopt;
+namespace {
+
+/// The power of 1024 that suffix letter `c` stands for; -1 for no such letter.
+int suffix_power(char c) {
+  switch (std::toupper(static_cast<unsigned char>(c))) {
+    case 'K': return 1;
+    case 'M': return 2;
+    case 'G': return 3;
+    case 'T': return 4;
+    default: return -1;
   }
-  if (*end == 'i' || *end == 'I') ++end;
-  if (*end == 'b' || *end == 'B') ++end;
-  if (*end) return std::nullopt;
-  return n * scale;
 }
+
+std::optional<std::uint64_t> refuse(std::string* problem, const std::string& why) {
+  if (problem) *problem = why;
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::uint64_t> parse_byte_size(const char* text, std::string* problem) {
+  const char* p = text;
+  if (!std::isdigit(static_cast<unsigned char>(*p))) return refuse(problem, "is not a size");
+  constexpr std::uint64_t kMax = std::numeric_limits<std::uint64_t>::max();
+  const std::string too_large = "is too large: a size is at most 2^64 - 1 bytes (16 EiB)";
+  bool overflow = false;
+  std::uint64_t n = 0;
+  for (; std::isdigit(static_cast<unsigned char>(*p)); ++p) {
+    const auto digit = static_cast<std::uint64_t>(*p - '0');
+    if (n > (kMax - digit) / 10) overflow = true;
+    else n = n * 10 + digit;
+  }
+  const int power = suffix_power(*p);
+  if (power > 0) {
+    ++p;
+    if (*p == 'i' || *p == 'I') ++p;
+  }
+  if (*p == 'b' || *p == 'B') ++p;
+  if (*p) return refuse(problem, "is not a size");
+  if (overflow) return refuse(problem, too_large);
+  for (int i = 0; i < power; ++i) {
+    if (n > kMax / 1024) return refuse(problem, too_large);
+    n *= 1024;
+  }
+  return n;
+}
+
 }  // namespace detail
 
 namespace {
@@ -56,15 +85,16 @@ DiskCacheSettings DiskCacheSettings::from_environment() {
     s.dir = std::filesystem::path(home) / ".cache" / "cutlet";
   }
   if (const char* max = std::getenv("CUTLET_CACHE_MAX_BYTES"); max && *max) {
-    if (auto n = detail::parse_byte_size(max)) {
+    std::string problem;
+    if (auto n = detail::parse_byte_size(max, &problem)) {
       s.max_bytes = *n;
     } else {
       static std::once_flag warned;
       std::call_once(warned, [&] {
         std::fprintf(stderr,
-                     "cutlet: CUTLET_CACHE_MAX_BYTES='%s' is not a size (write bytes, or a number with K, M or G); "
-                     "using the default of 1 GiB\n",
-                     max);
+                     "cutlet: CUTLET_CACHE_MAX_BYTES='%s' %s; using the default of 1 GiB (write bytes, or a "
+                     "number with K, M, G or T; 0 for no cap)\n",
+                     max, problem.c_str());
       });
     }
   }

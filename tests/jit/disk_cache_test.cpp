@@ -1,7 +1,9 @@
 // The persistent kernel cache: keys, the entry format's safety checks, hits across processes,
-// concurrent writers, unusable directories, eviction at the size cap, and cutlet-cache.
+// concurrent writers, unusable and read-only directories, writes that fail once or for good,
+// eviction at the size cap (for the directory, across processes), sizes, and cutlet-cache.
 #include <gtest/gtest.h>
 
+#include <grp.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/resource.h>
@@ -136,6 +138,57 @@ TEST(DiskCacheChild, DISABLED_Compile) {
               (unsigned long long)s.compiles, (unsigned long long)s.disk_hits, (unsigned long long)s.disk_misses,
               (unsigned long long)s.disk_writes, (unsigned long long)s.disk_corrupt,
               (unsigned long long)(s.time_saved_ms * 1000), (unsigned long long)ptx_hash.load());
+  std::fflush(stdout);
+}
+
+// The child process: stores CUTLET_TEST_COUNT fake entries of CUTLET_TEST_BYTES bytes of cubin,
+// keys from CUTLET_TEST_FIRST on, through a DiskCache made from the environment (its
+// CUTLET_CACHE_DIR and CUTLET_CACHE_MAX_BYTES). With CUTLET_TEST_SYNC, after the first store
+// it makes the file ready-<first> in that directory and waits for a file `go` there, and it
+// pauses 2 ms after each store, so that children run side by side.
+TEST(DiskCacheChild, DISABLED_Store) {
+  const auto env = [](const char* name, std::uint64_t fallback) {
+    const char* v = std::getenv(name);
+    return v ? std::strtoull(v, nullptr, 10) : fallback;
+  };
+  const std::uint64_t first = env("CUTLET_TEST_FIRST", 0), count = env("CUTLET_TEST_COUNT", 1);
+  const std::size_t bytes = env("CUTLET_TEST_BYTES", 1000);
+  const char* sync = std::getenv("CUTLET_TEST_SYNC");
+  DiskCache cache(DiskCacheSettings::from_environment());
+  std::uint64_t written = 0;
+  for (std::uint64_t i = 0; i < count; ++i) {
+    written += cache.store(key_for(first + i, "w"), fake_kernel("w", bytes), 1);
+    if (!sync) continue;
+    if (i == 0) {
+      write_bytes(fs::path(sync) / ("ready-" + std::to_string(first)), "");
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+      while (!fs::exists(fs::path(sync) / "go") && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  std::printf("cutlet-child written=%llu\n", (unsigned long long)written);
+  std::fflush(stdout);
+}
+
+/// DiskLookupStatus as the number the children print.
+int status_number(DiskLookupStatus s) { return static_cast<int>(s); }
+
+// The child process: as a user that cannot write CUTLET_CACHE_DIR (nobody, when started as
+// root), looks up fake entry CUTLET_TEST_KEY, tries to store two others and looks it up again.
+TEST(DiskCacheChild, DISABLED_ReadOnly) {
+  if (::geteuid() == 0 && (::setgroups(0, nullptr) != 0 || ::setgid(65534) != 0 || ::setuid(65534) != 0)) {
+    std::printf("cutlet-child skipped=1\n");
+    return;
+  }
+  const std::uint64_t key = std::strtoull(std::getenv("CUTLET_TEST_KEY"), nullptr, 10);
+  DiskCache cache(DiskCacheSettings::from_environment());
+  const int before = status_number(cache.load(key_for(key, "ro")).status);
+  const std::uint64_t stored = cache.store(key_for(key + 1, "ro"), fake_kernel("ro"), 1);
+  const std::uint64_t again = cache.store(key_for(key + 2, "ro"), fake_kernel("ro"), 1);
+  const int after = status_number(cache.load(key_for(key, "ro")).status);
+  std::printf("cutlet-child skipped=0 before=%d stored=%llu again=%llu after=%d enabled=%d writable=%d\n", before,
+              (unsigned long long)stored, (unsigned long long)again, after, cache.enabled(), cache.writable());
   std::fflush(stdout);
 }
 
@@ -392,8 +445,9 @@ TEST(DiskCache, ConcurrentProcessesFillOneDirectory) {
 }
 
 std::size_t warnings_in(const std::string& s) {
+  const std::string w = "cutlet: the kernel cache";
   std::size_t n = 0;
-  for (auto p = s.find("cannot be used"); p != std::string::npos; p = s.find("cannot be used", p + 1)) ++n;
+  for (auto p = s.find(w); p != std::string::npos; p = s.find(w, p + 1)) ++n;
   return n;
 }
 
@@ -411,19 +465,72 @@ TEST(DiskCache, UnusableDirectoryDegradesToNoCacheWithOneWarning) {
   EXPECT_FALSE(cache.enabled());
 }
 
-TEST(DiskCache, ReadOnlyDirectoryDegradesToNoCache) {
-  if (::geteuid() == 0)
-    GTEST_SKIP() << "running as root, which chmod does not stop from writing; the unusable-directory and "
-                    "full-disk tests cover degrading";
+TEST(DiskCache, ReadOnlyDirectoryIsStillRead) {
   TempDir dir;
-  fs::create_directories(dir.path() / "kernels");
-  fs::permissions(dir.path() / "kernels", fs::perms::owner_read | fs::perms::owner_exec);
+  ASSERT_GT(DiskCache({dir.path()}).store(key_for(500, "ro"), fake_kernel("ro"), 1), 0u);
+  const fs::path kernels = dir.path() / "kernels";
+  fs::permissions(dir.path(), fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                                  fs::perms::others_read | fs::perms::others_exec);
+  fs::permissions(kernels, fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read |
+                               fs::perms::group_exec | fs::perms::others_read | fs::perms::others_exec);
+  // A child that cannot write the directory: this user, or nobody when the tests run as root.
+  const auto r = test::run_child("DiskCacheChild.DISABLED_ReadOnly", {child_env(dir.path()), "CUTLET_TEST_KEY=500"});
+  fs::permissions(kernels, fs::perms::owner_all, fs::perm_options::add);
+  ASSERT_EQ(r.status, 0) << r.output;
+  if (value_of(r, "skipped")) GTEST_SKIP() << "running as root, and cannot become nobody";
+  EXPECT_EQ(value_of(r, "before"), std::uint64_t(status_number(DiskLookupStatus::Hit))) << r.output;
+  EXPECT_EQ(value_of(r, "stored"), 0u) << r.output;
+  EXPECT_EQ(value_of(r, "again"), 0u) << r.output;
+  EXPECT_EQ(value_of(r, "after"), std::uint64_t(status_number(DiskLookupStatus::Hit))) << "still read: " << r.output;
+  EXPECT_EQ(value_of(r, "enabled"), 1u);
+  EXPECT_EQ(value_of(r, "writable"), 0u);
+  EXPECT_EQ(warnings_in(r.output), 1u) << "reported once: " << r.output;
+  EXPECT_NE(r.output.find(kernels.string()), std::string::npos) << "names the path: " << r.output;
+  EXPECT_NE(r.output.find(std::strerror(EACCES)), std::string::npos) << "and the error: " << r.output;
+  EXPECT_NE(r.output.find("still used"), std::string::npos) << r.output;
+  EXPECT_EQ(DiskCache({dir.path()}).list().size(), 1u);
+}
+
+TEST(DiskCache, WritesRecoverWhenTheDirectoryIsRemoved) {
+  TempDir dir;
   DiskCache cache({dir.path()});
+  ASSERT_GT(cache.store(key_for(600), fake_kernel("fake"), 1), 0u);
   testing::internal::CaptureStderr();
-  EXPECT_EQ(cache.store(key_for(1), fake_kernel("fake"), 1), 0u);
-  EXPECT_EQ(cache.load(key_for(1)).status, DiskLookupStatus::Disabled);
+  fs::remove_all(dir.path());  // `rm -rf ~/.cache/cutlet` while the process runs
+  EXPECT_EQ(cache.load(key_for(600)).status, DiskLookupStatus::Absent);
+  EXPECT_GT(cache.store(key_for(601), fake_kernel("fake"), 1), 0u) << "the directory is made again";
+  EXPECT_EQ(cache.load(key_for(601)).status, DiskLookupStatus::Hit);
+  fs::remove_all(dir.path() / "kernels");
+  EXPECT_GT(cache.store(key_for(602), fake_kernel("fake"), 1), 0u);
+  EXPECT_GT(cache.store(key_for(603), fake_kernel("fake"), 1), 0u);
+  EXPECT_EQ(cache.load(key_for(602)).status, DiskLookupStatus::Hit);
+  EXPECT_TRUE(cache.writable());
   const std::string err = testing::internal::GetCapturedStderr();
-  EXPECT_EQ(warnings_in(err), 1u) << err;
+  EXPECT_EQ(warnings_in(err), 0u) << err;
+}
+
+TEST(DiskCache, WritesSurviveAConcurrentClear) {
+  TempDir dir;
+  DiskCache writer({dir.path()}), cleaner({dir.path()});
+  ASSERT_GT(writer.store(key_for(700), fake_kernel("fake"), 1), 0u);
+  testing::internal::CaptureStderr();
+  std::atomic<bool> done{false};
+  std::atomic<int> clears{0};
+  std::thread clearing([&] {
+    while (!done.load()) {
+      cleaner.clear();  // `cutlet-cache clear`, which removes temporary files too
+      ++clears;
+    }
+  });
+  int written = 0;
+  for (int i = 1; i <= 400; ++i) written += writer.store(key_for(700 + i), fake_kernel("fake", 20000), 1) > 0;
+  done = true;
+  clearing.join();
+  EXPECT_TRUE(writer.writable()) << written << " of 400 writes went through " << clears << " clears";
+  EXPECT_GT(writer.store(key_for(699), fake_kernel("fake"), 1), 0u) << "still writing after the race";
+  EXPECT_EQ(writer.load(key_for(699)).status, DiskLookupStatus::Hit);
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(warnings_in(err), 0u) << err;
 }
 
 TEST(DiskCache, FullDiskDegradesAndTheKernelStillCompiles) {
@@ -435,9 +542,26 @@ TEST(DiskCache, FullDiskDegradesAndTheKernelStillCompiles) {
   EXPECT_EQ(value_of(r, "compiles"), 3u);
   EXPECT_EQ(value_of(r, "disk_writes"), 0u);
   EXPECT_EQ(warnings_in(r.output), 1u) << r.output;
+  EXPECT_NE(r.output.find(std::strerror(EFBIG)), std::string::npos) << "names the error: " << r.output;
+  EXPECT_NE(r.output.find((dir.path() / "kernels").string()), std::string::npos) << "and the path: " << r.output;
+  EXPECT_NE(r.output.find("Free space"), std::string::npos) << "says what to do: " << r.output;
   EXPECT_TRUE(DiskCache({dir.path()}).list().empty());
   for (const auto& e : fs::directory_iterator(dir.path() / "kernels"))
     ADD_FAILURE() << "left behind: " << e.path();
+}
+
+TEST(DiskCache, AFullDiskStillServesTheEntriesThere) {
+  TempDir dir;
+  ASSERT_EQ(test::run_child("DiskCacheChild.DISABLED_Compile", {child_env(dir.path()), "CUTLET_TEST_CONSTS=1"}).status,
+            0);
+  // Kernel 2's write fails for good; kernel 1 is still read from the disk after that.
+  const auto r = test::run_child("DiskCacheChild.DISABLED_Compile",
+                                 {child_env(dir.path()), "CUTLET_TEST_FSIZE=64", "CUTLET_TEST_CONSTS=2,1,3"});
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(value_of(r, "disk_hits"), 1u) << r.output;
+  EXPECT_EQ(value_of(r, "compiles"), 2u);
+  EXPECT_EQ(value_of(r, "disk_writes"), 0u);
+  EXPECT_EQ(warnings_in(r.output), 1u) << r.output;
 }
 
 TEST(DiskCache, EvictsTheLeastRecentlyUsedAtTheCap) {
@@ -463,6 +587,89 @@ TEST(DiskCache, EvictsTheLeastRecentlyUsedAtTheCap) {
   EXPECT_EQ(cache.load(key_for(100, "probe")).status, DiskLookupStatus::Absent) << "least recently used: evicted";
   EXPECT_EQ(cache.load(key_for(102, "probe")).status, DiskLookupStatus::Absent);
   EXPECT_GE(cache.list().size(), 3u);
+}
+
+TEST(DiskCache, TheCapHoldsForTheDirectoryNotEachWriter) {
+  TempDir dir;
+  const std::uint64_t entry = DiskCache({dir.path()}).store(key_for(0, "w"), fake_kernel("w"), 1);
+  ASSERT_GT(entry, 0u);
+  DiskCache({dir.path()}).clear();
+  // Eleven writers (instances on one directory behave as processes would), each writing less
+  // than the cap, together three times as much.
+  constexpr int kWriters = 11, kRounds = 70;
+  const std::uint64_t cap = 300 << 10;
+  ASSERT_GT(kWriters * kRounds * entry, 2 * cap);
+  ASSERT_LT(kRounds * entry, cap / 2);
+  std::vector<std::unique_ptr<DiskCache>> writers;
+  for (int w = 0; w < kWriters; ++w) writers.push_back(std::make_unique<DiskCache>(DiskCacheSettings{dir.path(), cap}));
+  // Each writer measures the directory at the latest after 1/64 of the cap of its own writes.
+  const std::uint64_t slack = kWriters * (cap / 64 + entry);
+  for (int round = 0; round < kRounds; ++round)
+    for (int w = 0; w < kWriters; ++w) {
+      ASSERT_GT(writers[w]->store(key_for(1000 * w + round, "w"), fake_kernel("w"), 1), 0u);
+      ASSERT_LE(DiskCache({dir.path()}).total_bytes(), cap + slack) << "writer " << w << ", round " << round;
+    }
+  EXPECT_GE(DiskCache({dir.path()}).total_bytes(), cap / 2) << "evicts down to near the cap, not further";
+}
+
+TEST(DiskCache, TheCapHoldsForConcurrentProcesses) {
+  TempDir dir, sync;
+  // Eleven processes writing at once, each less than the cap, together six times as much; all
+  // of them have written their first entry (and so seen the directory) before the rest.
+  constexpr int kChildren = 11, kEntries = 15;
+  const std::uint64_t cap = 300 << 10;
+  std::vector<std::unique_ptr<test::Child>> children;
+  for (int c = 0; c < kChildren; ++c)
+    children.push_back(std::make_unique<test::Child>(
+        "DiskCacheChild.DISABLED_Store",
+        std::vector<std::string>{child_env(dir.path()), "CUTLET_CACHE_MAX_BYTES=300K",
+                                 "CUTLET_TEST_SYNC=" + sync.path().string(),
+                                 "CUTLET_TEST_FIRST=" + std::to_string(10000 * (c + 1)),
+                                 "CUTLET_TEST_COUNT=" + std::to_string(kEntries), "CUTLET_TEST_BYTES=10000"}));
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  auto ready = [&] {
+    return std::distance(fs::directory_iterator(sync.path()), fs::directory_iterator()) >= kChildren;
+  };
+  while (!ready() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  write_bytes(sync.path() / "go", "");
+  std::uint64_t written = 0;
+  for (auto& c : children) {
+    const auto r = c->wait();
+    EXPECT_EQ(r.status, 0) << r.output;
+    EXPECT_EQ(warnings_in(r.output), 0u) << r.output;
+    written += value_of(r, "written");
+  }
+  const std::uint64_t entry = written / (kChildren * kEntries);
+  EXPECT_GT(entry, 10000u);
+  EXPECT_LT(kEntries * entry, cap) << "each child writes less than the cap";
+  EXPECT_GT(written, 5 * cap) << "all of them together far more";
+  // Writers racing each other's measurements may overshoot by about an entry each.
+  const std::uint64_t total = DiskCache({dir.path()}).total_bytes();
+  EXPECT_LE(total, cap + kChildren * entry) << "the cap holds for the directory, not for each process";
+  EXPECT_GE(total, cap / 2);
+}
+
+TEST(DiskCache, ZeroMaxBytesMeansNoCap) {
+  TempDir dir;
+  const char* old = std::getenv("CUTLET_CACHE_MAX_BYTES");
+  const std::optional<std::string> saved = old ? std::optional<std::string>(old) : std::nullopt;
+  ::setenv("CUTLET_CACHE_MAX_BYTES", "0", 1);
+  DiskCacheSettings settings = DiskCacheSettings::from_environment();
+  EXPECT_EQ(settings.max_bytes, 0u);
+  settings.dir = dir.path();
+  DiskCache cache(settings);
+  for (int i = 0; i < 5; ++i) ASSERT_GT(cache.store(key_for(800 + i), fake_kernel("fake"), 1), 0u);
+  EXPECT_EQ(cache.list().size(), 5u) << "nothing is evicted";
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(cache.load(key_for(800 + i)).status, DiskLookupStatus::Hit) << i;
+  std::ostringstream out, err;
+  EXPECT_EQ(run_cache_tool({"--dir", dir.path().string(), "list"}, out, err), 0) << err.str();
+  EXPECT_NE(out.str().find("5 entries"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("no size cap"), std::string::npos) << out.str();
+  if (saved) ::setenv("CUTLET_CACHE_MAX_BYTES", saved->c_str(), 1);
+  else ::unsetenv("CUTLET_CACHE_MAX_BYTES");
+  EXPECT_GT(cache.trim(0), 0u) << "trimming to 0 still empties the cache";
+  EXPECT_TRUE(cache.list().empty());
 }
 
 TEST(DiskCache, TrimAndClear) {
@@ -528,6 +735,30 @@ TEST(DiskCache, SettingsFromTheEnvironment) {
   EXPECT_EQ(detail::parse_byte_size("1G"), 1u << 30);
   EXPECT_EQ(detail::parse_byte_size("ten"), std::nullopt);
   EXPECT_EQ(detail::parse_byte_size("-5"), std::nullopt);
+  with_env({{"CUTLET_CACHE_MAX_BYTES", "0"}}, [] { EXPECT_EQ(DiskCacheSettings::from_environment().max_bytes, 0u); });
+  with_env({{"CUTLET_CACHE_MAX_BYTES", "17179869184G"}},
+           [] { EXPECT_EQ(DiskCacheSettings::from_environment().max_bytes, 1u << 30) << "refused: the default"; });
+}
+
+TEST(DiskCache, ByteSizesRefuseOverflowAndGarbage) {
+  EXPECT_EQ(detail::parse_byte_size("0"), 0u);
+  EXPECT_EQ(detail::parse_byte_size("5B"), 5u);
+  EXPECT_EQ(detail::parse_byte_size("5kb"), 5u << 10);
+  EXPECT_EQ(detail::parse_byte_size("3m"), 3u << 20);
+  EXPECT_EQ(detail::parse_byte_size("2TiB"), std::uint64_t{2} << 40);
+  EXPECT_EQ(detail::parse_byte_size("18446744073709551615"), ~std::uint64_t{0});
+  EXPECT_EQ(detail::parse_byte_size("16777215T"), std::uint64_t{16777215} << 40);
+  for (const char* huge : {"18446744073709551616", "99999999999999999999999", "17179869184G", "16777216T",
+                           "18014398509481984K"}) {
+    std::string problem;
+    EXPECT_EQ(detail::parse_byte_size(huge, &problem), std::nullopt) << huge << " must not wrap";
+    EXPECT_NE(problem.find("too large"), std::string::npos) << huge << ": " << problem;
+  }
+  for (const char* bad : {"", " 5", "+5", " -5", "5 ", "0x10", "1.5G", "5KiBB", "5iB", "G", "5Q", "5GG", "1e9"}) {
+    std::string problem;
+    EXPECT_EQ(detail::parse_byte_size(bad, &problem), std::nullopt) << "'" << bad << "'";
+    EXPECT_NE(problem.find("not a size"), std::string::npos) << "'" << bad << "': " << problem;
+  }
 }
 
 std::pair<int, std::string> tool(const std::vector<std::string>& args) {
@@ -566,6 +797,15 @@ TEST(CacheTool, ListsShowsPtxTrimsAndClears) {
   EXPECT_NE(cleared.find("removed 1 entry"), std::string::npos) << cleared;
   EXPECT_EQ(tool({"--dir", d, "bogus"}).first, 2);
   EXPECT_EQ(tool({"--dir", d, "trim", "lots"}).first, 2);
+  cache.store(a, fake_kernel("alpha"), 3);
+  auto [hs, huge] = tool({"--dir", d, "trim", "17179869184G"});
+  EXPECT_EQ(hs, 2) << huge;
+  EXPECT_NE(huge.find("too large"), std::string::npos) << huge;
+  EXPECT_EQ(cache.list().size(), 1u) << "a size past 2^64 - 1 bytes must not wrap to 0 and empty the cache";
+  auto [gs, garbage] = tool({"--dir", d, "trim", "-1"});
+  EXPECT_EQ(gs, 2) << garbage;
+  EXPECT_NE(garbage.find("not a size"), std::string::npos) << garbage;
+  EXPECT_EQ(cache.list().size(), 1u);
   EXPECT_EQ(tool({"--dir", d, "path"}).second, d + "\n");
 }
 

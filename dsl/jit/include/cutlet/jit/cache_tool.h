@@ -17,7 +17,8 @@ namespace cutlet {
 ///   cutlet-cache [--dir DIR] tuning      the persisted autotuning results
 ///   cutlet-cache [--dir DIR] clear       removes every entry and tuning result
 ///   cutlet-cache [--dir DIR] trim SIZE   removes least recently used entries down to SIZE
-///                                        (bytes, or with K, M, G)
+///                                        (bytes, or with K, M, G, T; a malformed SIZE or
+///                                        one beyond 2^64 - 1 bytes is refused, status 2)
 ///   cutlet-cache [--dir DIR] path        the cache directory
 ///
 /// Without --dir, the directory the library uses: CUTLET_CACHE_DIR, $XDG_CACHE_HOME/cutlet

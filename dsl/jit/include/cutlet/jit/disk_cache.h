@@ -19,15 +19,15 @@ namespace cutlet {
 struct DiskCacheSettings {
   /// The cache directory (created on first use); empty turns the cache off.
   std::filesystem::path dir;
-  /// The size cap in bytes: beyond it, the least recently used entries are removed.
+  /// The size cap in bytes: beyond it, the least recently used entries are removed. 0: no cap.
   std::uint64_t max_bytes = std::uint64_t{1} << 30;
 
   /// The settings the environment asks for: CUTLET_CACHE=0 (or off, false, no) turns the cache
   /// off, and a value that is no boolean (see detail::env_flag) throws cutlet::Error; the
   /// directory is CUTLET_CACHE_DIR, else $XDG_CACHE_HOME/cutlet, else $HOME/.cache/cutlet
   /// (none of them set: off); CUTLET_CACHE_MAX_BYTES sets the cap, a number of bytes with an
-  /// optional K, M or G suffix (powers of 1024). A malformed cap is reported once on stderr and
-  /// the default (1 GiB) used.
+  /// optional K, M, G or T suffix (powers of 1024), 0 for no cap. A cap that is malformed or
+  /// beyond 2^64 - 1 bytes is reported once on stderr and the default (1 GiB) used.
   static DiskCacheSettings from_environment();
 };
 
@@ -37,7 +37,7 @@ enum class DiskLookupStatus {
   Absent,    ///< no entry
   Corrupt,   ///< an entry that is truncated, corrupt, of another format or for another key:
              ///< ignored (never loaded); storing the key rewrites it
-  Disabled,  ///< the cache is off or has been disabled by a failure
+  Disabled,  ///< the cache is off, or its directory cannot be created or read
 };
 
 /// The result of DiskCache::load.
@@ -69,10 +69,21 @@ struct DiskCacheEntryInfo {
 /// Writes go to a temporary file in the same directory, renamed into place, so readers see
 /// a whole entry or none; every entry carries its full key and a checksum, and one that is
 /// truncated, corrupt or for another key is never loaded. Any number of threads and
-/// processes may use one directory at once. When the directory cannot be created or written
-/// (read-only, full, a file in the way), the cache turns itself off with one warning on
-/// stderr and cutlet compiles as if there were none. Methods never throw for file-system
-/// failures, except list/read/clear/trim, which report them as cutlet::Error.
+/// processes may use one directory at once.
+///
+/// Failures degrade, never throw: when the directory cannot be created, the cache turns itself
+/// off with one warning on stderr and cutlet compiles as if there were none. A failed write
+/// (the directory removed, a temporary file removed by a concurrent clear) recreates the
+/// directory and is tried once more; only when that fails too (read-only, full, over quota)
+/// does the cache stop writing, with one warning naming the path and the error, while entries
+/// already there are still read. A directory that is readable but not writable is read.
+/// Methods never throw for file-system failures, except list/read/clear/trim, which report
+/// them as cutlet::Error.
+///
+/// The cap holds for the directory, whichever processes fill it: after a write, the cache
+/// measures the directory (every process's entries) and evicts down to 90% of the cap when it
+/// is above it. To stay cheap it measures only when this process's writes since its last
+/// measurement exceed 1/64 of the cap, or would take that measurement past the cap.
 class DiskCache {
  public:
   explicit DiskCache(DiskCacheSettings settings);
@@ -80,16 +91,20 @@ class DiskCache {
   DiskCache& operator=(const DiskCache&) = delete;
 
   const DiskCacheSettings& settings() const { return settings_; }
-  /// True unless the cache is off (no directory) or was turned off by a failure.
+  /// True unless the cache is off (no directory) or its directory cannot be created or read:
+  /// lookups are made.
   bool enabled() const { return !settings_.dir.empty() && !disabled_.load(std::memory_order_relaxed); }
+  /// True while enabled() and no write has failed for good: stores are made.
+  bool writable() const { return enabled() && !read_only_.load(std::memory_order_relaxed); }
   /// <dir>/kernels.
   std::filesystem::path kernels_dir() const { return settings_.dir / "kernels"; }
 
   /// Looks `key` up. On a hit, records it (the hit counter and the last-use time).
   DiskLookup load(const DiskCacheKey& key);
   /// Stores `kernel`, compiled for `key` in `compile_ms`, replacing any entry for the key;
-  /// then evicts the least recently used entries if the cache is above its cap. Returns the
-  /// bytes written, 0 when nothing was written (cache off, or a failure that turned it off).
+  /// then evicts the least recently used entries if the directory is above its cap. Returns
+  /// the bytes written, 0 when nothing was written (cache off, writing stopped by a failure,
+  /// or the write lost twice to a concurrent clear).
   std::uint64_t store(const DiskCacheKey& key, const CompiledKernel& kernel, double compile_ms);
 
   /// Every entry, oldest use first; unreadable ones carry their problem.
@@ -114,16 +129,20 @@ class DiskCache {
  private:
   bool prepare();
   void fail(const std::string& what);
-  std::uint64_t trim_locked(std::uint64_t max_bytes, std::uint64_t* remaining);
+  void stop_writing(const std::string& what, int err, const char* note);
+  void after_write(std::uint64_t bytes);
+  std::uint64_t evict_locked(std::uint64_t above, std::uint64_t down_to);
 
   DiskCacheSettings settings_;
   std::atomic<bool> disabled_{false};
+  std::atomic<bool> read_only_{false};
   std::atomic<bool> warned_{false};
   std::mutex prepare_mu_;
   bool prepared_ = false;
   std::mutex size_mu_;
-  bool size_known_ = false;
-  std::uint64_t size_estimate_ = 0;
+  bool measured_ = false;                ///< the directory was measured since this object was made
+  std::uint64_t measured_bytes_ = 0;     ///< what the last measurement left in the directory
+  std::uint64_t written_since_ = 0;      ///< bytes this object wrote since that measurement
 };
 
 /// The process-wide cache that Kernel compiles go through, made from
@@ -134,9 +153,11 @@ std::shared_ptr<DiskCache> disk_cache();
 void set_disk_cache_settings(DiskCacheSettings settings);
 
 namespace detail {
-/// Reads a size: a number of bytes with an optional K, M, G or T suffix (powers of 1024; "KiB"
-/// and "KB" also read as 1024). nullopt when malformed.
-std::optional<std::uint64_t> parse_byte_size(const char* text);
+/// Reads a size: decimal digits (no sign, no spaces) with an optional K, M, G or T suffix
+/// (powers of 1024; "KiB" and "KB" also read as 1024, a trailing "B" alone as bytes), in any
+/// case. nullopt when malformed or beyond 2^64 - 1 bytes; then `problem`, when given, says
+/// which ("is not a size", "is too large ...").
+std::optional<std::uint64_t> parse_byte_size(const char* text, std::string* problem = nullptr);
 }  // namespace detail
 
 }  // namespace cutlet
