@@ -91,12 +91,26 @@ Tile<std::int32_t> arange(std::int64_t n, std::source_location where) {
   return Tile<std::int32_t>::wrap(detail::builder("cutlet::arange").tile_arange(n));
 }
 
-Value<std::int32_t> program_id(int axis) {
+namespace {
+/// Refuses a grid axis other than 0, 1 or 2 for `what`.
+void check_grid_axis(const char* what, int axis, const std::source_location& where) {
+  if (axis < 0 || axis > 2)
+    detail::throw_trace_error(std::string(what) + "(" + std::to_string(axis) +
+                                  "): the grid axis must be 0, 1 or 2 (x, y or z)",
+                              where);
+}
+}  // namespace
+
+Value<std::int32_t> program_id(int axis, std::source_location where) {
+  check_grid_axis("program_id", axis, where);
+  detail::set_location(where);
   const Index3 b = block_idx();
   return axis == 0 ? b.x : axis == 1 ? b.y : b.z;
 }
 
-Value<std::int32_t> num_programs(int axis) {
+Value<std::int32_t> num_programs(int axis, std::source_location where) {
+  check_grid_axis("num_programs", axis, where);
+  detail::set_location(where);
   const Index3 g = grid_dim();
   return axis == 0 ? g.x : axis == 1 ? g.y : g.z;
 }

@@ -2,6 +2,9 @@
 #include "cutlet/language/trace.h"
 
 #include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
 
 #include "source_lines.h"
 
@@ -89,6 +92,25 @@ void throw_assignment_across_scope() {
 
 void throw_trace_error(const std::string& message, const std::source_location& where) {
   throw TraceError("cutlet: " + message + " (at " + to_string(where) + ")");
+}
+
+void throw_trace_error_at_caller(const std::string& message) {
+  const ir::Location loc = caller_location();
+  if (!loc.known()) throw TraceError("cutlet: " + message);
+  throw TraceError("cutlet: " + message + " (at " + std::string(loc.file) + ":" + std::to_string(loc.line) + ")");
+}
+
+std::string number_text(double v) {
+  char buf[64];
+  if (std::trunc(v) == v && std::fabs(v) < 1e15) {
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+    return buf;
+  }
+  for (int digits = 1; digits <= 17; ++digits) {
+    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
+  return buf;
 }
 
 }  // namespace cutlet::detail

@@ -23,13 +23,26 @@ SharedPtr<T> dynamic_shared() {
   return SharedPtr<T>::wrap(detail::builder("cutlet::dynamic_shared").dynamic_shared(detail::ir_type_of<T>()));
 }
 
+/// The most local memory one thread may have, in bytes (CUDA's per-thread limit).
+inline constexpr std::int64_t kMaxLocalBytesPerThread = 512 * 1024;
+
 /// A per-thread array of `count` elements in registers or local memory, uninitialized:
 /// CUDA's `T a[count]` inside a kernel. Indexing with trace-time constants keeps it in
-/// registers; data-dependent indexing places it in local memory.
+/// registers; data-dependent indexing places it in local memory. At most
+/// kMaxLocalBytesPerThread bytes.
 template <ScalarType T>
 LocalPtr<T> local_array(std::int64_t count, std::source_location where = std::source_location::current()) {
   detail::set_location(where);
   if (count < 1) detail::throw_trace_error("local_array needs at least one element, not " + std::to_string(count), where);
+  if (count > kMaxLocalBytesPerThread / static_cast<std::int64_t>(sizeof(T)))
+    detail::throw_trace_error("local_array of " + std::to_string(count) + " elements of " +
+                                  std::to_string(sizeof(T)) + " bytes (" +
+                                  detail::number_text(static_cast<double>(count) * sizeof(T)) +
+                                  " bytes) is too large for one thread's local memory (" +
+                                  std::to_string(kMaxLocalBytesPerThread / 1024) +
+                                  " KiB at most); use shared_array for data a block shares, or global memory (a Ptr "
+                                  "argument) for large buffers",
+                              where);
   return LocalPtr<T>::wrap(detail::builder("cutlet::local_array").local_alloc(detail::ir_type_of<T>(), count));
 }
 

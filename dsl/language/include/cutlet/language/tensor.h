@@ -278,8 +278,8 @@ CUTLET_TILE_ATOMIC(atomic_exchange, ir::AtomicKind::Exchange)
 #undef CUTLET_TILE_ATOMIC
 
 /// The index of this tile-kernel instance (block) along grid axis 0, 1 or 2.
-Value<std::int32_t> program_id(int axis);
+Value<std::int32_t> program_id(int axis, std::source_location where = std::source_location::current());
 /// The number of instances along grid axis 0, 1 or 2.
-Value<std::int32_t> num_programs(int axis);
+Value<std::int32_t> num_programs(int axis, std::source_location where = std::source_location::current());
 
 }  // namespace cutlet

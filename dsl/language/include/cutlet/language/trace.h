@@ -126,5 +126,14 @@ class ScopeGuard {
 /// Throws TraceError with `message` and the location `where`.
 [[noreturn]] void throw_trace_error(const std::string& message, const std::source_location& where);
 
+/// Throws TraceError with `message` and the user's line that called into cutlet, found on
+/// the call stack (for operations that take no std::source_location; the line is left out
+/// when the program has no debug information).
+[[noreturn]] void throw_trace_error_at_caller(const std::string& message);
+
+/// `v` as text: an integer below 1e15 in full (70000), otherwise the shortest form that
+/// reads back as the same double (1e+300, 0.1).
+std::string number_text(double v);
+
 }  // namespace detail
 }  // namespace cutlet

@@ -8,13 +8,17 @@
 //    numbers, is an error: cast explicitly with cutlet::cast<T>(x).
 //  - A host number (a literal or a captured variable) takes the traced operand's type,
 //    like Triton's weak typing of Python scalars: `x * 2.0` is f32 for an f32 x. A
-//    floating-point host number with an integer value is an error; an integer host number
-//    that does not fit the type throws a TraceError.
+//    floating-point host number with an integer value is an error; a host number that does
+//    not fit the type (out of an integer type's range, or overflowing a floating-point type
+//    to infinity) throws a TraceError at the user's line.
 //  - Signed integer overflow, division by zero and shifts by the bit width or more are
 //    undefined, as in C++; unsigned arithmetic wraps.
 #pragma once
 
+#include <cmath>
+#include <limits>
 #include <source_location>
+#include <string>
 #include <type_traits>
 #include <utility>
 
@@ -150,21 +154,62 @@ using common_t = typename common<A, B>::type;
 template <class A, class B>
 using common_operand_t = std::conditional_t<Traced<A> || Traced<B>, Value<common_t<A, B>>, common_t<A, B>>;
 
-/// Emits a constant of type T for host number `v` (checked to fit when both are integers).
+/// The smallest magnitude that rounds to infinity in floating-point type T (infinity for
+/// double, which holds every finite host double).
+template <ScalarType T>
+constexpr double float_overflow_threshold() {
+  if constexpr (std::is_same_v<T, half>) return 65520.0;
+  else if constexpr (std::is_same_v<T, bfloat16>) return 0x1.ffp127;
+  else if constexpr (std::is_same_v<T, float>) return 0x1.ffffffp127;
+  else return std::numeric_limits<double>::infinity();
+}
+
+/// Host number `v` as text for an error message.
+template <class U>
+std::string host_number_text(U v) {
+  if constexpr (std::is_integral_v<U>) return std::to_string(v);
+  else return number_text(static_cast<double>(v));
+}
+
+/// Throws TraceError at the user's line: host number `value` does not fit kernel type `T`.
+template <ScalarType T>
+[[noreturn]] void throw_constant_misfit(const std::string& value, const char* why) {
+  throw_trace_error_at_caller("the constant " + value + " " + why + " the kernel value's type " +
+                              ir_type_of<T>().str() + "; use a value in the type's range or a wider type");
+}
+
+/// Refuses host number `v` when it does not fit scalar type T: an integer out of T's range,
+/// a float whose integer part is out of integer T's range, or a finite number that would
+/// round to infinity in floating-point T.
+template <ScalarType T, class U>
+void check_constant_fits(U v) {
+  if constexpr (std::is_same_v<T, bool> || std::is_same_v<U, bool>) {
+    return;
+  } else if constexpr (is_float_v<T>) {
+    const double d = static_cast<double>(v);
+    if (std::isfinite(static_cast<long double>(v)) && !(std::fabs(d) < float_overflow_threshold<T>()))
+      throw_constant_misfit<T>(host_number_text(v), "overflows to infinity in");
+  } else if constexpr (std::is_integral_v<U>) {
+    if (!std::in_range<T>(v)) throw_constant_misfit<T>(host_number_text(v), "does not fit in");
+  } else {
+    const long double hi = std::ldexp(1.0L, std::numeric_limits<T>::digits);
+    const long double t = std::trunc(static_cast<long double>(v));
+    if (!(t >= (std::is_signed_v<T> ? -hi : 0.0L) && t < hi))
+      throw_constant_misfit<T>(host_number_text(v), "does not fit in");
+  }
+}
+
+/// Emits a constant of type T for host number `v` (checked to fit T; see check_constant_fits).
 template <ScalarType T, class U>
 ir::ValueId constant(U v) {
   auto& b = builder("a cutlet constant");
+  check_constant_fits<T>(v);
   if constexpr (std::is_same_v<T, bool>) {
     return b.const_bool(static_cast<bool>(v));
   } else if constexpr (is_float_v<T>) {
     // 16-bit constants keep the double value; LLVM rounds it to the type once.
     return b.const_float(ir_type_of<T>(), static_cast<double>(v));
   } else {
-    if constexpr (std::is_integral_v<U> && !std::is_same_v<U, bool>) {
-      if (!std::in_range<T>(v))
-        throw TraceError("cutlet: the constant " + std::to_string(v) + " does not fit in the kernel value's type " +
-                         ir_type_of<T>().str() + "; cast the value to a wider type first");
-    }
     return b.const_int(ir_type_of<T>(), static_cast<std::int64_t>(static_cast<T>(v)));
   }
 }

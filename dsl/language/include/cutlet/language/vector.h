@@ -26,13 +26,13 @@ class Vec {
   }
   /// Lane k (0 <= k < N).
   Value<T> operator[](int k) const {
-    if (k < 0 || k >= N) throw TraceError("cutlet::Vec: lane " + std::to_string(k) + " of a " + std::to_string(N) + "-lane vector");
+    check_lane(k);
     return Value<T>::wrap(detail::builder().extract(id_.get(), k));
   }
   /// A copy with lane k replaced by x.
   template <Operand X>
   Vec with(int k, const X& x) const {
-    if (k < 0 || k >= N) throw TraceError("cutlet::Vec: lane " + std::to_string(k) + " of a " + std::to_string(N) + "-lane vector");
+    check_lane(k);
     return wrap(detail::builder().insert(id_.get(), detail::operand_as<T>(x), k));
   }
 
@@ -41,6 +41,12 @@ class Vec {
 
  private:
   explicit Vec(ir::ValueId id) : id_(id) {}
+  static void check_lane(int k) {
+    if (k < 0 || k >= N)
+      detail::throw_trace_error_at_caller("lane " + std::to_string(k) + " of a " + std::to_string(N) +
+                                          "-lane cutlet::Vec is out of range (lanes are 0.." + std::to_string(N - 1) +
+                                          ")");
+  }
   detail::TracedId id_;
 };
 
