@@ -40,6 +40,9 @@ std::string stages_instead(int stages) {
 void check_kernel_options(const KernelOptions& options, const std::source_location& defined) {
   check_symbol_name(options.name, "kernel", defined);
   const std::string where = "kernel '" + options.name + "' defined at " + to_string(defined);
+  if (options.opt_level < 0 || options.opt_level > 3)
+    throw Error("cutlet: KernelOptions::opt_level is LLVM's optimization level 0, 1, 2 or 3, not " +
+                std::to_string(options.opt_level) + " (" + where + "); write " + (options.opt_level < 0 ? "0" : "3"));
   if (options.tile_warps != 0 && !is_tile_warps(options.tile_warps))
     throw Error("cutlet: KernelOptions::tile_warps is 0 (a per-thread kernel) or the warps of a tile kernel's block, 1, "
                 "2, 4, 8, 16 or 32 (a block has at most 1024 threads), not " + std::to_string(options.tile_warps) +

@@ -126,4 +126,14 @@ TEST(TileOptions, KernelWithTileWarpsMakesATileKernel) {
   EXPECT_NE(ir::print(k.trace_ir()).find(") warps 2 stages 8 {"), std::string::npos);
 }
 
+TEST(KernelOptionsCheck, OptLevelsOutsideZeroToThreeAreRefused) {
+  for (int level : {-1, 4, 10}) {
+    const std::string msg = test::message_of([&] { (void)kernel([](Ptr<float> y) { y[0] = 1.0f; }, {.opt_level = level}); });
+    EXPECT_NE(msg.find("opt_level is LLVM's optimization level 0, 1, 2 or 3, not " + std::to_string(level)),
+              std::string::npos) << msg;
+    EXPECT_NE(msg.find("tile_options_test.cpp:"), std::string::npos) << msg;
+  }
+  EXPECT_NO_THROW((void)kernel([](Ptr<float> y) { y[0] = 1.0f; }, {.opt_level = 0}));
+}
+
 }  // namespace

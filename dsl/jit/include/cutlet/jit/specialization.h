@@ -40,12 +40,13 @@ inline constexpr int kMaxTileStages = 8;
 
 /// Per-kernel options; all of them are part of the specialization key.
 struct KernelOptions {
-  /// The kernel's entry-point name (letters, digits, '_'); by default made from the file
-  /// and line where the kernel is defined, e.g. "saxpy_cpp_L12".
+  /// The kernel's entry-point name (a PTX name: a letter, '_' or '$', then letters, digits,
+  /// '_' or '$'; others throw where the kernel is made); by default made from the file and
+  /// line where the kernel is defined, e.g. "saxpy_cpp_L12".
   std::string name;
   /// Compile for this target instead of the launching device's architecture.
   std::optional<Target> target;
-  /// LLVM optimization level (0-3).
+  /// LLVM optimization level (0-3; others throw where the kernel is made).
   int opt_level = 3;
   /// Fuse a*b+c into fma (on by default, as with nvcc).
   bool fma_contraction = true;
