@@ -30,16 +30,6 @@ const char* text_of(bool b) { return b ? "true" : "false"; }
 
 constexpr const char* kKeyHeader = "cutlet-kernel-cache-key 1";
 
-/// Keeps a key part on one line.
-std::string one_line(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '\n') out += "\\n";
-    else if (c == '\\') out += "\\\\";
-    else out += c;
-  }
-  return out;
-}
 
 }  // namespace
 
@@ -104,13 +94,13 @@ DiskCacheKey DiskCacheKey::make(std::uint64_t ir_hash, const std::string& kernel
 std::string DiskCacheKey::text() const {
   std::string t = kKeyHeader;
   t += "\nir_hash=" + detail::hex64(ir_hash);
-  t += "\nkernel=" + one_line(kernel_name);
-  t += "\narch=" + one_line(arch);
+  t += "\nkernel=" + detail::one_line(kernel_name);
+  t += "\narch=" + detail::one_line(arch);
   t += "\nptx_version=" + std::to_string(ptx_version);
-  for (const auto& [name, value] : options) t += "\noption." + one_line(name) + "=" + one_line(value);
-  t += "\ncutlet=" + one_line(cutlet_version);
-  t += "\nllvm=" + one_line(llvm_version);
-  t += "\nnvjitlink=" + one_line(nvjitlink_version);
+  for (const auto& [name, value] : options) t += "\noption." + detail::one_line(name) + "=" + detail::one_line(value);
+  t += "\ncutlet=" + detail::one_line(cutlet_version);
+  t += "\nllvm=" + detail::one_line(llvm_version);
+  t += "\nnvjitlink=" + detail::one_line(nvjitlink_version);
   t += "\nextra_inputs=";
   for (std::size_t i = 0; i < extra_inputs.size(); ++i) t += (i ? "," : "") + detail::hex64(extra_inputs[i]);
   t += "\n";
@@ -152,6 +142,16 @@ std::string DiskCacheKey::file_stem() const {
 }
 
 namespace detail {
+
+std::string one_line(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '\n') out += "\\n";
+    else if (c == '\\') out += "\\\\";
+    else out += c;
+  }
+  return out;
+}
 
 std::uint64_t checksum64(std::string_view bytes, std::uint64_t seed) {
   Hasher h;

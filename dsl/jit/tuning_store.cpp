@@ -21,16 +21,6 @@ namespace {
 constexpr const char* kHeader = "cutlet-tuning 1";
 constexpr const char* kSuffix = ".tune";
 
-std::string escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '\n') out += "\\n";
-    else if (c == '\\') out += "\\\\";
-    else out += c;
-  }
-  return out;
-}
-
 std::string unescape(const std::string& s) {
   std::string out;
   for (std::size_t i = 0; i < s.size(); ++i) {
@@ -62,7 +52,7 @@ std::string TuningRecord::serialize() const {
   char ms[64];
   std::snprintf(ms, sizeof ms, "%a", best_ms);
   std::string body = std::string(kHeader) + "\n";
-  body += "key " + escape(key) + "\n";
+  body += "key " + detail::one_line(key) + "\n";
   body += "best " + best.serialize() + "\n";
   body += std::string("best_ms ") + ms + "\n";
   body += "ir_hash " + detail::hex64(ir_hash) + "\n";

@@ -53,6 +53,8 @@ struct DiskCacheKey {
 };
 
 namespace detail {
+/// `s` on one line: newlines as `\n`, backslashes doubled (keys and tuning records).
+std::string one_line(const std::string& s);
 /// A 64-bit checksum of `bytes`: cutlet::Hasher (cutlet/ir/hash.h, the one hasher) over `seed`
 /// and the bytes (not cryptographic; the same in every process).
 std::uint64_t checksum64(std::string_view bytes, std::uint64_t seed = 0);
