@@ -107,6 +107,15 @@ llvm::Value* lower_cast(LoweringContext& c, const ir::Instruction& inst) {
   if (!from.is_float() && !to.is_float()) return B.CreateIntCast(a, lt, from_signed);
   if (!from.is_float()) return from_signed ? B.CreateSIToFP(a, lt) : B.CreateUIToFP(a, lt);
   if (!to.is_float()) return to.is_signed_integer() ? B.CreateFPToSI(a, lt) : B.CreateFPToUI(a, lt);
+  if (from == to) return a;
+  // f16 <-> bf16 have one width: through f32 (exact), then rounded once (CreateFPCast would
+  // reinterpret the bits).
+  if (from.bits() == to.bits()) {
+    llvm::Type* f32 = a->getType()->isVectorTy()
+                          ? static_cast<llvm::Type*>(llvm::VectorType::get(B.getFloatTy(), llvm::cast<llvm::VectorType>(a->getType())))
+                          : B.getFloatTy();
+    return B.CreateFPTrunc(B.CreateFPExt(a, f32), lt);
+  }
   return B.CreateFPCast(a, lt);
 }
 
