@@ -21,6 +21,7 @@
 #include <thread>
 
 #include "child_process.h"
+#include "disk_cache_test_support.h"
 #include "cutlet/ir/structural_hash.h"
 #include "cutlet/jit/cache_tool.h"
 #include "cutlet/jit/disk_cache.h"
@@ -35,55 +36,14 @@ static const bool kIsolated = cutlet::test::isolate_kernel_cache();
 
 namespace {
 
-/// A new empty directory, removed (with its contents) at the end of the test.
-class TempDir {
- public:
-  TempDir() {
-    std::string t = (fs::temp_directory_path() / "cutlet-disk-cache-test-XXXXXX").string();
-    if (!::mkdtemp(t.data())) ADD_FAILURE() << "mkdtemp failed";
-    path_ = t;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::permissions(path_, fs::perms::owner_all, fs::perm_options::add, ec);
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
-
-CompiledKernel fake_kernel(const std::string& name, std::size_t cubin_bytes = 1000) {
-  CompiledKernel k;
-  k.name = name;
-  k.ptx = "// PTX of " + name + "\n.visible .entry " + name + "()\n{\n\tret;\n}\n";
-  k.cubin.assign(cubin_bytes, 'c');
-  k.cubin[0] = 0x7f;
-  k.link_log = "info: Function properties for " + name;
-  k.resources.registers = 12;
-  k.resources.stack_bytes = 8;
-  return k;
-}
-
-DiskCacheKey key_for(std::uint64_t ir_hash, const std::string& name = "fake") {
-  return DiskCacheKey::make(ir_hash, name, CompileOptions{});
-}
+using test::fake_kernel;
+using test::key_for;
+using test::read_bytes;
+using test::TempDir;
+using test::write_bytes;
 
 fs::path entry_path(const fs::path& dir, const DiskCacheKey& key) {
   return dir / "kernels" / (key.file_stem() + ".entry");
-}
-
-std::string read_bytes(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-void write_bytes(const fs::path& p, const std::string& bytes) {
-  std::ofstream out(p, std::ios::binary | std::ios::trunc);
-  out << bytes;
 }
 
 /// Kernels of the child processes: K makes each a different kernel.
