@@ -8,6 +8,7 @@
 namespace cutlet {
 
 std::string nvjitlink_version() { return Linker::version(); }
+std::string nvjitlink_build_id() { return Linker::library_build_id(); }
 
 std::vector<char> link_ptx(const std::string& ptx, const Target& target, const std::string& name,
                            std::string* info_log, bool line_info) {

@@ -1,4 +1,5 @@
-// The persistent kernel cache directory: lookups, atomic writes, hit counting, LRU eviction.
+// The persistent kernel cache directory: lookups, atomic writes, hit counting, LRU eviction,
+// and compiling a missing entry once across processes.
 #include "cutlet/jit/disk_cache.h"
 
 #include <fcntl.h>
@@ -7,6 +8,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
@@ -14,6 +16,7 @@
 
 #include "cutlet/error.h"
 #include "cutlet/jit/disk_cache_entry.h"
+#include "cutlet/jit/disk_cache_lock.h"
 
 namespace cutlet {
 namespace fs = std::filesystem;
@@ -21,6 +24,7 @@ namespace {
 
 constexpr const char* kEntrySuffix = ".entry";
 constexpr const char* kHitsSuffix = ".hits";
+constexpr const char* kLockSuffix = ".lock";
 constexpr const char* kTempPrefix = ".tmp-";
 constexpr std::int64_t kStrayAgeNs = 60'000'000'000;  // leftovers of dead processes: a minute old
 constexpr off_t kMaxHitBytes = 1 << 20;                // the hit counter stops growing here
@@ -99,8 +103,8 @@ struct Scanned {
   std::uint64_t hits = 0;
 };
 
-/// The entries of `dir`, with their sizes and last use; removes strays (temporary files and
-/// hit counters without an entry, a minute old) when `remove_strays`.
+/// The entries of `dir`, with their sizes and last use; removes strays (temporary files, hit
+/// counters without an entry and lock files no one holds, a minute old) when `remove_strays`.
 std::vector<Scanned> scan(const fs::path& dir, bool remove_strays) {
   std::vector<Scanned> out;
   std::error_code ec;
@@ -134,6 +138,8 @@ std::vector<Scanned> scan(const fs::path& dir, bool remove_strays) {
         const std::string id = name.substr(0, name.size() - std::strlen(kHitsSuffix));
         struct stat es{};
         if (::stat((dir / (id + kEntrySuffix)).c_str(), &es) != 0) ::unlink(it->path().c_str());
+      } else if (ends_with(name, kLockSuffix)) {
+        detail::remove_free_lock_file(it->path());
       }
     }
   }
@@ -319,6 +325,42 @@ std::uint64_t DiskCache::store(const DiskCacheKey& key, const CompiledKernel& ke
   return bytes.size();
 }
 
+std::filesystem::path DiskCache::lock_path(const DiskCacheKey& key) const {
+  return kernels_dir() / (key.file_stem() + kLockSuffix);
+}
+
+DiskFill DiskCache::load_or_compile(const DiskCacheKey& key, const std::function<CompiledKernel()>& compile) {
+  DiskFill f;
+  f.lookup = load(key);
+  f.first = f.lookup.status;
+  if (f.lookup.status == DiskLookupStatus::Hit) {
+    f.kernel = f.lookup.kernel;
+    return f;
+  }
+  std::optional<detail::EntryLock> lock;
+  if (f.lookup.status != DiskLookupStatus::Disabled && writable()) {
+    lock.emplace(detail::EntryLock::acquire(lock_path(key), settings_.lock_timeout));
+    f.waited = lock->waited();
+    if (lock->state() != detail::EntryLockState::Unavailable) {
+      // Another process may have stored the entry since the first lookup, while this one
+      // waited for its lock or just before it was taken.
+      DiskLookup again = load(key);
+      if (again.status == DiskLookupStatus::Hit) {
+        f.lookup = std::move(again);
+        f.kernel = f.lookup.kernel;
+        return f;
+      }
+      if (again.status == DiskLookupStatus::Corrupt) f.lookup = std::move(again);
+    }
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  f.kernel = std::make_shared<const CompiledKernel>(compile());
+  f.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  f.compiled = true;
+  f.bytes_written = store(key, *f.kernel, f.compile_ms);
+  return f;  // the lock is released after the store: waiters find the entry
+}
+
 void DiskCache::after_write(std::uint64_t bytes) {
   const std::uint64_t cap = settings_.max_bytes;
   std::lock_guard lock(size_mu_);
@@ -389,13 +431,16 @@ std::size_t DiskCache::clear() {
     if (ec == std::errc::no_such_file_or_directory) return 0;
     throw Error("cutlet: cannot read the kernel cache directory " + kernels_dir().string() + ": " + ec.message());
   }
-  std::vector<fs::path> paths;
+  std::vector<fs::path> paths, locks;
   for (; it != end; it.increment(ec)) {
     if (ec) break;
     const std::string name = it->path().filename().string();
     if (ends_with(name, kEntrySuffix) || ends_with(name, kHitsSuffix) || name.rfind(kTempPrefix, 0) == 0)
       paths.push_back(it->path());
+    else if (ends_with(name, kLockSuffix))
+      locks.push_back(it->path());
   }
+  for (const auto& p : locks) detail::remove_free_lock_file(p);
   for (const auto& p : paths) {
     if (::unlink(p.c_str()) != 0 && errno != ENOENT)
       throw Error("cutlet: cannot remove " + p.string() + ": " + std::strerror(errno));

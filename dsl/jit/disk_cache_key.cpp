@@ -72,8 +72,25 @@ std::vector<std::pair<std::string, std::string>> compile_option_fields(const Com
 
 DiskCacheKey DiskCacheKey::make(std::uint64_t ir_hash, const std::string& kernel_name, const CompileOptions& options,
                                 std::vector<std::uint64_t> extra_inputs) {
-  static const std::string llvm = cutlet::llvm_version();
-  static const std::string nvjitlink = cutlet::nvjitlink_version();
+  return detail::make_disk_cache_key(ir_hash, kernel_name, options, std::move(extra_inputs),
+                                     detail::compiler_identity());
+}
+
+namespace detail {
+
+const CompilerIdentity& compiler_identity() {
+  // The version alone names no build: the compiler's build id changes with every change of
+  // the lowering (and of the libdevice it links), and nvJitLink's build with every update of
+  // the library, even within one major.minor version, so entries of another build are never
+  // served.
+  static const CompilerIdentity tools{cutlet::cutlet_version() + "+" + cutlet::compiler_build_id(),
+                                      cutlet::llvm_version(), cutlet::nvjitlink_version(),
+                                      cutlet::nvjitlink_build_id()};
+  return tools;
+}
+
+DiskCacheKey make_disk_cache_key(std::uint64_t ir_hash, const std::string& kernel_name, const CompileOptions& options,
+                                 std::vector<std::uint64_t> extra_inputs, const CompilerIdentity& tools) {
   DiskCacheKey k;
   k.ir_hash = ir_hash;
   k.kernel_name = kernel_name;
@@ -81,15 +98,15 @@ DiskCacheKey DiskCacheKey::make(std::uint64_t ir_hash, const std::string& kernel
   k.ptx_version = options.target.ptx_version();
   for (auto& [name, value] : compile_option_fields(options))
     if (name != "arch" && name != "ptx_version") k.options.emplace_back(std::move(name), std::move(value));
-  // The version alone names no build: the compiler's build id changes with every change of
-  // the lowering, so entries of another build are never served.
-  static const std::string build = cutlet::cutlet_version() + "+" + cutlet::compiler_build_id();
-  k.cutlet_version = build;
-  k.llvm_version = llvm;
-  k.nvjitlink_version = nvjitlink;
+  k.cutlet_version = tools.cutlet;
+  k.llvm_version = tools.llvm;
+  k.nvjitlink_version = tools.nvjitlink;
+  k.nvjitlink_build = tools.nvjitlink_build;
   k.extra_inputs = std::move(extra_inputs);
   return k;
 }
+
+}  // namespace detail
 
 std::string DiskCacheKey::text() const {
   std::string t = kKeyHeader;
@@ -101,6 +118,7 @@ std::string DiskCacheKey::text() const {
   t += "\ncutlet=" + detail::one_line(cutlet_version);
   t += "\nllvm=" + detail::one_line(llvm_version);
   t += "\nnvjitlink=" + detail::one_line(nvjitlink_version);
+  t += "\nnvjitlink_build=" + detail::one_line(nvjitlink_build);
   t += "\nextra_inputs=";
   for (std::size_t i = 0; i < extra_inputs.size(); ++i) t += (i ? "," : "") + detail::hex64(extra_inputs[i]);
   t += "\n";
@@ -125,6 +143,7 @@ DiskCacheKey DiskCacheKey::parse(const std::string& text) {
     else if (name == "cutlet") k.cutlet_version = value;
     else if (name == "llvm") k.llvm_version = value;
     else if (name == "nvjitlink") k.nvjitlink_version = value;
+    else if (name == "nvjitlink_build") k.nvjitlink_build = value;
     else if (name == "extra_inputs") {
       std::istringstream parts(value);
       for (std::string p; std::getline(parts, p, ',');)

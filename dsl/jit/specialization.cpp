@@ -84,35 +84,40 @@ bool compiler_stage_dumped() {
   return dump_enabled("llvm") || dump_enabled("llvm-opt") || dump_enabled("ptx") || dump_enabled("resources");
 }
 
-/// Compiles `fn` through the persistent cache `cache` (read unless `read` is false).
+/// Compiles `fn` through the persistent cache: loaded when there, otherwise compiled once
+/// across the processes missing it at once (DiskCache::load_or_compile) and stored. While a
+/// compiler stage is dumped, the cache is not read (the dump needs a compile), only written.
 std::shared_ptr<const CompiledKernel> compile_through_disk(const ir::Function& fn, std::uint64_t ir_hash,
                                                            const CompileOptions& options, CompileInfo& info) {
   auto& st = stats();
   const auto cache = disk_cache();
   const auto t0 = Clock::now();
-  std::optional<DiskCacheKey> key;
-  if (cache->enabled()) {
-    key = DiskCacheKey::make(ir_hash, fn.name(), options);
-    if (!compiler_stage_dumped()) {
-      DiskLookup found = cache->load(*key);
-      if (found.status == DiskLookupStatus::Hit) {
-        st.disk_hits.fetch_add(1, std::memory_order_relaxed);
-        st.disk_bytes_read.fetch_add(found.bytes, std::memory_order_relaxed);
-        st.time_saved_us.fetch_add(static_cast<std::uint64_t>(found.compile_ms * 1000), std::memory_order_relaxed);
-        info.source = CompileSource::Disk;
-        info.ms = ms_since(t0);
-        return found.kernel;
+  if (cache->enabled() && !compiler_stage_dumped()) {
+    const DiskCacheKey key = DiskCacheKey::make(ir_hash, fn.name(), options);
+    DiskFill fill = cache->load_or_compile(key, [&] { return compile(fn, options); });
+    if (fill.first == DiskLookupStatus::Corrupt) st.disk_corrupt.fetch_add(1, std::memory_order_relaxed);
+    if (!fill.compiled) {
+      st.disk_hits.fetch_add(1, std::memory_order_relaxed);
+      st.disk_bytes_read.fetch_add(fill.lookup.bytes, std::memory_order_relaxed);
+      st.time_saved_us.fetch_add(static_cast<std::uint64_t>(fill.lookup.compile_ms * 1000), std::memory_order_relaxed);
+      info.source = CompileSource::Disk;
+    } else {
+      if (fill.first != DiskLookupStatus::Disabled) st.disk_misses.fetch_add(1, std::memory_order_relaxed);
+      st.compiles.fetch_add(1, std::memory_order_relaxed);
+      if (fill.bytes_written) {
+        st.disk_writes.fetch_add(1, std::memory_order_relaxed);
+        st.disk_bytes_written.fetch_add(fill.bytes_written, std::memory_order_relaxed);
       }
-      if (found.status == DiskLookupStatus::Corrupt) st.disk_corrupt.fetch_add(1, std::memory_order_relaxed);
-      if (found.status != DiskLookupStatus::Disabled) st.disk_misses.fetch_add(1, std::memory_order_relaxed);
+      info.source = CompileSource::Compiled;
     }
+    info.ms = ms_since(t0);
+    return fill.kernel;
   }
-  const auto t1 = Clock::now();
   auto compiled = std::make_shared<const CompiledKernel>(compile(fn, options));
-  const double compile_ms = ms_since(t1);
+  const double compile_ms = ms_since(t0);
   st.compiles.fetch_add(1, std::memory_order_relaxed);
-  if (key && cache->enabled()) {
-    if (const std::uint64_t bytes = cache->store(*key, *compiled, compile_ms)) {
+  if (cache->enabled()) {
+    if (const std::uint64_t bytes = cache->store(DiskCacheKey::make(ir_hash, fn.name(), options), *compiled, compile_ms)) {
       st.disk_writes.fetch_add(1, std::memory_order_relaxed);
       st.disk_bytes_written.fetch_add(bytes, std::memory_order_relaxed);
     }

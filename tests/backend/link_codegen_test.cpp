@@ -127,6 +127,10 @@ TEST(LinkCodegenTest, Versions) {
   std::string v = nvjitlink_version();
   EXPECT_NE(v, "unknown");
   EXPECT_NE(v.find('.'), std::string::npos) << v;
+  // The build of the library loaded: the same all along, and more than the version.
+  const std::string build = nvjitlink_build_id();
+  EXPECT_EQ(build, nvjitlink_build_id());
+  EXPECT_TRUE(build.rfind("gnu-build-id:", 0) == 0 || build.rfind("file:", 0) == 0) << build;
 }
 
 // ---- parse_resource_usage ----------------------------------------------------------------

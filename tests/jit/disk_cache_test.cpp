@@ -21,6 +21,7 @@
 #include <thread>
 
 #include "child_process.h"
+#include "disk_cache_test_support.h"
 #include "cutlet/ir/structural_hash.h"
 #include "cutlet/jit/cache_tool.h"
 #include "cutlet/jit/disk_cache.h"
@@ -35,55 +36,14 @@ static const bool kIsolated = cutlet::test::isolate_kernel_cache();
 
 namespace {
 
-/// A new empty directory, removed (with its contents) at the end of the test.
-class TempDir {
- public:
-  TempDir() {
-    std::string t = (fs::temp_directory_path() / "cutlet-disk-cache-test-XXXXXX").string();
-    if (!::mkdtemp(t.data())) ADD_FAILURE() << "mkdtemp failed";
-    path_ = t;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::permissions(path_, fs::perms::owner_all, fs::perm_options::add, ec);
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
-
-CompiledKernel fake_kernel(const std::string& name, std::size_t cubin_bytes = 1000) {
-  CompiledKernel k;
-  k.name = name;
-  k.ptx = "// PTX of " + name + "\n.visible .entry " + name + "()\n{\n\tret;\n}\n";
-  k.cubin.assign(cubin_bytes, 'c');
-  k.cubin[0] = 0x7f;
-  k.link_log = "info: Function properties for " + name;
-  k.resources.registers = 12;
-  k.resources.stack_bytes = 8;
-  return k;
-}
-
-DiskCacheKey key_for(std::uint64_t ir_hash, const std::string& name = "fake") {
-  return DiskCacheKey::make(ir_hash, name, CompileOptions{});
-}
+using test::fake_kernel;
+using test::key_for;
+using test::read_bytes;
+using test::TempDir;
+using test::write_bytes;
 
 fs::path entry_path(const fs::path& dir, const DiskCacheKey& key) {
   return dir / "kernels" / (key.file_stem() + ".entry");
-}
-
-std::string read_bytes(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-void write_bytes(const fs::path& p, const std::string& bytes) {
-  std::ofstream out(p, std::ios::binary | std::ios::trunc);
-  out << bytes;
 }
 
 /// Kernels of the child processes: K makes each a different kernel.
@@ -240,6 +200,7 @@ TEST(DiskCache, EveryKeyPartMatters) {
   vary("cutlet version", [](DiskCacheKey& k) { k.cutlet_version += ".1"; });
   vary("llvm version", [](DiskCacheKey& k) { k.llvm_version = "20.0.0"; });
   vary("nvjitlink version", [](DiskCacheKey& k) { k.nvjitlink_version = "13.1"; });
+  vary("nvjitlink build", [](DiskCacheKey& k) { k.nvjitlink_build = "gnu-build-id:0123456789abcdef"; });
   vary("extra inputs", [](DiskCacheKey& k) { k.extra_inputs.push_back(0x1234); });
   for (std::size_t i = 0; i < base.options.size(); ++i)
     vary("option " + base.options[i].first, [&](DiskCacheKey& k) { k.options[i].second += "x"; });
@@ -263,6 +224,33 @@ TEST(DiskCache, EveryKeyPartMatters) {
     EXPECT_EQ(cache.load(key).status, DiskLookupStatus::Absent) << "changing the " << what << " must miss";
   }
   EXPECT_EQ(DiskCacheKey::parse(base.text()), base);
+}
+
+TEST(DiskCache, KeyCarriesTheBuildOfTheNvJitLinkLibrary) {
+  // The loaded library's build, not only its major.minor version: an update of nvJitLink
+  // within one version must not serve cubins it did not link.
+  const detail::CompilerIdentity& here = detail::compiler_identity();
+  EXPECT_EQ(here.nvjitlink_build, nvjitlink_build_id());
+  EXPECT_TRUE(here.nvjitlink_build.rfind("gnu-build-id:", 0) == 0 || here.nvjitlink_build.rfind("file:", 0) == 0)
+      << here.nvjitlink_build;
+  const DiskCacheKey made = key_for(77, "k");
+  EXPECT_EQ(made, detail::make_disk_cache_key(77, "k", CompileOptions{}, {}, here)) << "make uses this process's tools";
+  EXPECT_EQ(made.nvjitlink_build, here.nvjitlink_build);
+  EXPECT_NE(made.text().find("\nnvjitlink_build=" + here.nvjitlink_build + "\n"), std::string::npos) << made.text();
+  EXPECT_EQ(DiskCacheKey::parse(made.text()), made);
+
+  detail::CompilerIdentity updated = here;
+  updated.nvjitlink_build = "gnu-build-id:00000000000000000000000000000000deadbeef";  // same version, other build
+  const DiskCacheKey other = detail::make_disk_cache_key(77, "k", CompileOptions{}, {}, updated);
+  EXPECT_EQ(other.nvjitlink_version, made.nvjitlink_version);
+  EXPECT_NE(other.text(), made.text());
+  EXPECT_NE(other.file_stem(), made.file_stem());
+
+  TempDir dir;
+  DiskCache cache({dir.path()});
+  ASSERT_GT(cache.store(made, fake_kernel("k"), 1), 0u);
+  EXPECT_EQ(cache.load(made).status, DiskLookupStatus::Hit);
+  EXPECT_EQ(cache.load(other).status, DiskLookupStatus::Absent) << "another nvJitLink build misses";
 }
 
 TEST(DiskCache, KeyIsTheIrNotTheLambdaType) {

@@ -1,6 +1,8 @@
 // Trace-time errors of the kernel language that the C++ type system cannot catch: host
 // constants that do not fit their type, grid axes out of range, oversized per-thread arrays
-// and Vec lanes out of range. Each names the user's line, not a line in cutlet's headers.
+// and Vec lanes out of range; and the IR builder's refusals of ops a type does not have
+// (atomics, warp match, math functions). Each names the user's line of the offending call,
+// not a line in cutlet's headers nor an earlier op's line.
 #include <gtest/gtest.h>
 
 #include <limits>
@@ -30,7 +32,14 @@ std::string error_of_tile_kernel(F body) {
   return message_of([&] { (void)k.trace_ir(); });
 }
 
-/// Expects `msg` to be a TraceError text containing every one of `parts` and naming this
+/// The trace error of a kernel `body` with any parameters.
+template <class F>
+std::string error_of_kernel_with_params(F body) {
+  auto k = kernel(body, {.name = "trace_error_params"});
+  return message_of([&] { (void)k.trace_ir(); });
+}
+
+/// Expects `msg` to be an error text (TraceError or IRError) containing every one of `parts` and naming this
 /// file's `line`, and no line of cutlet's own headers or sources.
 void expect_error_at(const std::string& msg, const std::vector<std::string>& parts, int line) {
   for (const std::string& p : parts) EXPECT_NE(msg.find(p), std::string::npos) << "missing '" << p << "': " << msg;
@@ -143,6 +152,69 @@ TEST(TraceErrors, AVecWithANegativeLaneNamesTheLine) {
     line = __LINE__; v = v.with(-1, 2.0f);
   });
   expect_error_at(msg, {"lane -1", "4-lane"}, line);
+}
+
+// IRErrors of the builder name the line of the op that caused them, not the line of the
+// control flow (or other op) that last set a location.
+
+TEST(TraceErrors, AnAtomicAddOnAnI16NamesItsLineNotTheIfBeforeIt) {
+  int line = 0;
+  const std::string msg = error_of_kernel_with_params([&](Ptr<std::int16_t> h, i32 n) {
+    i32 i = thread_idx().x;
+    if_(i < n, [&] { h[i] = h[i] + 1; });
+    h[1] = h[1] * 2;
+    line = __LINE__; (void)atomic_add(h[0], 1);
+  });
+  expect_error_at(msg, {"atomic add", "i16"}, line);
+}
+
+TEST(TraceErrors, AnAtomicMinOnAFloatNamesItsLine) {
+  int line = 0;
+  const std::string msg = error_of_kernel([&](Ptr<float> y) {
+    for_range(4, [&](i32 j) { y[j] = 0.0f; });
+    line = __LINE__; (void)atomic_min(y[0], 1.0f);
+  });
+  expect_error_at(msg, {"atomic min", "f32"}, line);
+}
+
+TEST(TraceErrors, AnAtomicOnALocalArrayNamesItsLine) {
+  int line = 0;
+  const std::string msg = error_of_kernel([&](Ptr<float> y) {
+    auto a = local_array<int>(4);
+    if_(thread_idx().x == 0, [&] { a[0] = 1; });
+    line = __LINE__; y[0] = cast<float>(atomic_add(a[0], 1));
+  });
+  expect_error_at(msg, {"atomic add", "global or shared pointer"}, line);
+}
+
+TEST(TraceErrors, AMatchOfA16BitValueNamesItsLine) {
+  int line = 0;
+  const std::string msg = error_of_kernel([&](Ptr<float> y) {
+    Value<std::int16_t> v = cast<std::int16_t>(thread_idx().x);
+    if_(v > 3, [&] { y[0] = 1.0f; });
+    line = __LINE__; y[1] = cast<float>(match_any_sync(full_mask, v));
+  });
+  expect_error_at(msg, {"match", "32- or 64-bit", "i16"}, line);
+}
+
+TEST(TraceErrors, AMathFunctionOfATypeItLacksNamesItsLine) {
+  int line = 0;
+  const std::string msg = error_of_kernel([&](Ptr<float> y) {
+    i32 i = thread_idx().x;
+    if_(i < 8, [&] { y[i] = 0.0f; });
+    line = __LINE__; y[0] = cast<float>(sqrt(i));
+  });
+  expect_error_at(msg, {"sqrt", "i32"}, line);
+}
+
+TEST(TraceErrors, APopcOfAFloatNamesItsLine) {
+  int line = 0;
+  const std::string msg = error_of_kernel([&](Ptr<float> y) {
+    f32 x = y[0];
+    while_([&] { return x > 1.0f; }, [&] { y[0] = 0.0f; });
+    line = __LINE__; y[1] = cast<float>(popc(x));
+  });
+  expect_error_at(msg, {"popc", "f32"}, line);
 }
 
 }  // namespace

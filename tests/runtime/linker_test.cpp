@@ -25,6 +25,22 @@ bool is_elf(const cutlet::ObjectCode& c) {
   return c.data.size() > 4 && std::memcmp(c.data.data(), "\x7f" "ELF", 4) == 0;
 }
 
+TEST(LinkerNoGpu, LibraryBuildIdNamesTheLoadedBuild) {
+  const std::string id = cutlet::Linker::library_build_id();
+  EXPECT_EQ(id, cutlet::Linker::library_build_id()) << "found once, the same all along";
+  const std::string gnu = "gnu-build-id:";
+  if (id.rfind(gnu, 0) == 0) {
+    // NVIDIA's libraries carry a GNU build id (a 160-bit hash): hex digits, a whole number of bytes.
+    const std::string hex = id.substr(gnu.size());
+    EXPECT_GE(hex.size(), 16u) << id;
+    EXPECT_EQ(hex.size() % 2, 0u) << id;
+    EXPECT_EQ(hex.find_first_not_of("0123456789abcdef"), std::string::npos) << id;
+  } else {
+    // Without one: the file's path, size and modification time.
+    EXPECT_EQ(id.rfind("file:/", 0), 0u) << id;
+  }
+}
+
 TEST(LinkerNoGpu, PtxCallerWithNvrtcDeviceFunction) {
   const cutlet::ObjectCode callee =
       cutlet::Program(cutlet::test::kAddSevenCu, relocatable_sm90(), "add_seven.cu").compile(cutlet::CodeKind::ptx);

@@ -97,6 +97,9 @@ ResourceUsage parse_resource_usage(const std::string& log, const std::string& ke
 std::string llvm_version();
 /// "13.0": the nvJitLink that links cubins.
 std::string nvjitlink_version();
+/// The build of that nvJitLink, which its major.minor version does not pin down (see
+/// Linker::library_build_id): "gnu-build-id:<hex>", else "file:<path>:<size>:<mtime>".
+std::string nvjitlink_build_id();
 /// A hash of the sources of this build's compiler (the IR and the backend) and of the
 /// libdevice it links: it changes whenever the code generated for a kernel may, so caches of
 /// compiled kernels key on it.

@@ -56,6 +56,13 @@ class Linker {
 
   /// "13.0": the version of the nvJitLink library that links ("unknown" if it cannot say).
   static std::string version();
+  /// The identity of the very nvJitLink build this process links with, which version()'s
+  /// major.minor does not give (updates within a minor version change the code it makes):
+  /// "gnu-build-id:<hex>", the GNU build id of the loaded library that holds nvJitLink (or
+  /// of the binary it is linked into statically), read from its mapped ELF notes; without
+  /// one, "file:<path>:<size>:<mtime in ns>" of that file; "unknown" when neither is found.
+  /// Computed once per process, without reading the library's contents.
+  static std::string library_build_id();
 
   /// The number of inputs added.
   std::size_t input_count() const noexcept { return inputs_.size(); }

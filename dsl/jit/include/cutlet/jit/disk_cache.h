@@ -2,8 +2,10 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -21,6 +23,9 @@ struct DiskCacheSettings {
   std::filesystem::path dir;
   /// The size cap in bytes: beyond it, the least recently used entries are removed. 0: no cap.
   std::uint64_t max_bytes = std::uint64_t{1} << 30;
+  /// How long load_or_compile waits for another process compiling the same entry before it
+  /// compiles the kernel itself.
+  std::chrono::milliseconds lock_timeout{60'000};
 
   /// The settings the environment asks for: CUTLET_CACHE=0 (or off, false, no) turns the cache
   /// off, and a value that is no boolean (see detail::env_flag) throws cutlet::Error; the
@@ -49,6 +54,20 @@ struct DiskLookup {
   std::string problem;      ///< for Corrupt: what is wrong with the entry
 };
 
+/// The result of DiskCache::load_or_compile.
+struct DiskFill {
+  std::shared_ptr<const CompiledKernel> kernel;  ///< loaded or compiled
+  /// The lookup that decided: a Hit when `kernel` came from the cache (perhaps written by
+  /// another process while this one waited for it); otherwise the miss before compiling.
+  DiskLookup lookup;
+  /// The first lookup's status, before any waiting: what a plain load() would have found.
+  DiskLookupStatus first = DiskLookupStatus::Disabled;
+  bool compiled = false;            ///< the compile function ran
+  double compile_ms = 0;            ///< when compiled: how long it took
+  std::uint64_t bytes_written = 0;  ///< when compiled: what store() wrote (0: nothing)
+  bool waited = false;              ///< another process held the entry's compile lock meanwhile
+};
+
 /// One entry as cutlet-cache lists it.
 struct DiskCacheEntryInfo {
   std::string id;            ///< the file stem (32 hex digits), which cutlet-cache accepts by prefix
@@ -65,7 +84,8 @@ struct DiskCacheEntryInfo {
 /// A persistent cache directory of compiled kernels, keyed by DiskCacheKey.
 ///
 /// Layout: <dir>/kernels/<stem>.entry holds an entry (see disk_cache_entry.h),
-/// <stem>.hits counts its hits (one byte per hit; its modification time is the last use).
+/// <stem>.hits counts its hits (one byte per hit; its modification time is the last use),
+/// <stem>.lock exists while a process compiles the entry (see load_or_compile).
 /// Writes go to a temporary file in the same directory, renamed into place, so readers see
 /// a whole entry or none; every entry carries its full key and a checksum, and one that is
 /// truncated, corrupt or for another key is never loaded. Any number of threads and
@@ -106,6 +126,17 @@ class DiskCache {
   /// the bytes written, 0 when nothing was written (cache off, writing stopped by a failure,
   /// or the write lost twice to a concurrent clear).
   std::uint64_t store(const DiskCacheKey& key, const CompiledKernel& kernel, double compile_ms);
+  /// The kernel for `key`: loaded when the cache has it, otherwise made by `compile` and
+  /// stored. A miss takes the entry's compile lock (detail::EntryLock) first, so that
+  /// processes (and DiskCache objects) missing one key at once compile it once: the others
+  /// wait for the holder, up to settings().lock_timeout, and look the key up again once they
+  /// hold the lock, finding the holder's entry. A holder that dies releases the lock. When
+  /// the wait times out, or the lock cannot be taken (a read-only directory, writing stopped,
+  /// the cache off), `compile` runs without it. Exceptions of `compile` propagate (with the
+  /// lock released); file-system failures never throw.
+  DiskFill load_or_compile(const DiskCacheKey& key, const std::function<CompiledKernel()>& compile);
+  /// The compile lock file of `key`'s entry: <dir>/kernels/<stem>.lock.
+  std::filesystem::path lock_path(const DiskCacheKey& key) const;
 
   /// Every entry, oldest use first; unreadable ones carry their problem.
   std::vector<DiskCacheEntryInfo> list() const;
@@ -117,11 +148,12 @@ class DiskCache {
     CompiledKernel kernel;
   };
   Entry read(const std::string& id_prefix) const;
-  /// Removes every entry (and stray temporary files); returns how many entries were removed.
+  /// Removes every entry (and stray temporary and lock files; locks held now stay); returns
+  /// how many entries were removed.
   std::size_t clear();
   /// Removes least recently used entries until the cache holds at most `max_bytes`; returns
-  /// the bytes removed. Also removes temporary files and hit counters left behind by
-  /// processes that died (older than a minute).
+  /// the bytes removed. Also removes temporary files, hit counters and lock files left behind
+  /// by processes that died (older than a minute; a lock held now stays).
   std::uint64_t trim(std::uint64_t max_bytes);
   /// The bytes the entries (with their hit counters) take.
   std::uint64_t total_bytes() const;

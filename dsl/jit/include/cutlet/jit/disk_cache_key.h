@@ -20,8 +20,10 @@ std::string cutlet_version();
 std::vector<std::pair<std::string, std::string>> compile_option_fields(const CompileOptions& options);
 
 /// The key of one compiled kernel in the persistent cache: the structural hash of its IR
-/// after the IR passes, its name, the target, every compile option, and the versions of
-/// cutlet, LLVM and nvJitLink, plus the content hashes of any extra inputs linked with it.
+/// after the IR passes, its name, the target, every compile option, the versions of cutlet
+/// (with the compiler's build id, which covers its sources and the libdevice of its build),
+/// LLVM and nvJitLink, the build of the nvJitLink library loaded, plus the content hashes of
+/// any extra inputs linked with it.
 /// The kernel lambda's C++ type is not part of it (it differs between builds); two programs
 /// whose kernels trace to the same IR share entries.
 struct DiskCacheKey {
@@ -33,10 +35,12 @@ struct DiskCacheKey {
   std::string cutlet_version;      ///< cutlet_version() + "+" + compiler_build_id()
   std::string llvm_version;        ///< llvm_version()
   std::string nvjitlink_version;   ///< nvjitlink_version()
+  std::string nvjitlink_build;     ///< nvjitlink_build_id(): the very library, not just its version
   std::vector<std::uint64_t> extra_inputs;  ///< content hashes of extra linked inputs, in link order
 
   /// The key of IR with structural hash `ir_hash` and entry point `kernel_name`, compiled
-  /// with `options` by this build (its cutlet, LLVM and nvJitLink versions).
+  /// with `options` by this build (its cutlet, LLVM and nvJitLink versions and builds: see
+  /// detail::compiler_identity).
   static DiskCacheKey make(std::uint64_t ir_hash, const std::string& kernel_name, const CompileOptions& options,
                            std::vector<std::uint64_t> extra_inputs = {});
 
@@ -53,6 +57,20 @@ struct DiskCacheKey {
 };
 
 namespace detail {
+/// The tools that compile kernels, as keys record them.
+struct CompilerIdentity {
+  std::string cutlet;           ///< cutlet_version() + "+" + compiler_build_id()
+  std::string llvm;             ///< llvm_version()
+  std::string nvjitlink;        ///< nvjitlink_version()
+  std::string nvjitlink_build;  ///< nvjitlink_build_id()
+};
+/// This process's tools, found once (on the first call).
+const CompilerIdentity& compiler_identity();
+/// DiskCacheKey::make for kernels compiled by `tools` (DiskCacheKey::make passes
+/// compiler_identity()).
+DiskCacheKey make_disk_cache_key(std::uint64_t ir_hash, const std::string& kernel_name, const CompileOptions& options,
+                                 std::vector<std::uint64_t> extra_inputs, const CompilerIdentity& tools);
+
 /// `s` on one line: newlines as `\n`, backslashes doubled (keys and tuning records).
 std::string one_line(const std::string& s);
 /// A 64-bit checksum of `bytes`: cutlet::Hasher (cutlet/ir/hash.h, the one hasher) over `seed`

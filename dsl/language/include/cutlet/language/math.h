@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <source_location>
 #include <string_view>
 #include <type_traits>
 
@@ -142,10 +143,13 @@ template <ir::MathFn Fn, class T>
 using math_result_t = std::conditional_t<math_result_rule(Fn) == ir::MathResult::Bool, bool,
                                          std::conditional_t<math_result_rule(Fn) == ir::MathResult::Int32, std::int32_t, T>>;
 
+/// Math function `fn` on `xs` as R, attributed to the user's line `where` (a function that
+/// math.def does not define for R is an IRError naming it).
 template <class R, class... Xs>
-ir::ValueId math_call(ir::MathFn fn, const Xs&... xs) {
+ir::ValueId math_call(ir::MathFn fn, const std::source_location& where, const Xs&... xs) {
   static_assert(!std::is_same_v<R, half> && !std::is_same_v<R, bfloat16>,
                 "cutlet math functions take f32/f64 (convert 16-bit floats with cutlet::cast<float> first)");
+  set_location(where);
   ir::ValueId ops[] = {operand_as<R>(xs)...};
   return builder(ir::math_fn_name(fn)).math(fn, ops);
 }
@@ -153,29 +157,32 @@ ir::ValueId math_call(ir::MathFn fn, const Xs&... xs) {
 
 // The Value functions of CUTLET_MATH_FUNCTIONS, one macro per arity. Operands promote as in
 // arithmetic (value.h); at least one is traced, host numbers take the traced operands' type.
+// Each takes, last, the user's source line (defaulted): a function on a type math.def does
+// not define it for (`sqrt` of an i32, `popc` of an f32) is an IRError naming that line.
 #define CUTLET_VALUE_MATH_1(Fn, name)                                                                  \
   template <Traced X>                                                                                  \
-  Value<detail::math_result_t<ir::MathFn::Fn, traced_type_t<X>>> name(const X& x) {                    \
+  Value<detail::math_result_t<ir::MathFn::Fn, traced_type_t<X>>> name(                                 \
+      const X& x, std::source_location where = std::source_location::current()) {                      \
     using T = traced_type_t<X>;                                                                        \
-    return Value<detail::math_result_t<ir::MathFn::Fn, T>>::wrap(detail::math_call<T>(ir::MathFn::Fn, x)); \
+    return Value<detail::math_result_t<ir::MathFn::Fn, T>>::wrap(detail::math_call<T>(ir::MathFn::Fn, where, x)); \
   }
 #define CUTLET_VALUE_MATH_2(Fn, name)                                                                  \
   template <Operand A, Operand B>                                                                      \
     requires(Traced<A> || Traced<B>)                                                                   \
-  auto name(const A& a, const B& b) {                                                                  \
+  auto name(const A& a, const B& b, std::source_location where = std::source_location::current()) {   \
     CUTLET_CHECK_PROMOTION(A, B);                                                                      \
     using T = detail::common_t<A, B>;                                                                  \
-    return Value<detail::math_result_t<ir::MathFn::Fn, T>>::wrap(detail::math_call<T>(ir::MathFn::Fn, a, b)); \
+    return Value<detail::math_result_t<ir::MathFn::Fn, T>>::wrap(detail::math_call<T>(ir::MathFn::Fn, where, a, b)); \
   }
 #define CUTLET_VALUE_MATH_3(Fn, name)                                                                  \
   template <Operand A, Operand B, Operand C>                                                           \
     requires(Traced<A> || Traced<B> || Traced<C>)                                                      \
-  auto name(const A& a, const B& b, const C& c) {                                                      \
+  auto name(const A& a, const B& b, const C& c, std::source_location where = std::source_location::current()) { \
     CUTLET_CHECK_PROMOTION(A, B);                                                                      \
     using AB = detail::common_operand_t<A, B>;                                                         \
     CUTLET_CHECK_PROMOTION(AB, C);                                                                     \
     using T = detail::common_t<AB, C>;                                                                 \
-    return Value<detail::math_result_t<ir::MathFn::Fn, T>>::wrap(detail::math_call<T>(ir::MathFn::Fn, a, b, c)); \
+    return Value<detail::math_result_t<ir::MathFn::Fn, T>>::wrap(detail::math_call<T>(ir::MathFn::Fn, where, a, b, c)); \
   }
 #define CUTLET_VALUE_MATH(Fn, name, arity) CUTLET_VALUE_MATH_##arity(Fn, name)
 CUTLET_MATH_FUNCTIONS(CUTLET_VALUE_MATH)
@@ -184,22 +191,25 @@ CUTLET_MATH_FUNCTIONS(CUTLET_VALUE_MATH)
 #undef CUTLET_VALUE_MATH_2
 #undef CUTLET_VALUE_MATH_3
 
-/// |x| for signed integers (`abs`) and floats (`fabs`).
+/// |x| for signed integers (`abs`) and floats (`fabs`); an unsigned `x` is an IRError naming
+/// the line `where`.
 template <Traced X>
-Value<traced_type_t<X>> abs(const X& x) {
+Value<traced_type_t<X>> abs(const X& x, std::source_location where = std::source_location::current()) {
   using T = traced_type_t<X>;
-  if constexpr (detail::is_float_v<T>) return fabs(x);
-  else return Value<T>::wrap(detail::math_call<T>(ir::MathFn::Abs, x));
+  if constexpr (detail::is_float_v<T>) return fabs(x, where);
+  else return Value<T>::wrap(detail::math_call<T>(ir::MathFn::Abs, where, x));
 }
 
 /// The upper 32 bits of the 64-bit value hi:lo shifted left by (shift mod 32)
 /// (`__funnelshift_l`).
-inline u32 funnel_shift_left(const u32& lo, const u32& hi, const u32& shift) {
-  return u32::wrap(detail::math_call<std::uint32_t>(ir::MathFn::FunnelShiftLeft, hi, lo, shift));
+inline u32 funnel_shift_left(const u32& lo, const u32& hi, const u32& shift,
+                             std::source_location where = std::source_location::current()) {
+  return u32::wrap(detail::math_call<std::uint32_t>(ir::MathFn::FunnelShiftLeft, where, hi, lo, shift));
 }
 /// The lower 32 bits of hi:lo shifted right by (shift mod 32) (`__funnelshift_r`).
-inline u32 funnel_shift_right(const u32& lo, const u32& hi, const u32& shift) {
-  return u32::wrap(detail::math_call<std::uint32_t>(ir::MathFn::FunnelShiftRight, hi, lo, shift));
+inline u32 funnel_shift_right(const u32& lo, const u32& hi, const u32& shift,
+                              std::source_location where = std::source_location::current()) {
+  return u32::wrap(detail::math_call<std::uint32_t>(ir::MathFn::FunnelShiftRight, where, hi, lo, shift));
 }
 
 namespace detail {

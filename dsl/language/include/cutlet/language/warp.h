@@ -3,6 +3,8 @@
 // execute it (full_mask when the whole warp does).
 #pragma once
 
+#include <source_location>
+
 #include "cutlet/language/index.h"
 #include "cutlet/language/value.h"
 
@@ -66,14 +68,18 @@ inline Value<bool> any_sync(const u32& mask, const Value<bool>& pred) {
 inline u32 ballot_sync(const u32& mask, const Value<bool>& pred) {
   return u32::wrap(detail::builder().vote(ir::VoteKind::Ballot, pred.id(), mask.id()));
 }
-/// The lanes of `mask` whose `v` equals this lane's (`__match_any_sync`).
+/// The lanes of `mask` whose `v` equals this lane's (`__match_any_sync`). `v` is a 32- or
+/// 64-bit value; another width is an IRError naming the line `where`.
 template <Traced X>
-u32 match_any_sync(const u32& mask, const X& v) {
+u32 match_any_sync(const u32& mask, const X& v, std::source_location where = std::source_location::current()) {
+  detail::set_location(where);
   return u32::wrap(detail::builder().match(ir::MatchKind::Any, detail::as_value(v).id(), mask.id()));
 }
-/// `mask` when every lane of it holds the same `v`, else 0 (`__match_all_sync`).
+/// `mask` when every lane of it holds the same `v`, else 0 (`__match_all_sync`); `v` as for
+/// match_any_sync.
 template <Traced X>
-u32 match_all_sync(const u32& mask, const X& v) {
+u32 match_all_sync(const u32& mask, const X& v, std::source_location where = std::source_location::current()) {
+  detail::set_location(where);
   return u32::wrap(detail::builder().match(ir::MatchKind::All, detail::as_value(v).id(), mask.id()));
 }
 
