@@ -167,7 +167,9 @@ TEST(FaultIsolationChild, DISABLED_FaultSurfacesAtTheNextLaunchOnTheStream) {
       what = e.what();
       EXPECT_FALSE(e.repeated());
       EXPECT_TRUE(e.kernel() == "faults_first" || e.kernel() == "scale_after_reset") << e.kernel();
-      if (e.kernel() == "faults_first") EXPECT_CONTAINS(e.launched_at(), kFile + std::to_string(line));
+      if (e.kernel() == "faults_first") {
+        EXPECT_CONTAINS(e.launched_at(), kFile + std::to_string(line));
+      }
     }
   }
   ASSERT_FALSE(what.empty()) << "the fault never surfaced";
