@@ -66,6 +66,7 @@ DeviceMemory::DeviceMemory(std::size_t bytes, std::shared_ptr<MemoryResource> re
     : device_(resource ? resource->device() : Device(Device::Unchecked{}, 0)) {
   if (!resource) throw Error("DeviceMemory: null memory resource");
   if (bytes == 0) return;
+  generation_ = resource->device().generation();
   address_ = resource->allocate(bytes);
   bytes_ = bytes;
   owning_ = true;
@@ -77,6 +78,7 @@ DeviceMemory::DeviceMemory(std::size_t bytes, const Stream& stream,
     : device_(resource ? resource->device() : Device(Device::Unchecked{}, 0)) {
   if (!resource) throw Error("DeviceMemory: null memory resource");
   if (bytes == 0) return;
+  generation_ = resource->device().generation();
   address_ = resource->allocate(bytes, stream);
   bytes_ = bytes;
   owning_ = true;
@@ -105,7 +107,8 @@ DeviceMemory::DeviceMemory(DeviceMemory&& other) noexcept
       owning_(std::exchange(other.owning_, false)),
       freed_(std::exchange(other.freed_, false)),
       resource_(std::move(other.resource_)),
-      stream_(std::move(other.stream_)) {
+      stream_(std::move(other.stream_)),
+      generation_(other.generation_) {
   other.stream_.reset();
 }
 
@@ -120,6 +123,7 @@ DeviceMemory& DeviceMemory::operator=(DeviceMemory&& other) noexcept {
     resource_ = std::move(other.resource_);
     stream_ = std::move(other.stream_);
     other.stream_.reset();
+    generation_ = other.generation_;
   }
   return *this;
 }
@@ -127,7 +131,8 @@ DeviceMemory& DeviceMemory::operator=(DeviceMemory&& other) noexcept {
 DeviceMemory::~DeviceMemory() { release(); }
 
 void DeviceMemory::release() noexcept {
-  if (owning_ && address_ != 0 && resource_) {
+  if (owning_ && address_ != 0 && resource_ &&
+      detail::generation_of(device_.ordinal()) == generation_) {
     if (stream_)
       resource_->deallocate(address_, bytes_, *stream_);
     else
@@ -214,8 +219,8 @@ void DeviceMemory::copy_from(const Stream& stream, const DeviceMemory& src, std:
     return;
   }
   const detail::DeviceState& src_state = detail::device_state(src.device_.ordinal());
-  CUresult r = api.cuMemcpyPeerAsync(static_cast<CUdeviceptr>(address_), dst_state.context,
-                                     static_cast<CUdeviceptr>(src.address_), src_state.context,
+  CUresult r = api.cuMemcpyPeerAsync(static_cast<CUdeviceptr>(address_), dst_state.context.load(std::memory_order_acquire),
+                                     static_cast<CUdeviceptr>(src.address_), src_state.context.load(std::memory_order_acquire),
                                      bytes, cu_stream);
   if (r != CUDA_SUCCESS)
     detail::throw_cuda_error(r, "cuMemcpyPeerAsync(" + std::to_string(bytes) + " bytes, " +

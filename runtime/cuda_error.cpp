@@ -32,4 +32,15 @@ CudaError::CudaError(int code, std::string call, std::string name, const std::st
       name_(std::move(name)),
       call_(std::move(call)) {}
 
+ContextFaultError::ContextFaultError(int code, std::string call, const std::string& hint, int device,
+                                     std::string kernel, std::string launched_at, bool repeated,
+                                     std::string cause)
+    : CudaError(code, std::move(call), hint),
+      device_(device),
+      kernel_(std::move(kernel)),
+      launched_at_(std::move(launched_at)),
+      repeated_(repeated),
+      cause_(std::move(cause)),
+      what_text_(what()) {}
+
 }  // namespace cutlet

@@ -118,10 +118,12 @@ void fill(DeviceState& s, int ordinal) {
   fill_properties(api, s);
   // Retained once and never released: the context then lives as long as the process, as the
   // CUDA runtime's does, and contexts other libraries share with us are never torn down.
-  CUresult r = api.cuDevicePrimaryCtxRetain(&s.context, s.handle);
+  CUcontext context = nullptr;
+  CUresult r = api.cuDevicePrimaryCtxRetain(&context, s.handle);
   if (r != CUDA_SUCCESS)
     throw_cuda_error(r, "cuDevicePrimaryCtxRetain(" + s.label + ")",
                      "the device may be in exclusive-process mode and used by another process");
+  s.context.store(context, std::memory_order_release);
 }
 
 }  // namespace
@@ -194,7 +196,9 @@ const DeviceLimits& Device::limits() const { return detail::device_state(ordinal
 
 void Device::set_current() const { detail::ensure_current(ordinal_); }
 
-void* Device::context() const { return detail::device_state(ordinal_).context; }
+void* Device::context() const {
+  return detail::device_state(ordinal_).context.load(std::memory_order_acquire);
+}
 
 std::vector<Device> Device::all() {
   std::vector<Device> out;
@@ -236,7 +240,7 @@ void Device::enable_peer_access(const Device& peer) const {
                 b.label + " directly (cuDeviceCanAccessPeer says no: no NVLink or PCIe peer "
                 "path); copy through DeviceMemory::copy_from, which stages through the host");
   detail::ensure_current(a);
-  CUresult r = detail::driver().cuCtxEnablePeerAccess(b.context, 0);
+  CUresult r = detail::driver().cuCtxEnablePeerAccess(b.context.load(std::memory_order_acquire), 0);
   if (r != CUDA_SUCCESS && r != CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED)
     detail::throw_cuda_error(r, "cuCtxEnablePeerAccess(" + a.label + " -> " + b.label + ")");
 }
@@ -245,7 +249,7 @@ void Device::disable_peer_access(const Device& peer) const {
   const detail::DeviceState& a = detail::device_state(ordinal_);
   const detail::DeviceState& b = detail::device_state(peer.ordinal_);
   detail::ensure_current(a);
-  CUresult r = detail::driver().cuCtxDisablePeerAccess(b.context);
+  CUresult r = detail::driver().cuCtxDisablePeerAccess(b.context.load(std::memory_order_acquire));
   if (r != CUDA_SUCCESS && r != CUDA_ERROR_PEER_ACCESS_NOT_ENABLED)
     detail::throw_cuda_error(r, "cuCtxDisablePeerAccess(" + a.label + " -> " + b.label + ")");
 }

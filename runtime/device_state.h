@@ -2,21 +2,36 @@
 #pragma once
 
 #include <atomic>
+#include <cstdint>
+#include <memory>
 #include <mutex>
 #include <string>
 
 #include "cutlet/runtime/device.h"
 #include "cutlet/runtime/stream.h"
+#include "context_fault.h"
 #include "driver_api.h"
+#include "launch_record.h"
 
 namespace cutlet::detail {
 
-/// What cutlet knows about one device; filled once, then read without locking.
+/// What cutlet knows about one device; filled once, then read without locking. Device::reset
+/// changes only the atomic fields, the fault and the launch records.
 struct DeviceState {
   std::atomic<bool> ready{false};  ///< Set (release) once the fields below are filled.
-  std::mutex init_mutex;           ///< Held while filling them.
+  std::mutex init_mutex;           ///< Held while filling them, and during Device::reset.
   CUdevice handle = 0;             ///< Filled for every device when the table is built.
-  CUcontext context = nullptr;     ///< Retained primary context, never released.
+  /// The retained primary context (retained once, never released; Device::reset stores the
+  /// handle it has after the reset).
+  std::atomic<CUcontext> context{nullptr};
+  /// Device::reset calls so far: objects made in an older context are not freed in this one.
+  std::atomic<std::uint64_t> generation{0};
+  /// True once a kernel fault poisoned the primary context (until Device::reset).
+  mutable std::atomic<bool> poisoned{false};
+  mutable std::mutex fault_mutex;  ///< Guards `fault`.
+  /// The first report of the poisoning fault.
+  mutable std::shared_ptr<const ContextFaultError> fault;
+  mutable LaunchRecords launches;  ///< The last kernel launched on each stream.
   ComputeCapability cc;
   DeviceLimits limits;
   DeviceProperties props;
@@ -33,14 +48,24 @@ int device_count();
 /// calls are one atomic load.
 DeviceState& device_state(int ordinal);
 
+/// Throws ContextFaultError (repeated) when a kernel fault has poisoned `state`'s primary
+/// context: one atomic load otherwise.
+inline void check_usable(const DeviceState& state) {
+  if (state.poisoned.load(std::memory_order_acquire)) [[unlikely]]
+    throw_poisoned(state);
+}
+
 /// Makes `state`'s primary context current on the calling thread unless it already is:
-/// one cuCtxGetCurrent, plus cuCtxSetCurrent only when the context differs.
+/// one cuCtxGetCurrent, plus cuCtxSetCurrent only when the context differs. Refuses (see
+/// check_usable) a poisoned context.
 inline void ensure_current(const DeviceState& state) {
+  check_usable(state);
   const DriverApi& api = driver();
   CUcontext current = nullptr;
+  const CUcontext wanted = state.context.load(std::memory_order_acquire);
   check(api.cuCtxGetCurrent(&current), "cuCtxGetCurrent");
-  if (current != state.context) [[unlikely]]
-    check(api.cuCtxSetCurrent(state.context), "cuCtxSetCurrent");
+  if (current != wanted) [[unlikely]]
+    check(api.cuCtxSetCurrent(wanted), "cuCtxSetCurrent");
 }
 
 /// Makes `context` current on the calling thread unless it already is.
@@ -56,7 +81,8 @@ inline void ensure_current(CUcontext context) {
 struct StreamAccess {
   /// The context `stream`'s work runs in: its green context's, else `state`'s primary one.
   static CUcontext context(const Stream& stream, const DeviceState& state) noexcept {
-    return stream.context_ ? static_cast<CUcontext>(stream.context_) : state.context;
+    return stream.context_ ? static_cast<CUcontext>(stream.context_)
+                           : state.context.load(std::memory_order_acquire);
   }
   /// A Stream over `handle` of `device`; `keep` (when set) owns it, `green`/`context` name
   /// the green context it runs in (null for the primary context).
@@ -70,10 +96,15 @@ struct StreamAccess {
   }
 };
 
-/// Makes the context of `stream` (of device state `state`) current on the calling thread.
+/// Makes the context of `stream` (of device state `state`) current on the calling thread;
+/// refuses a poisoned primary context as check_usable does.
 inline void ensure_current(const DeviceState& state, const Stream& stream) {
+  if (!stream.green_context()) check_usable(state);
   ensure_current(StreamAccess::context(stream, state));
 }
+
+/// The number of Device::reset calls for device `ordinal` so far; 0 without a driver.
+std::uint64_t generation_of(int ordinal) noexcept;
 
 /// Makes device `ordinal`'s primary context current on the calling thread (see above).
 inline void ensure_current(int ordinal) { ensure_current(device_state(ordinal)); }

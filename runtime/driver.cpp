@@ -6,6 +6,7 @@
 #include <mutex>
 #include <string>
 
+#include "context_fault.h"
 #include "driver_api.h"
 
 namespace cutlet {
@@ -127,25 +128,15 @@ void throw_missing_driver_function(const char* what, const char* name, int versi
 }
 
 void throw_cuda_error(CUresult result, std::string call, const std::string& hint) {
-  switch (result) {
-    // Faults raised by a kernel: they are sticky, so every later call in the process fails
-    // with the same code, including calls that have nothing to do with the faulting kernel.
-    case CUDA_ERROR_ILLEGAL_ADDRESS:
-    case CUDA_ERROR_LAUNCH_TIMEOUT:
-    case CUDA_ERROR_ASSERT:
-    case CUDA_ERROR_HARDWARE_STACK_ERROR:
-    case CUDA_ERROR_ILLEGAL_INSTRUCTION:
-    case CUDA_ERROR_MISALIGNED_ADDRESS:
-    case CUDA_ERROR_INVALID_ADDRESS_SPACE:
-    case CUDA_ERROR_INVALID_PC:
-    case CUDA_ERROR_LAUNCH_FAILED:
-      throw CudaError(static_cast<int>(result), std::move(call),
-                      "a kernel launched earlier faulted; the error is sticky, so the GPU context "
-                      "is unusable until the process exits (run under compute-sanitizer to find "
-                      "the faulting access)");
-    default:
-      throw CudaError(static_cast<int>(result), std::move(call), hint);
+  if (is_sticky(result)) {
+    // A kernel fault: poisons the primary context that is current here, and names the launch.
+    throw_fault_in_current_context(result, call);
+    throw CudaError(static_cast<int>(result), std::move(call),
+                    "a kernel launched earlier faulted; the error is sticky, so the GPU context is "
+                    "unusable until Device::reset() makes a fresh one (run under compute-sanitizer "
+                    "to find the faulting access)");
   }
+  throw CudaError(static_cast<int>(result), std::move(call), hint);
 }
 
 }  // namespace detail

@@ -32,6 +32,8 @@ inline constexpr int kDriverAbiVersion = 12000;
   X(cuDeviceGetAttribute, 2000)     \
   X(cuDeviceTotalMem, 3020)         \
   X(cuDevicePrimaryCtxRetain, 7000) \
+  X(cuDevicePrimaryCtxRelease, 11000) \
+  X(cuDevicePrimaryCtxReset, 11000) \
   X(cuCtxGetCurrent, 4000)          \
   X(cuCtxSetCurrent, 4000)          \
   X(cuCtxGetDevice, 2000)           \

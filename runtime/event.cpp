@@ -1,6 +1,8 @@
 // Creation, recording, waiting on and timing of CUDA events.
 #include "cutlet/runtime/event.h"
 
+#include <algorithm>
+#include <thread>
 #include <utility>
 
 #include "cutlet/runtime/stream.h"
@@ -16,24 +18,40 @@ Event::Event(Device device, bool timing) : device_(device) {
       detail::driver().cuEventCreate(&ev, timing ? CU_EVENT_DEFAULT : CU_EVENT_DISABLE_TIMING);
   if (r != CUDA_SUCCESS) detail::throw_cuda_error(r, "cuEventCreate(" + s.label + ")");
   handle_ = ev;
+  generation_ = s.generation.load(std::memory_order_acquire);
 }
 
 Event::Event(Event&& other) noexcept
-    : handle_(std::exchange(other.handle_, nullptr)), device_(other.device_) {}
+    : handle_(std::exchange(other.handle_, nullptr)),
+      device_(other.device_),
+      stream_(other.stream_),
+      green_(other.green_),
+      generation_(other.generation_) {}
 
 Event& Event::operator=(Event&& other) noexcept {
   if (this != &other) {
     Event old(std::move(*this));
     handle_ = std::exchange(other.handle_, nullptr);
     device_ = other.device_;
+    stream_ = other.stream_;
+    green_ = other.green_;
+    generation_ = other.generation_;
   }
   return *this;
 }
 
 Event::~Event() {
   if (!handle_) return;
+  // An event of a context that Device::reset destroyed is gone already.
   if (const detail::DriverApi* api = detail::g_driver_api.load(std::memory_order_acquire))
-    api->cuEventDestroy(static_cast<CUevent>(handle_));  // errors (e.g. at exit) ignored
+    if (detail::generation_of(device_.ordinal()) == generation_)
+      api->cuEventDestroy(static_cast<CUevent>(handle_));  // errors (e.g. at exit) ignored
+}
+
+void Event::fail(int result, const char* call) const {
+  const detail::DeviceState& s = detail::device_state(device_.ordinal());
+  detail::throw_stream_error(s, static_cast<CUstream>(stream_), green_, static_cast<CUresult>(result),
+                             std::string(call) + "(" + s.label + ")");
 }
 
 void* Event::require(const char* op) const {
@@ -50,23 +68,39 @@ void Event::record(const Stream& stream) {
   const detail::DeviceState& s = detail::device_state(device_.ordinal());
   detail::ensure_current(s, stream);
   CUresult r = detail::driver().cuEventRecord(ev, static_cast<CUstream>(stream.handle()));
-  if (r != CUDA_SUCCESS) detail::throw_cuda_error(r, "cuEventRecord(" + s.label + ")");
+  stream_ = stream.handle();
+  green_ = stream.green_context() != nullptr;
+  if (r != CUDA_SUCCESS) fail(r, "cuEventRecord");
 }
 
 void Event::synchronize() const {
   auto ev = static_cast<CUevent>(require("synchronize"));
+  if (!green_) detail::check_usable(detail::device_state(device_.ordinal()));
   CUresult r = detail::driver().cuEventSynchronize(ev);
-  if (r != CUDA_SUCCESS)
-    detail::throw_cuda_error(r,
-                             "cuEventSynchronize(" + detail::device_label(device_.ordinal()) + ")");
+  if (r != CUDA_SUCCESS) fail(r, "cuEventSynchronize");
 }
 
 bool Event::query() const {
   auto ev = static_cast<CUevent>(require("query"));
+  if (!green_) detail::check_usable(detail::device_state(device_.ordinal()));
   CUresult r = detail::driver().cuEventQuery(ev);
   if (r == CUDA_SUCCESS) return true;
   if (r == CUDA_ERROR_NOT_READY) return false;
-  detail::throw_cuda_error(r, "cuEventQuery(" + detail::device_label(device_.ordinal()) + ")");
+  fail(r, "cuEventQuery");
+}
+
+bool Event::synchronize_for(std::chrono::nanoseconds timeout) const {
+  using Clock = std::chrono::steady_clock;
+  const auto deadline = Clock::now() + timeout;
+  // Short sleeps first, so that a kernel of microseconds is seen at once; then at most 1 ms.
+  auto pause = std::chrono::microseconds(5);
+  for (;;) {
+    if (query()) return true;
+    const auto now = Clock::now();
+    if (now >= deadline) return false;
+    std::this_thread::sleep_for(std::min<Clock::duration>(pause, deadline - now));
+    pause = std::min<std::chrono::microseconds>(pause * 2, std::chrono::milliseconds(1));
+  }
 }
 
 float Event::elapsed_ms(const Event& start, const Event& end) {

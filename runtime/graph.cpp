@@ -191,7 +191,7 @@ GraphNode Graph::add_memcpy(std::uint64_t dst, std::uint64_t src, std::size_t by
   p.Depth = 1;
   CUgraphNode node = nullptr;
   CUresult r = detail::driver().cuGraphAddMemcpyNode(&node, g, nodes_of(dependencies),
-                                                     dependencies.size(), &p, s.context);
+                                                     dependencies.size(), &p, s.context.load(std::memory_order_acquire));
   if (r != CUDA_SUCCESS)
     detail::throw_cuda_error(r, "cuGraphAddMemcpyNode(" + std::to_string(bytes) + " bytes)",
                              "both addresses must be device, pinned host or managed memory");
@@ -218,7 +218,7 @@ GraphNode Graph::add_memset(std::uint64_t dst, std::uint32_t value, std::size_t 
   p.height = 1;
   CUgraphNode node = nullptr;
   CUresult r = detail::driver().cuGraphAddMemsetNode(&node, g, nodes_of(dependencies),
-                                                     dependencies.size(), &p, s.context);
+                                                     dependencies.size(), &p, s.context.load(std::memory_order_acquire));
   if (r != CUDA_SUCCESS)
     detail::throw_cuda_error(r, "cuGraphAddMemsetNode(" + std::to_string(count) + " x " +
                                     std::to_string(element_size) + " bytes)",

@@ -2,6 +2,7 @@
 #include "cutlet/runtime/launch.h"
 
 #include <string>
+#include <utility>
 
 #include "cutlet/runtime/device.h"
 #include "cutlet/runtime/module.h"
@@ -39,7 +40,11 @@ void bad_config(const char* kernel_name, const LaunchConfig& c, const std::strin
               to_string(c.where) + ": " + problem);
 }
 
-void launch_failed(CUresult r, const Function& f, const LaunchConfig& c, const char* call) {
+namespace {
+
+/// The failed launch call with its config, and the hint for the common causes.
+std::pair<std::string, std::string> launch_error_text(CUresult r, const Function& f, const LaunchConfig& c,
+                                                      const char* call) {
   std::string hint = "launched at " + to_string(c.where);
   if (r == CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES) {
     try {
@@ -56,15 +61,26 @@ void launch_failed(CUresult r, const Function& f, const LaunchConfig& c, const c
     hint += "; the kernel cannot run clusters of this size (its resources or a "
             "__cluster_dims__ it was compiled with disagree): use a smaller cluster";
   }
-  throw_cuda_error(r,
-                   std::string(call) + "(kernel '" + f.name() + "', grid " + dims(c.grid) +
-                       ", block " + dims(c.block) + ", " + std::to_string(c.shared_bytes) +
-                       " shared bytes" +
-                       (c.cluster != Dim3{} ? ", cluster " + dims(c.cluster) : std::string()) +
-                       (c.cooperative ? ", cooperative" : "") +
-                       (c.programmatic_dependent_launch ? ", programmatic dependent launch" : "") +
-                       ")",
-                   hint);
+  std::string what = std::string(call) + "(kernel '" + f.name() + "', grid " + dims(c.grid) + ", block " +
+                     dims(c.block) + ", " + std::to_string(c.shared_bytes) + " shared bytes" +
+                     (c.cluster != Dim3{} ? ", cluster " + dims(c.cluster) : std::string()) +
+                     (c.cooperative ? ", cooperative" : "") +
+                     (c.programmatic_dependent_launch ? ", programmatic dependent launch" : "") + ")";
+  return {std::move(what), std::move(hint)};
+}
+
+}  // namespace
+
+void launch_failed(CUresult r, const Function& f, const LaunchConfig& c, const char* call) {
+  auto [what, hint] = launch_error_text(r, f, c, call);
+  throw_cuda_error(r, std::move(what), hint);
+}
+
+void launch_failed(CUresult r, const Stream& stream, const Function& f, const LaunchConfig& c,
+                   const char* call) {
+  auto [what, hint] = launch_error_text(r, f, c, call);
+  throw_stream_error(device_state(f.device().ordinal()), static_cast<CUstream>(stream.handle()),
+                     stream.green_context() != nullptr, r, std::move(what), hint);
 }
 
 void opt_in_shared(const Function& f, const LaunchConfig& c, const DeviceState& s, bool green) {
@@ -212,7 +228,8 @@ void launch(const Stream& stream, const Function& function, const LaunchConfig& 
       static_cast<unsigned>(config.shared_bytes), static_cast<CUstream>(stream.handle()), args,
       nullptr);
   if (r != CUDA_SUCCESS) [[unlikely]]
-    detail::launch_failed(r, function, config, "cuLaunchKernel");
+    detail::launch_failed(r, stream, function, config, "cuLaunchKernel");
+  detail::record_launch(s, stream, function, config);
 }
 
 }  // namespace cutlet

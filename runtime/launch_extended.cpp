@@ -73,7 +73,8 @@ void launch_extended(const Stream& stream, const Function& function, const Launc
   // primary context's CUfunction would be rejected there.
   auto f = static_cast<CUfunction>(green ? function.kernel_handle() : function.handle());
   CUresult r = api.cuLaunchKernelEx(&lc, f, args, nullptr);
-  if (r != CUDA_SUCCESS) launch_failed(r, function, c, "cuLaunchKernelEx");
+  if (r != CUDA_SUCCESS) launch_failed(r, stream, function, c, "cuLaunchKernelEx");
+  record_launch(s, stream, function, c);
 }
 
 }  // namespace cutlet::detail

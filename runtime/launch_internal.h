@@ -5,6 +5,7 @@
 
 #include "cutlet/runtime/launch.h"
 #include "cutlet/runtime/module.h"
+#include "cutlet/runtime/stream.h"
 #include "device_state.h"
 
 namespace cutlet::detail {
@@ -15,9 +16,21 @@ std::string dims(const Dim3& d);
 /// Throws Error "cannot launch kernel '<kernel_name>' at <file:line>: <problem>".
 [[noreturn]] void bad_config(const char* kernel_name, const LaunchConfig& c, const std::string& problem);
 
-/// Throws CudaError for a launch the driver rejected, naming `call`, the kernel and the
-/// config, with a hint for the common causes.
+/// Throws CudaError for a launch (or graph kernel node) the driver rejected, naming `call`,
+/// the kernel and the config, with a hint for the common causes.
 [[noreturn]] void launch_failed(CUresult r, const Function& f, const LaunchConfig& c, const char* call);
+
+/// As above for a launch on `stream` the driver rejected, naming `call`, the kernel
+/// and the config, with a hint for the common causes; a kernel fault of an earlier launch
+/// that surfaced here throws ContextFaultError naming that launch (see throw_stream_error).
+[[noreturn]] void launch_failed(CUresult r, const Stream& stream, const Function& f, const LaunchConfig& c,
+                                const char* call);
+
+/// Records a successful launch of `f` at `c.where` on `stream` for later fault messages.
+inline void record_launch(const DeviceState& s, const Stream& stream, const Function& f,
+                          const LaunchConfig& c) noexcept {
+  s.launches.record(static_cast<CUstream>(stream.handle()), f.stable_name(), c.where);
+}
 
 /// Whether a launch of `f` with `c` takes its block past the default 48 KiB of shared memory
 /// (static and dynamic together), so that the kernel must opt in to more dynamic memory.

@@ -1,6 +1,7 @@
 // The MemoryResource front end, plain device memory (cuMemAlloc) and pointer queries.
 #include "cutlet/runtime/memory_resource.h"
 
+#include <cstdio>
 #include <mutex>
 #include <vector>
 
@@ -10,16 +11,37 @@
 namespace cutlet {
 namespace detail {
 
+std::string byte_text(std::size_t bytes) {
+  static constexpr const char* kUnits[] = {"KiB", "MiB", "GiB", "TiB", "PiB"};
+  std::string out = std::to_string(bytes) + " bytes";
+  if (bytes < 1024) return out;
+  double v = static_cast<double>(bytes);
+  int u = -1;
+  while (v >= 1024 && u < 4) {
+    v /= 1024;
+    ++u;
+  }
+  char text[32];
+  std::snprintf(text, sizeof text, " (%.2f %s)", v, kUnits[u]);
+  return out + text;
+}
+
 void throw_allocation_error(CUresult result, const std::string& call, std::size_t bytes,
                             const std::string& what, const std::string& extra) {
   std::size_t free_bytes = 0, total_bytes = 0;
-  std::string free_text = "an unknown number of bytes are free";
+  std::string free_text = "an unknown amount of device memory is free";
   if (driver().cuMemGetInfo(&free_bytes, &total_bytes) == CUDA_SUCCESS)
-    free_text = std::to_string(free_bytes) + " of " + std::to_string(total_bytes) +
-                " bytes of device memory are free";
+    free_text = byte_text(free_bytes) + " of " + byte_text(total_bytes) +
+                " of device memory are free";
+  const std::string asked = byte_text(bytes);
+  const std::size_t space = asked.find(' ', asked.find(' ') + 1);  // after "N bytes"
+  // "N bytes were requested (1.00 TiB) from ...".
+  const std::string requested = space == std::string::npos
+                                    ? asked + " were requested"
+                                    : asked.substr(0, space) + " were requested" + asked.substr(space);
   throw_cuda_error(result, call,
-                   std::to_string(bytes) + " bytes were requested from " + what + ", where " +
-                       free_text + (extra.empty() ? "" : "; " + extra));
+                   requested + " from " + what + ", where " + free_text +
+                       (extra.empty() ? "" : "; " + extra));
 }
 
 }  // namespace detail

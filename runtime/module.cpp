@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <mutex>
 #include <string>
+#include <unordered_set>
 #include <utility>
 
 #include "device_state.h"
@@ -59,6 +61,14 @@ std::uint64_t claimed_size(std::span<const char> image, bool elf) {
   }
   if (image.size() < 16) return 0;
   return std::uint64_t{read_le<std::uint16_t>(image, 6)} + read_le<std::uint64_t>(image, 8);
+}
+
+/// `name` as a C string that lives until the process exits: one copy per distinct name.
+const char* intern(const std::string& name) {
+  static std::mutex mu;
+  static auto* names = new std::unordered_set<std::string>();  // never destroyed
+  std::lock_guard lock(mu);
+  return names->insert(name).first->c_str();
 }
 
 }  // namespace
@@ -159,7 +169,7 @@ Function Module::function(const std::string& name) const {
   r = api.cuFuncGetAttribute(&static_shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f);
   if (r != CUDA_SUCCESS)
     detail::throw_cuda_error(r, "cuFuncGetAttribute(kernel '" + name + "', SHARED_SIZE_BYTES)");
-  return Function(f, kernel, device_, name, static_shared);
+  return Function(f, kernel, device_, name, intern(name), static_shared);
 }
 
 Module::Module(Module&& other) noexcept

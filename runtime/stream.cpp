@@ -1,6 +1,7 @@
 // Creation, release, synchronization, waits and host functions of CUDA streams.
 #include "cutlet/runtime/stream.h"
 
+#include <cstdint>
 #include <cstdio>
 #include <exception>
 #include <utility>
@@ -11,11 +12,18 @@
 namespace cutlet {
 namespace {
 
-/// Destroys an owned CUstream when the last holder lets go. Errors (e.g. at exit) are ignored.
-void destroy_stream(void* stream) {
-  if (const detail::DriverApi* api = detail::g_driver_api.load(std::memory_order_acquire))
-    api->cuStreamDestroy(static_cast<CUstream>(stream));
-}
+/// Destroys an owned CUstream of device `ordinal` when the last holder lets go, unless the
+/// device was reset since it was made in `generation` (the reset destroyed it, and its handle
+/// may name a stream of the new context). Errors (e.g. at exit) are ignored.
+struct StreamDestroyer {
+  int ordinal;
+  std::uint64_t generation;
+  void operator()(void* stream) const noexcept {
+    const detail::DriverApi* api = detail::g_driver_api.load(std::memory_order_acquire);
+    if (api && detail::generation_of(ordinal) == generation)
+      api->cuStreamDestroy(static_cast<CUstream>(stream));
+  }
+};
 
 /// The trampoline cuLaunchHostFunc calls: runs and deletes the std::function.
 void CUDA_CB run_host_function(void* data) {
@@ -48,7 +56,7 @@ Stream::Stream(Device device, StreamOptions options) : device_(device) {
   if (r != CUDA_SUCCESS) detail::throw_cuda_error(r, "cuStreamCreate(" + s.label + ")");
   handle_ = stream;
   owning_ = true;
-  keep_ = std::shared_ptr<void>(stream, destroy_stream);
+  keep_ = std::shared_ptr<void>(stream, StreamDestroyer{device.ordinal(), s.generation.load(std::memory_order_acquire)});
 }
 
 Stream::Stream(void* handle, Device device, bool owning) noexcept
@@ -114,7 +122,9 @@ void Stream::synchronize() const {
   const detail::DeviceState& s = detail::device_state(device_.ordinal());
   detail::ensure_current(s, *this);  // a null handle means the current context's default stream
   CUresult r = detail::driver().cuStreamSynchronize(static_cast<CUstream>(handle_));
-  if (r != CUDA_SUCCESS) detail::throw_cuda_error(r, "cuStreamSynchronize(" + s.label + ")");
+  if (r != CUDA_SUCCESS)
+    detail::throw_stream_error(s, static_cast<CUstream>(handle_), green_ != nullptr, r,
+                               "cuStreamSynchronize(" + s.label + ")");
 }
 
 bool Stream::query() const {
@@ -123,7 +133,8 @@ bool Stream::query() const {
   CUresult r = detail::driver().cuStreamQuery(static_cast<CUstream>(handle_));
   if (r == CUDA_SUCCESS) return true;
   if (r == CUDA_ERROR_NOT_READY) return false;
-  detail::throw_cuda_error(r, "cuStreamQuery(" + s.label + ")");
+  detail::throw_stream_error(s, static_cast<CUstream>(handle_), green_ != nullptr, r,
+                             "cuStreamQuery(" + s.label + ")");
 }
 
 void Stream::wait(const Event& event) const {
@@ -132,7 +143,9 @@ void Stream::wait(const Event& event) const {
   detail::ensure_current(s, *this);
   CUresult r = detail::driver().cuStreamWaitEvent(static_cast<CUstream>(handle_),
                                                   static_cast<CUevent>(event.handle()), 0);
-  if (r != CUDA_SUCCESS) detail::throw_cuda_error(r, "cuStreamWaitEvent(" + s.label + ")");
+  if (r != CUDA_SUCCESS)
+    detail::throw_stream_error(s, static_cast<CUstream>(handle_), green_ != nullptr, r,
+                               "cuStreamWaitEvent(" + s.label + ")");
 }
 
 void Stream::wait(const Stream& other) const {

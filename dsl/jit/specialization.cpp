@@ -68,7 +68,8 @@ OnceMap<CompileKey, CompiledKernel>& compiled_map() {
   static auto* m = new OnceMap<CompileKey, CompiledKernel>();  // outlives static destructors
   return *m;
 }
-using LoadKey = std::tuple<CompileKey, int>;
+/// Loaded code: the compile key, the device and its context generation (Device::reset).
+using LoadKey = std::tuple<CompileKey, int, std::uint64_t>;
 OnceMap<LoadKey, LoadedKernel>& loaded_map() {
   static auto* m = new OnceMap<LoadKey, LoadedKernel>();
   return *m;
@@ -141,17 +142,20 @@ class TraceInstall {
 }  // namespace
 
 const Specialization& SpecializationCache::get_or_make(std::uint32_t signature, int device,
+                                                      std::uint64_t generation,
                                                       std::span<const std::uint64_t> consts,
                                                       const std::function<std::shared_ptr<const LoadedKernel>()>& make) {
   std::lock_guard lock(mu_);
   if (!consts.empty()) {
-    if (auto* e = find(signature, device, consts)) return *e;
-  } else if (auto* e = signature < kFast ? find(signature, device) : find_slow_unlocked(signature, device)) {
+    if (auto* e = find(signature, device, generation, consts)) return *e;
+  } else if (auto* e = signature < kFast ? find(signature, device, generation)
+                                         : find_slow_unlocked(signature, device, generation)) {
     return *e;
   }
   auto loaded = make();
   auto& s = storage_.emplace_back();
   s.device = device;
+  s.generation = generation;
   s.loaded = loaded;
   s.function = &loaded->function;
   s.needs_cooperative = !loaded->grid_sync_at.empty();
@@ -197,14 +201,16 @@ void SpecializationCache::insert_const(const Specialization* s) {
   ++table->count;
 }
 
-const Specialization* SpecializationCache::find_slow_unlocked(std::uint32_t signature, int device) const {
+const Specialization* SpecializationCache::find_slow_unlocked(std::uint32_t signature, int device,
+                                                              std::uint64_t generation) const {
   auto it = slow_.find({signature, device});
-  return it == slow_.end() ? nullptr : it->second;
+  return it == slow_.end() || it->second->generation != generation ? nullptr : it->second;
 }
 
-const Specialization* SpecializationCache::find_slow(std::uint32_t signature, int device) const {
+const Specialization* SpecializationCache::find_slow(std::uint32_t signature, int device,
+                                                     std::uint64_t generation) const {
   std::lock_guard lock(mu_);
-  return find_slow_unlocked(signature, device);
+  return find_slow_unlocked(signature, device, generation);
 }
 
 std::shared_ptr<const LoadedKernel> SpecializationCache::last() const {
@@ -292,7 +298,7 @@ std::shared_ptr<const CompiledKernel> compile_cached(const ir::Function& fn, con
 std::shared_ptr<const LoadedKernel> load_cached(const ir::Function& fn, const KernelOptions& opts, const Device& device,
                                                 double trace_ms, double passes_ms) {
   CompileOptions options = compile_options_for(opts, device);
-  return loaded_map().get(LoadKey{compile_key(fn, options), device.ordinal()}, [&] {
+  return loaded_map().get(LoadKey{compile_key(fn, options), device.ordinal(), device.generation()}, [&] {
     CompileInfo info;
     auto compiled = compile_cached(fn, options, &info);
     auto t0 = Clock::now();

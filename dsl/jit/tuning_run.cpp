@@ -9,6 +9,8 @@
 #include <mutex>
 #include <thread>
 
+#include "cutlet/runtime/cuda_error.h"
+
 namespace cutlet {
 namespace {
 
@@ -35,6 +37,9 @@ const char* to_string(TuneTrial::Status s) {
     case TuneTrial::Status::CompileFailed: return "compile failed";
     case TuneTrial::Status::Rejected: return "rejected";
     case TuneTrial::Status::LaunchFailed: return "launch failed";
+    case TuneTrial::Status::Faulted: return "faulted";
+    case TuneTrial::Status::TimedOut: return "timed out";
+    case TuneTrial::Status::Skipped: return "skipped";
   }
   return "?";
 }
@@ -147,6 +152,7 @@ TuneReport run_trials(const std::vector<Candidate>& candidates, const TuningSpac
 
   // Time them in order on this thread.
   std::size_t done = 0;
+  std::string stopped;  // why the GPU cannot be used for trials any more, once it cannot
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     TuneTrial trial;
     trial.config = candidates[i].config;
@@ -176,6 +182,10 @@ TuneReport run_trials(const std::vector<Candidate>& candidates, const TuningSpac
         if (!rejected.empty()) {
           trial.status = TuneTrial::Status::Rejected;
           trial.reason = rejected;
+        } else if (!stopped.empty()) {
+          trial.status = TuneTrial::Status::Skipped;
+          trial.reason = stopped;
+          report.interrupted = true;
         } else {
           try {
             auto samples = hooks.time(trial.config, *c.kernel);
@@ -183,9 +193,31 @@ TuneReport run_trials(const std::vector<Candidate>& candidates, const TuningSpac
             trial.median_ms = median_of(samples);
             trial.min_ms = *std::min_element(samples.begin(), samples.end());
             trial.max_ms = *std::max_element(samples.begin(), samples.end());
+          } catch (const ContextFaultError& e) {
+            trial.status = TuneTrial::Status::Faulted;
+            trial.reason = first_line(e.what(), 800);  // long enough to name the kernel and line
+          } catch (const CandidateTimeout& e) {
+            trial.status = TuneTrial::Status::TimedOut;
+            trial.reason = first_line(e.what());
           } catch (const std::exception& e) {
             trial.status = TuneTrial::Status::LaunchFailed;
             trial.reason = first_line(e.what());
+          }
+          if (trial.status == TuneTrial::Status::Faulted || trial.status == TuneTrial::Status::TimedOut) {
+            TuneRecovery recovery;
+            if (!hooks.recover) recovery.stop = "no way to recover the GPU was given";
+            else {
+              try {
+                recovery = hooks.recover(trial);
+              } catch (const std::exception& e) {
+                recovery.stop = std::string("recovering the GPU failed: ") + first_line(e.what());
+              }
+            }
+            if (recovery.reset) {
+              ++report.context_resets;
+              trial.reason += " [context reset]";
+            }
+            if (!recovery.stop.empty()) stopped = "not timed after " + trial.config.str() + ": " + recovery.stop;
           }
         }
       }

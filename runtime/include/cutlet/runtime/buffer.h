@@ -61,7 +61,7 @@ class DeviceMemory {
   DeviceMemory(const DeviceMemory&) = delete;
   DeviceMemory& operator=(const DeviceMemory&) = delete;
   /// Frees owned memory as free() does. Never throws; a failure there (e.g. during process
-  /// exit) is ignored.
+  /// exit) is ignored. Memory of a context that Device::reset destroyed is only forgotten.
   ~DeviceMemory();
 
   /// Gives owned memory back to its resource now: on the stream it was allocated on when
@@ -116,6 +116,9 @@ class DeviceMemory {
   bool freed_ = false;
   std::shared_ptr<MemoryResource> resource_;
   std::optional<Stream> stream_;  ///< Where a stream-ordered allocation is freed.
+  /// Device::generation() at allocation: memory of a context that Device::reset destroyed
+  /// is never freed again (its addresses may belong to new allocations by then).
+  std::uint64_t generation_ = 0;
 };
 
 namespace detail {

@@ -1,4 +1,5 @@
-// Exceptions raised by the runtime: a failed CUDA driver call, and a missing driver.
+// Exceptions raised by the runtime: a failed CUDA driver call, a kernel fault that poisoned a
+// context, and a missing driver.
 #pragma once
 
 #include <string>
@@ -32,6 +33,47 @@ class CudaError : public Error {
   int code_;
   std::string name_;
   std::string call_;
+};
+
+/// A kernel fault (an illegal or misaligned address, a trap or failed assert_, an illegal
+/// instruction, a hardware stack error) that made a device's primary context unusable. CUDA
+/// reports such a fault at the next call that synchronizes or launches, on any stream of the
+/// context, and every later call on the context fails with it ("sticky" errors).
+///
+/// The first report's what() is CudaError's text followed by the kernel last launched through
+/// cutlet on the stream the error surfaced on (else the most recent launch on the device) and
+/// the source line that launched it. From then on cutlet refuses calls on the context without
+/// asking the driver: each throws a ContextFaultError with repeated() true, the same code(),
+/// kernel() and launched_at(), and cause() holding the first report's what(). Device::reset()
+/// makes a fresh context and ends the refusals.
+class ContextFaultError : public CudaError {
+ public:
+  /// The error for CUresult `code` of `call` (formatted as CudaError does, `hint` appended);
+  /// `device` is the ordinal, `kernel` and `launched_at` ("file:line") name the launch it is
+  /// attributed to (empty when unknown), `repeated` marks a refusal after the first report,
+  /// and `cause` is the first report's what() (empty: this error is the first report).
+  ContextFaultError(int code, std::string call, const std::string& hint, int device, std::string kernel,
+                    std::string launched_at, bool repeated, std::string cause);
+
+  /// The ordinal of the device whose context is poisoned.
+  int device() const noexcept { return device_; }
+  /// The kernel the fault is attributed to (the last one launched where it surfaced), or ""
+  /// when no launch through cutlet is known.
+  const std::string& kernel() const noexcept { return kernel_; }
+  /// Where that kernel was launched, as "file:line", or "" when unknown.
+  const std::string& launched_at() const noexcept { return launched_at_; }
+  /// False for the first report of the fault, true for a later call refused because of it.
+  bool repeated() const noexcept { return repeated_; }
+  /// The what() of the first report (for the first report itself, its own what()).
+  const std::string& cause() const noexcept { return cause_.empty() ? what_text_ : cause_; }
+
+ private:
+  int device_;
+  std::string kernel_;
+  std::string launched_at_;
+  bool repeated_;
+  std::string cause_;
+  std::string what_text_;
 };
 
 /// No usable CUDA driver: libcuda.so.1 could not be loaded, lacks the entry points cutlet

@@ -2,10 +2,14 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace cutlet {
+
+class ContextFaultError;
 
 /// A compute capability such as 9.0 (H100/H200) or 8.0 (A100).
 struct ComputeCapability {
@@ -106,7 +110,7 @@ class Device {
   /// it already is).
   void set_current() const;
   /// This device's primary CUcontext, as a void*. It is retained once for the process and
-  /// never released, so it stays valid until exit.
+  /// never released, so it stays valid until exit (reset() renews what it holds).
   void* context() const;
   /// Waits until all work on this device (all streams of its primary context) has finished.
   /// Throws CudaError for an error raised by that work, e.g. a kernel fault.
@@ -130,6 +134,30 @@ class Device {
   void enable_peer_access(const Device& peer) const;
   /// Revokes access enabled by enable_peer_access; does nothing when it is not enabled.
   void disable_peer_access(const Device& peer) const;
+
+  /// Throws away this device's primary context and makes a fresh one
+  /// (cuDevicePrimaryCtxReset), so that the process can go on after a kernel fault poisoned
+  /// it (see ContextFaultError): afterwards poisoned() is false, generation() is one higher,
+  /// and calls on the device reach the driver again. The driver first waits for the kernels
+  /// still running (it cannot stop one: a kernel that never ends makes this never return).
+  ///
+  /// Everything made in the old context is gone: its memory (Buffer, DeviceMemory, pools'
+  /// allocations, pinned and managed memory), Streams, Events, Modules' Functions, graphs.
+  /// Make new ones; destroying the old objects is safe (their handles are dropped without
+  /// being freed again, so that they never free what the new context reuses). Kernel objects
+  /// load their code into the new context at their next launch. The same holds for other
+  /// libraries sharing the primary context (the CUDA runtime, PyTorch, CuPy). No other thread
+  /// may use the device while this runs. Throws CudaError when the driver refuses.
+  void reset() const;
+  /// True when a kernel fault has poisoned this device's primary context and reset() has not
+  /// been called since: every call on the device then throws ContextFaultError.
+  bool poisoned() const;
+  /// The first report of the fault that poisoned the primary context, or null when it is not
+  /// poisoned.
+  std::shared_ptr<const ContextFaultError> fault() const;
+  /// How many times reset() has run for this device in this process (0 before the first):
+  /// what caches of per-context objects, such as loaded kernels, are keyed by.
+  std::uint64_t generation() const;
 
   /// Same ordinal.
   bool operator==(const Device&) const = default;

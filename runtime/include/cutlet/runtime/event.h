@@ -1,6 +1,9 @@
 // A CUDA event: a marker recorded on a stream, for waiting and for timing.
 #pragma once
 
+#include <chrono>
+#include <cstdint>
+
 #include "cutlet/runtime/device.h"
 
 namespace cutlet {
@@ -32,6 +35,11 @@ class Event {
   void synchronize() const;
   /// True when the captured work has finished (or the event was never recorded).
   bool query() const;
+  /// Waits until the captured work has finished, as synchronize() does, but for at most
+  /// `timeout`, polling query() with short sleeps (so a hung kernel cannot block the caller):
+  /// true when it finished, false when the time ran out first (the work goes on). Errors of
+  /// the work throw as in synchronize(). A timeout of zero or less only queries.
+  bool synchronize_for(std::chrono::nanoseconds timeout) const;
   /// Milliseconds of GPU time from `start` to `end` (about 0.5 us resolution). Both must be
   /// timing events of one device, recorded and complete (synchronize `end` first);
   /// otherwise throws CudaError (CUDA_ERROR_NOT_READY while `end` is pending).
@@ -44,8 +52,12 @@ class Event {
 
  private:
   void* require(const char* op) const;
+  [[noreturn]] void fail(int result, const char* call) const;
   void* handle_ = nullptr;
   Device device_;
+  void* stream_ = nullptr;       ///< The CUstream of the last record(), for fault messages.
+  bool green_ = false;           ///< That stream is of a green context.
+  std::uint64_t generation_ = 0;  ///< Device::generation() when the event was created.
 };
 
 }  // namespace cutlet

@@ -35,6 +35,9 @@ class Function {
   Device device() const noexcept { return device_; }
   /// The kernel's name in the image (its .entry name).
   const std::string& name() const noexcept { return name_; }
+  /// The same name as a C string that stays valid until the process exits, also after the
+  /// Module is unloaded (launches record it, for the messages of later kernel faults).
+  const char* stable_name() const noexcept { return stable_name_; }
   /// Registers, memory sizes and architecture versions, queried from the driver.
   FunctionAttributes attributes() const;
   /// The static shared memory the kernel declares (queried once, when it was looked up): a
@@ -43,13 +46,15 @@ class Function {
 
  private:
   friend class Module;
-  Function(void* handle, void* kernel, Device device, std::string name, int static_shared_bytes)
+  Function(void* handle, void* kernel, Device device, std::string name, const char* stable_name,
+           int static_shared_bytes)
       : handle_(handle), kernel_(kernel), device_(device), name_(std::move(name)),
-        static_shared_bytes_(static_shared_bytes) {}
+        stable_name_(stable_name), static_shared_bytes_(static_shared_bytes) {}
   void* handle_;
   void* kernel_;
   Device device_;
   std::string name_;
+  const char* stable_name_;
   int static_shared_bytes_;
 };
 

@@ -2,6 +2,7 @@
 // memory and next to the kernel cache on disk, and launches it.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <ctime>
@@ -20,6 +21,7 @@
 #include "cutlet/jit/tuning_run.h"
 #include "cutlet/jit/tuning_space.h"
 #include "cutlet/jit/tuning_store.h"
+#include "cutlet/runtime/cuda_error.h"
 #include "cutlet/runtime/event.h"
 
 namespace cutlet {
@@ -45,6 +47,22 @@ struct AutotuneOptions {
   bool persist = true;
   /// Where results are stored; empty: TuningStore::default_dir(), next to the kernel cache.
   std::filesystem::path dir;
+  /// The most time one configuration's launches (warm-up and timed) may take on the GPU,
+  /// checked by polling events; past it the trial is TimedOut. CUDA cannot stop a running
+  /// kernel (not even by a context reset, which waits for it), so the tuner then waits up to
+  /// `drain_timeout` for it to end and goes on; when it does not end, the remaining
+  /// configurations are Skipped. Zero or less: no limit.
+  std::chrono::milliseconds candidate_timeout{10000};
+  /// How long to wait for a timed-out configuration's kernels to end (see candidate_timeout).
+  std::chrono::milliseconds drain_timeout{60000};
+  /// Called after a configuration's kernel faulted (illegal address, trap, failed assert_)
+  /// and the tuner reset the device's context (Device::reset), which destroyed the stream and
+  /// every buffer given to the tuning: recreate them in place (assign new ones to the same
+  /// objects that tune() or launch() was given) and restore the inputs; the remaining
+  /// configurations are then timed with them. When empty, the remaining configurations are
+  /// Skipped (reported so, and the result is not stored), and the caller must recreate its
+  /// stream and buffers before using them again.
+  std::function<void()> after_reset;
 };
 
 /// The default tuning key: none, so one configuration is tuned per argument types and device.
@@ -103,8 +121,11 @@ std::string check_resources(const CompiledKernel& kernel, const LaunchConfig& sh
 /// launches, then the median of the repeats, calling AutotuneOptions::before_each before
 /// each launch. A configuration that the space prunes, that fails to trace or compile, that
 /// needs more registers or shared memory than the device has, or whose launch fails, is
-/// skipped and the reason kept in the report. Thread-safe; concurrent tuning of one key
-/// happens once.
+/// skipped and the reason kept in the report. One whose kernel faults is reported Faulted
+/// (the error names the kernel and its launch); the tuner resets the device's context and,
+/// with AutotuneOptions::after_reset, goes on in the fresh one. One that runs past
+/// AutotuneOptions::candidate_timeout is reported TimedOut. Thread-safe; concurrent tuning of
+/// one key happens once.
 template <class F, class Shape, class KeyFn = NoTuningKey>
 class Autotuner {
   static constexpr std::size_t kConsts = detail::lambda_const_count<F>();
@@ -180,7 +201,7 @@ class Autotuner {
       report.cached_best_ms = stored->best_ms;
     } else {
       report = run(stream, key, args...);
-      if (auto best = report.best_config(); best && options_.persist) {
+      if (auto best = report.best_config(); best && options_.persist && !report.interrupted) {
         TuningRecord r;
         r.key = key;
         r.best = *best;
@@ -332,30 +353,70 @@ class Autotuner {
       Kernel<F>& k = kernel_for(c);
       const LaunchConfig lc = shape_(c, args...);
       check_launch_config(device, lc, kernel_.name().c_str());  // before any before_each
+      const auto limit = options_.candidate_timeout;
+      const auto deadline = std::chrono::steady_clock::now() + limit;
+      // Waits for `e`, within the configuration's time limit.
+      auto wait = [&](const Event& e) {
+        if (limit.count() <= 0) return e.synchronize();
+        if (!e.synchronize_for(deadline - std::chrono::steady_clock::now()))
+          throw CandidateTimeout("its launches ran past the candidate_timeout of " + std::to_string(limit.count()) +
+                                 " ms (a running kernel cannot be stopped)");
+      };
       auto once = [&] {
         if (options_.before_each) options_.before_each(stream);
         launch_with(k, c, stream, lc, args...);
       };
       for (int i = 0; i < options_.warmup; ++i) once();
-      stream.synchronize();
       Event start(device), stop(device);
+      stop.record(stream);
+      wait(stop);
       std::vector<double> ms;
       for (int i = 0; i < std::max(1, options_.repeats); ++i) {
         if (options_.before_each) options_.before_each(stream);
         start.record(stream);
         launch_with(k, c, stream, lc, args...);
         stop.record(stream);
-        stop.synchronize();
+        wait(stop);
         ms.push_back(Event::elapsed_ms(start, stop));
       }
       return ms;
     };
+    hooks.recover = [&](const TuneTrial& trial) { return recover(trial, stream); };
     TuneRunOptions ro;
     ro.name = options_.name;
     ro.key = key;
     ro.threads = options_.compile_threads;
     ro.verbose = options_.verbose;
     return run_trials(space_.candidates(), space_, hooks, ro);
+  }
+
+  /// After a faulted or timed-out trial: waits for a hung kernel to end, or resets the
+  /// context after a fault and lets the caller recreate its stream and buffers.
+  TuneRecovery recover(const TuneTrial& trial, const Stream& stream) {
+    const Device device = stream.device();
+    TuneRecovery out;
+    if (trial.status == TuneTrial::Status::TimedOut) {
+      try {
+        Event drained(device, false);
+        drained.record(stream);
+        if (drained.synchronize_for(options_.drain_timeout)) return out;  // nothing poisoned: go on
+        out.stop = "its kernels still ran " + std::to_string(options_.drain_timeout.count()) +
+                   " ms after the time limit (drain_timeout); a running kernel cannot be stopped in this "
+                   "process, so the GPU cannot time other configurations";
+        return out;
+      } catch (const ContextFaultError&) {
+        // It faulted in the end: reset as for a fault.
+      }
+    }
+    device.reset();
+    out.reset = true;
+    if (!options_.after_reset) {
+      out.stop = "the context was reset, which destroyed the tuning's stream and buffers; set "
+                 "AutotuneOptions::after_reset to recreate them and go on";
+      return out;
+    }
+    options_.after_reset();
+    return out;
   }
 
   Kernel<F>& kernel_;

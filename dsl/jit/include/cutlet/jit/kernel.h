@@ -78,19 +78,21 @@ class Kernel {
     check_arguments<Params, Args...>(config.where);
     if constexpr (valid_arguments<Params, Args...>()) {
       const int device = stream.device().ordinal();
+      // Code loaded before a Device::reset is gone with its context: reloaded when stale.
+      const std::uint64_t generation = stream.device().generation();
       // Buffers of 2^31 elements or more get a specialization with 64-bit index arithmetic.
       const bool wide = (detail::is_wide_buffer(args) || ...);
       const std::uint32_t id = wide ? signature_id<detail::WideIndices<Params>>() : signature_id<Params>();
       const detail::Specialization* spec;
       if constexpr (detail::key_count_v<Params> == 0) {
-        spec = cache_->find(id, device);
+        spec = cache_->find(id, device, generation);
         if (!spec) [[unlikely]]
-          spec = &specialize<Params>(stream.device(), {}, wide);
+          spec = &specialize<Params>(stream.device(), generation, {}, wide);
       } else {
         const auto consts = gather_consts<Params>(args...);
-        spec = cache_->find(id, device, consts);
+        spec = cache_->find(id, device, generation, consts);
         if (!spec) [[unlikely]]
-          spec = &specialize<Params>(stream.device(), consts, wide);
+          spec = &specialize<Params>(stream.device(), generation, consts, wide);
       }
       check_buffers(config.where, std::index_sequence_for<Args...>{}, args...);
       if (spec->needs_cooperative && !config.cooperative) [[unlikely]]
@@ -377,10 +379,10 @@ class Kernel {
   }
 
   template <class Params>
-  const detail::Specialization& specialize(const Device& device, std::span<const std::uint64_t> consts,
-                                          bool wide = false) {
+  const detail::Specialization& specialize(const Device& device, std::uint64_t generation,
+                                          std::span<const std::uint64_t> consts, bool wide = false) {
     const std::uint32_t id = wide ? signature_id<detail::WideIndices<Params>>() : signature_id<Params>();
-    return cache_->get_or_make(id, device.ordinal(), consts, [&] {
+    return cache_->get_or_make(id, device.ordinal(), generation, consts, [&] {
       double trace_ms = 0, passes_ms = 0;
       auto fn = trace<Params>(consts, &trace_ms, &passes_ms, wide);
       auto loaded = detail::load_cached(fn, options_, device, trace_ms, passes_ms);

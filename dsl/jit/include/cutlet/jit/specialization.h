@@ -131,6 +131,9 @@ struct LoadedKernel {
 /// One specialization as seen by a launch: immutable once published.
 struct Specialization {
   int device = -1;
+  /// The Device::generation() it was loaded in: after a Device::reset it is stale and the
+  /// next launch loads the kernel again.
+  std::uint64_t generation = 0;
   std::shared_ptr<const LoadedKernel> loaded;
   const Function* function = nullptr;
   const Specialization* next = nullptr;
@@ -153,8 +156,8 @@ inline std::uint64_t consts_hash(std::uint32_t signature, int device, std::span<
   return h.value();
 }
 
-/// The specializations of one Kernel object, keyed by (signature id, device) and, for
-/// kernels with Const parameters, the Const values. Lookups are lock-free (for kernels
+/// The specializations of one Kernel object, keyed by (signature id, device, the device's
+/// context generation) and, for kernels with Const parameters, the Const values. Lookups are lock-free (for kernels
 /// without Const parameters, for their first few signatures); inserts take a lock.
 class SpecializationCache {
  public:
@@ -162,34 +165,38 @@ class SpecializationCache {
   SpecializationCache(const SpecializationCache&) = delete;
   SpecializationCache& operator=(const SpecializationCache&) = delete;
 
-  const Specialization* find(std::uint32_t signature, int device) const noexcept {
+  const Specialization* find(std::uint32_t signature, int device, std::uint64_t generation) const noexcept {
     if (signature < kFast) {
       for (auto* e = fast_[signature].load(std::memory_order_acquire); e; e = e->next)
-        if (e->device == device) return e;
+        if (e->device == device && e->generation == generation) return e;
       return nullptr;
     }
-    return find_slow(signature, device);
+    return find_slow(signature, device, generation);
   }
 
   /// The specialization of a kernel with Const parameters for (signature, device, the bits
   /// of the Const values): a probe of an open-addressing table, lock-free.
-  const Specialization* find(std::uint32_t signature, int device, std::span<const std::uint64_t> consts) const noexcept {
+  const Specialization* find(std::uint32_t signature, int device, std::uint64_t generation,
+                             std::span<const std::uint64_t> consts) const noexcept {
     const std::uint64_t h = consts_hash(signature, device, consts);
     const ConstTable* t = const_table_.load(std::memory_order_acquire);
     if (!t) return nullptr;
     for (std::size_t i = h & t->mask;; i = (i + 1) & t->mask) {
       const Specialization* e = t->slots[i].load(std::memory_order_acquire);
       if (!e) return nullptr;
-      if (e->consts_hash == h && e->signature == signature && e->device == device && e->consts.size() == consts.size() &&
+      if (e->consts_hash == h && e->signature == signature && e->device == device && e->generation == generation &&
+          e->consts.size() == consts.size() &&
           std::equal(consts.begin(), consts.end(), e->consts.begin()))
         return e;
     }
   }
 
-  /// Returns the specialization for (signature, device, consts), calling `make` to build it
-  /// if absent (`consts` empty for kernels without Const parameters). Concurrent callers
-  /// for one key build it once.
-  const Specialization& get_or_make(std::uint32_t signature, int device, std::span<const std::uint64_t> consts,
+  /// Returns the specialization for (signature, device, generation, consts), calling `make`
+  /// to build it if absent (`consts` empty for kernels without Const parameters). Concurrent
+  /// callers for one key build it once. Stale generations stay stored (launches still
+  /// running may read them) but are never found again.
+  const Specialization& get_or_make(std::uint32_t signature, int device, std::uint64_t generation,
+                                    std::span<const std::uint64_t> consts,
                                     const std::function<std::shared_ptr<const LoadedKernel>()>& make);
 
   /// The most recently built specialization, if any (for inspection).
@@ -212,8 +219,8 @@ class SpecializationCache {
     std::size_t mask;
     std::size_t count = 0;
   };
-  const Specialization* find_slow(std::uint32_t signature, int device) const;
-  const Specialization* find_slow_unlocked(std::uint32_t signature, int device) const;
+  const Specialization* find_slow(std::uint32_t signature, int device, std::uint64_t generation) const;
+  const Specialization* find_slow_unlocked(std::uint32_t signature, int device, std::uint64_t generation) const;
   void insert_const(const Specialization* s);
 
   std::atomic<const Specialization*> fast_[kFast] = {};
@@ -255,7 +262,8 @@ CompileOptions compile_options_for(const KernelOptions& opts, const Device& devi
 /// The compile options for `opts` without a device (opts.target or the default target).
 CompileOptions compile_options_for(const KernelOptions& opts);
 
-/// Compiles and loads `fn` on `device` (or finds it loaded already).
+/// Compiles and loads `fn` on `device` (or finds it loaded already in the device's current
+/// context: after a Device::reset it is loaded again).
 /// `trace_ms` and `passes_ms` are recorded in a newly made LoadedKernel.
 std::shared_ptr<const LoadedKernel> load_cached(const ir::Function& fn, const KernelOptions& opts, const Device& device,
                                                 double trace_ms = 0, double passes_ms = 0);

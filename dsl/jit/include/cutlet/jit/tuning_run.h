@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cutlet/backend/compiler.h"
+#include "cutlet/error.h"
 #include "cutlet/jit/tuning_space.h"
 
 namespace cutlet {
@@ -23,6 +24,9 @@ struct TuneTrial {
     CompileFailed,  ///< tracing or compiling threw (e.g. a TraceError for this Const value)
     Rejected,       ///< skipped after compiling: the post-compile predicate, or resources beyond the device's
     LaunchFailed,   ///< the launch was refused (e.g. an impossible launch shape) or failed
+    Faulted,        ///< its kernel faulted (illegal address, trap, failed assert_): the context was reset
+    TimedOut,       ///< it ran past the candidate time limit (the kernel cannot be stopped: waited for)
+    Skipped,        ///< not timed: an earlier configuration left the GPU unusable for the tuning
   };
   Config config;
   Status status = Status::Timed;
@@ -33,7 +37,8 @@ struct TuneTrial {
   double compile_ms = 0;    ///< compiling it (on a worker thread)
   int registers = -1;       ///< registers per thread, when compiled
 };
-/// "timed", "pruned", "compile failed", "rejected", "launch failed".
+/// "timed", "pruned", "compile failed", "rejected", "launch failed", "faulted", "timed out",
+/// "skipped".
 const char* to_string(TuneTrial::Status s);
 
 /// The result of tuning one key.
@@ -46,12 +51,30 @@ struct TuneReport {
   std::optional<Config> cached_best;  ///< the best configuration when from_cache
   double cached_best_ms = 0;        ///< its time as recorded when tuned
   double tuning_ms = 0;             ///< wall-clock time of the run
+  int context_resets = 0;           ///< Device::reset calls made after faulting configurations
+  /// True when configurations were left untimed (status Skipped) because the GPU could not be
+  /// used for tuning any more; such a result is not stored.
+  bool interrupted = false;
 
   /// The best configuration (from the trials or the cache); nullopt when every trial failed.
   std::optional<Config> best_config() const;
   /// A printable table: one row per configuration with its median, min and max time, its
   /// time relative to the best, registers, and the reason it was skipped; the best marked.
   std::string table() const;
+};
+
+/// Thrown by a TuneHooks::time hook when a configuration runs past its time limit; its
+/// message is the trial's reason.
+class CandidateTimeout : public Error {
+ public:
+  using Error::Error;
+};
+
+/// What TuneHooks::recover did after a faulted or timed-out configuration.
+struct TuneRecovery {
+  bool reset = false;  ///< the device's context was reset
+  /// Why the remaining configurations cannot be timed; empty: tuning goes on.
+  std::string stop;
 };
 
 /// What the trial loop calls.
@@ -65,6 +88,11 @@ struct TuneHooks {
   /// Times `config` (compiled as `kernel`); runs on the calling thread. Returns the timed
   /// repeats in milliseconds; throws to skip the config (a refused or failed launch).
   std::function<std::vector<double>(const Config&, const CompiledKernel&)> time;
+  /// Called on the calling thread after `time` threw a ContextFaultError (the trial is
+  /// Faulted) or a CandidateTimeout (TimedOut): makes the GPU usable again for the next
+  /// trials (a context reset, waiting for a hung kernel) or says why it cannot. May be empty:
+  /// then the remaining configurations are skipped.
+  std::function<TuneRecovery(const TuneTrial&)> recover;
 };
 
 /// How to run the trials.
@@ -79,7 +107,9 @@ struct TuneRunOptions {
 /// on `options.threads` worker threads in candidate order, filtered by the space's
 /// post-compile predicate and by `hooks.check`, and timed by `hooks.time` on the calling
 /// thread in candidate order, each as soon as it is compiled, so the GPU times early configs
-/// while later ones compile. Failures of one config never stop the run.
+/// while later ones compile. Failures of one config never stop the run; after a kernel fault
+/// or a time-out `hooks.recover` decides whether the later ones can still be timed (else
+/// they are Skipped and the report is marked interrupted).
 TuneReport run_trials(const std::vector<Candidate>& candidates, const TuningSpace& space, const TuneHooks& hooks,
                       const TuneRunOptions& options);
 
