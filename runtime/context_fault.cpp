@@ -26,13 +26,6 @@ struct Reporting {
   ~Reporting() { t_reporting = false; }
 };
 
-int ordinal_of(const DeviceState& state) {
-  const int n = device_count();
-  for (int i = 0; i < n; ++i)
-    if (&device_state(i) == &state) return i;
-  return -1;
-}
-
 }  // namespace
 
 bool is_sticky(CUresult result) noexcept {
@@ -46,6 +39,10 @@ bool is_sticky(CUresult result) noexcept {
     case CUDA_ERROR_INVALID_ADDRESS_SPACE:
     case CUDA_ERROR_INVALID_PC:
     case CUDA_ERROR_LAUNCH_FAILED:
+    case CUDA_ERROR_ECC_UNCORRECTABLE:
+    case CUDA_ERROR_NVLINK_UNCORRECTABLE:
+    case CUDA_ERROR_TENSOR_MEMORY_LEAK:
+    case CUDA_ERROR_EXTERNAL_DEVICE:
       return true;
     default:
       return false;
@@ -123,8 +120,8 @@ void throw_fault_in_current_context(CUresult result, const std::string& call) {
       if (api->cuCtxGetCurrent(&current) != CUDA_SUCCESS || !current) return;
       const int n = device_count();
       for (int i = 0; i < n && !found; ++i) {
-        DeviceState& s = device_state(i);
-        if (s.context.load(std::memory_order_acquire) == current) found = &s;
+        DeviceState* s = initialised_device_state(i);  // a device never used has no context to blame
+        if (s && s->context.load(std::memory_order_acquire) == current) found = s;
       }
     } catch (...) {
       return;

@@ -142,6 +142,14 @@ DeviceState& device_state(int ordinal) {
   return s;
 }
 
+DeviceState* initialised_device_state(int ordinal) noexcept {
+  if (ordinal < 0 || ordinal >= table().count) return nullptr;
+  DeviceState& s = table().states[ordinal];
+  return s.ready.load(std::memory_order_acquire) ? &s : nullptr;
+}
+
+int ordinal_of(const DeviceState& state) noexcept { return static_cast<int>(&state - &table().states[0]); }
+
 std::string device_label(int ordinal) {
   try {
     return device_state(ordinal).label;

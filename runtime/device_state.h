@@ -47,6 +47,11 @@ int device_count();
 /// The first call per device retains its primary context and reads its properties; later
 /// calls are one atomic load.
 DeviceState& device_state(int ordinal);
+/// The state of device `ordinal` if it has been initialised, else nullptr (never initialises:
+/// for error reporting, which must not create contexts).
+DeviceState* initialised_device_state(int ordinal) noexcept;
+/// The ordinal of `state` (one of the table's).
+int ordinal_of(const DeviceState& state) noexcept;
 
 /// Throws ContextFaultError (repeated) when a kernel fault has poisoned `state`'s primary
 /// context: one atomic load otherwise.

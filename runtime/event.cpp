@@ -92,12 +92,15 @@ bool Event::query() const {
 bool Event::synchronize_for(std::chrono::nanoseconds timeout) const {
   using Clock = std::chrono::steady_clock;
   const auto deadline = Clock::now() + timeout;
-  // Short sleeps first, so that a kernel of microseconds is seen at once; then at most 1 ms.
+  // Polled without sleeping for the first 200 us (a sleep lasts ~50 us at the least), so that
+  // a kernel of microseconds is seen at once; then sleeps doubling up to 1 ms.
+  const auto spin_until = Clock::now() + std::chrono::microseconds(200);
   auto pause = std::chrono::microseconds(5);
   for (;;) {
     if (query()) return true;
     const auto now = Clock::now();
     if (now >= deadline) return false;
+    if (now < spin_until) continue;
     std::this_thread::sleep_for(std::min<Clock::duration>(pause, deadline - now));
     pause = std::min<std::chrono::microseconds>(pause * 2, std::chrono::milliseconds(1));
   }

@@ -1,7 +1,6 @@
 // The per-stream table of last launches that fault messages name.
 #include "launch_record.h"
 
-#include <chrono>
 #include <thread>
 
 namespace cutlet::detail {
@@ -22,43 +21,34 @@ std::size_t home_of(std::uintptr_t key) noexcept {
   return static_cast<std::size_t>(h);
 }
 
-std::int64_t now_ns() noexcept {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
 }  // namespace
 
 void LaunchRecords::record(CUstream stream, const char* kernel,
                            const std::source_location& where) noexcept {
   const std::uintptr_t key = key_of(stream);
   const std::size_t home = home_of(key);
-  Slot* target = nullptr;
-  Slot* oldest = nullptr;
-  for (std::size_t i = 0; i < kProbe && !target; ++i) {
-    Slot& s = slots_[(home + i) & (kSlots - 1)];
+  std::size_t at = kSlots;
+  for (std::size_t i = 0; i < kProbe && at == kSlots; ++i) {
+    const std::size_t k = (home + i) & (kSlots - 1);
+    Slot& s = slots_[k];
     std::uintptr_t cur = s.stream.load(std::memory_order_acquire);
     if (cur == 0 && s.stream.compare_exchange_strong(cur, key, std::memory_order_acq_rel)) cur = key;
-    if (cur == key) target = &s;
-    else if (!oldest || s.stamp.load(std::memory_order_relaxed) < oldest->stamp.load(std::memory_order_relaxed))
-      oldest = &s;
+    if (cur == key) at = k;
   }
-  if (!target) target = oldest;
-  std::uint32_t seq = target->seq.load(std::memory_order_relaxed);
-  for (;;) {
-    if ((seq & 1) == 0 &&
-        target->seq.compare_exchange_weak(seq, seq + 1, std::memory_order_acquire, std::memory_order_relaxed))
-      break;
-    std::this_thread::yield();
-    seq = target->seq.load(std::memory_order_relaxed);
-  }
-  target->stream.store(key, std::memory_order_relaxed);  // an evicted slot changes hands here
-  target->kernel.store(kernel, std::memory_order_relaxed);
-  target->file.store(where.file_name(), std::memory_order_relaxed);
-  target->line.store(where.line(), std::memory_order_relaxed);
-  target->stamp.store(now_ns(), std::memory_order_relaxed);
-  target->seq.store(seq + 2, std::memory_order_release);
+  // All taken by other streams: evict one of them, turn by turn.
+  if (at == kSlots) at = (home + (slots_[home & (kSlots - 1)].seq.load(std::memory_order_relaxed) >> 1)) & (kSlots - 1);
+  Slot& target = slots_[at];
+  std::uint32_t seq = target.seq.load(std::memory_order_relaxed);
+  if ((seq & 1) != 0 ||
+      !target.seq.compare_exchange_strong(seq, seq + 1, std::memory_order_acquire, std::memory_order_relaxed))
+    return;  // another thread is writing this slot: its record stands
+  std::atomic_thread_fence(std::memory_order_release);  // readers see the odd count before the fields change
+  target.stream.store(key, std::memory_order_relaxed);  // an evicted slot changes hands here
+  target.kernel.store(kernel, std::memory_order_relaxed);
+  target.file.store(where.file_name(), std::memory_order_relaxed);
+  target.line.store(where.line(), std::memory_order_relaxed);
+  target.seq.store(seq + 2, std::memory_order_release);
+  last_.store(at, std::memory_order_relaxed);
 }
 
 LaunchSite LaunchRecords::read(const Slot& s, std::uintptr_t* key) noexcept {
@@ -73,7 +63,6 @@ LaunchSite LaunchRecords::read(const Slot& s, std::uintptr_t* key) noexcept {
     site.kernel = s.kernel.load(std::memory_order_relaxed);
     site.file = s.file.load(std::memory_order_relaxed);
     site.line = s.line.load(std::memory_order_relaxed);
-    site.stamp = s.stamp.load(std::memory_order_relaxed);
     std::atomic_thread_fence(std::memory_order_acquire);
     if (s.seq.load(std::memory_order_relaxed) == before) return site;
   }
@@ -91,13 +80,11 @@ LaunchSite LaunchRecords::on(CUstream stream) const noexcept {
 }
 
 LaunchSite LaunchRecords::latest() const noexcept {
-  LaunchSite best;
-  for (const Slot& s : slots_) {
-    std::uintptr_t key = 0;
-    const LaunchSite site = read(s, &key);
-    if (key != 0 && site && (!best || site.stamp > best.stamp)) best = site;
-  }
-  return best;
+  const std::size_t at = last_.load(std::memory_order_relaxed);
+  if (at >= kSlots) return {};
+  std::uintptr_t key = 0;
+  const LaunchSite site = read(slots_[at], &key);
+  return key != 0 ? site : LaunchSite{};
 }
 
 void LaunchRecords::clear() noexcept {
@@ -106,13 +93,14 @@ void LaunchRecords::clear() noexcept {
     while ((seq & 1) != 0 ||
            !s.seq.compare_exchange_weak(seq, seq + 1, std::memory_order_acquire, std::memory_order_relaxed))
       seq = s.seq.load(std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_release);
     s.kernel.store(nullptr, std::memory_order_relaxed);
     s.file.store(nullptr, std::memory_order_relaxed);
     s.line.store(0, std::memory_order_relaxed);
-    s.stamp.store(0, std::memory_order_relaxed);
     s.stream.store(0, std::memory_order_relaxed);
     s.seq.store(seq + 2, std::memory_order_release);
   }
+  last_.store(kSlots, std::memory_order_relaxed);
 }
 
 }  // namespace cutlet::detail

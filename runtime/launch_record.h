@@ -15,15 +15,14 @@ struct LaunchSite {
   const char* kernel = nullptr;  ///< null when nothing is known
   const char* file = nullptr;
   unsigned line = 0;
-  std::int64_t stamp = 0;  ///< steady-clock nanoseconds of the launch
   explicit operator bool() const noexcept { return kernel != nullptr; }
 };
 
 /// The last launch on each stream of one device, in a small fixed table: recording costs a
-/// few atomic operations and never allocates or blocks on other streams; reading (only when
-/// an error is being reported) is lock-free. A stream whose slots are taken by others evicts
-/// the oldest record near its hash, so a lookup may answer "unknown" but never another
-/// stream's launch.
+/// few atomic operations (no clock, no allocation) and never waits for another thread (a
+/// record whose slot another thread is writing is dropped); reading (only when an error is
+/// being reported) is lock-free. A stream whose slots are taken by others evicts a record near
+/// its hash, so a lookup may answer "unknown" but never another stream's launch.
 class LaunchRecords {
  public:
   /// Records that `kernel` (a string in static storage) was launched at `where` on `stream`.
@@ -38,16 +37,16 @@ class LaunchRecords {
  private:
   static constexpr std::size_t kSlots = 128;  ///< a power of two
   static constexpr std::size_t kProbe = 8;
-  struct Slot {
+  struct alignas(64) Slot {  // one cache line each: streams of different threads do not share
     std::atomic<std::uintptr_t> stream{0};  ///< the key; 0: free
     std::atomic<std::uint32_t> seq{0};      ///< odd while a writer holds the slot
     std::atomic<const char*> kernel{nullptr};
     std::atomic<const char*> file{nullptr};
     std::atomic<unsigned> line{0};
-    std::atomic<std::int64_t> stamp{0};
   };
   static LaunchSite read(const Slot& slot, std::uintptr_t* key) noexcept;
   Slot slots_[kSlots];
+  std::atomic<std::size_t> last_{kSlots};  ///< the slot written last (kSlots: none)
 };
 
 }  // namespace cutlet::detail
