@@ -68,8 +68,8 @@ void throw_fault(const DeviceState& state, bool has_stream, CUstream stream, boo
   }
   if (result == CUDA_ERROR_ASSERT) hint += "; the failed assertion's message is on stderr";
   hint += poison ? "; the error is sticky: the device's context is unusable, and cutlet refuses further "
-                   "calls on it until Device::reset() makes a fresh one (compute-sanitizer finds the "
-                   "faulting access)"
+                   "calls on it; CUDA gives the process no new context on this device after such a fault, so "
+                   "the process must exit to use it again (compute-sanitizer finds the faulting access)"
                  : "; the error is sticky: the green context is unusable";
   std::string kernel = blamed ? blamed.kernel : "";
   std::string at = blamed ? std::string(blamed.file) + ":" + std::to_string(blamed.line) : "";
@@ -98,7 +98,7 @@ void throw_poisoned(const DeviceState& state) {
   throw ContextFaultError(fault->code(), "a call on " + state.label,
                           "refused without calling the driver: the context was poisoned by an earlier "
                           "kernel fault, first reported as: " +
-                              fault->cause() + " [call Device::reset() to make a fresh context]",
+                              fault->cause() + " [the process must exit to use the device again]",
                           fault->device(), fault->kernel(), fault->launched_at(), true, fault->cause());
 }
 

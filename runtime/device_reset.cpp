@@ -19,8 +19,19 @@ void Device::reset() const {
   // holds for the process. The handle usually stays the same, but is taken as it comes.
   CUcontext context = nullptr;
   r = api.cuDevicePrimaryCtxRetain(&context, s.handle);
-  if (r != CUDA_SUCCESS)
-    throw CudaError(static_cast<int>(r), "cuDevicePrimaryCtxRetain(" + s.label + ") after a reset");
+  if (r != CUDA_SUCCESS) {
+    // After a sticky fault (an illegal address, a trap) the driver makes no new context in
+    // this process: the device stays poisoned, with its first fault as the cause.
+    std::string cause;
+    {
+      std::lock_guard fault_lock(s.fault_mutex);
+      if (s.fault) cause = std::string(" after ") + s.fault->what();
+    }
+    throw CudaError(static_cast<int>(r), "cuDevicePrimaryCtxRetain(" + s.label + ") after a reset",
+                    "the CUDA driver gives a process no new context on a device whose context a kernel fault "
+                    "killed" + cause + "; the process must exit to use the device again (run work that may "
+                    "fault, such as untrusted tuning candidates, in a child process)");
+  }
   api.cuDevicePrimaryCtxRelease(s.handle);
   s.context.store(context, std::memory_order_release);
   api.cuCtxSetCurrent(context);

@@ -194,7 +194,10 @@ class Emitter {
         with_accumulator_type(a.type, [&]<class T>(std::type_identity<T>) {
           auto s = std::get<SharedPtr<T>>(*shared_[k]);
           auto g = std::get<Ptr<T>>(acc_[accumulator_buffer(a.type)]);
-          if_(tid_ == 0, [&] { atomic(a.op, g[a.slot], s[0].load(), Scope::Device); });
+          // The block's partial of a subtraction is already negated (identity 0 minus the
+          // values): it is added.
+          const AtomicOp flush = a.op == AtomicOp::Sub ? AtomicOp::Add : a.op;
+          if_(tid_ == 0, [&] { atomic(flush, g[a.slot], s[0].load(), Scope::Device); });
         });
       }
     }

@@ -1,6 +1,7 @@
-// The autotuner survives configurations that fault or hang: each is reported with its reason,
-// the context is reset after a fault, and tuning goes on to find the best of the others.
-// Resetting the context affects the whole process, so the scenario runs in a child process.
+// The autotuner and configurations that hang or fault: a hang is reported as timed out and
+// tuning goes on; a fault is reported with its cause, and since the CUDA driver gives the
+// process no new context after it, the configurations left are reported as skipped with the
+// way out. A fault poisons the whole process, so each scenario runs in a child process.
 #include <gtest/gtest.h>
 
 #include <cutlet/cutlet.h>
@@ -69,57 +70,41 @@ auto shape() {
   };
 }
 
-TEST(AutotuneFaultChild, DISABLED_FaultingAndHangingConfigsAreReportedAndTuningGoesOn) {
+TEST(AutotuneFaultChild, DISABLED_HangingConfigsAreReportedAndTuningGoesOn) {
   Inputs in;
   auto k = make_modes();
   TuningSpace space;
-  space.constant("MODE", {1, 2, 0}).launch("BLOCK", {256});
+  space.constant("MODE", {2, 0}).launch("BLOCK", {256});
   AutotuneOptions o;
   o.persist = false;
   o.warmup = 1;
   o.repeats = 3;
   o.candidate_timeout = std::chrono::milliseconds(300);
   o.before_each = [&](const Stream&) { in.reset(); };
-  int recreated = 0;
-  o.after_reset = [&] {
-    in.recreate();
-    ++recreated;
-  };
   auto tuner = autotune(k, space, shape(), o);
   const TuneReport r = tuner.tune(in.stream, in.y, kN);
   SCOPED_TRACE(r.table());
-  ASSERT_EQ(r.trials.size(), 3u);
-
-  const TuneTrial* trap = trial_of(r, "MODE=1 BLOCK=256");
-  ASSERT_TRUE(trap);
-  EXPECT_EQ(trap->status, TuneTrial::Status::Faulted);
-  EXPECT_CONTAINS(trap->reason, "CUDA_ERROR_ASSERT");
-  EXPECT_CONTAINS(trap->reason, "'modes'");
-  EXPECT_CONTAINS(trap->reason, "[context reset]");
-
+  ASSERT_EQ(r.trials.size(), 2u);
   const TuneTrial* hang = trial_of(r, "MODE=2 BLOCK=256");
   ASSERT_TRUE(hang);
   EXPECT_EQ(hang->status, TuneTrial::Status::TimedOut);
   EXPECT_CONTAINS(hang->reason, "candidate_timeout of 300 ms");
-
   const TuneTrial* good = trial_of(r, "MODE=0 BLOCK=256");
   ASSERT_TRUE(good);
   EXPECT_EQ(good->status, TuneTrial::Status::Timed) << good->reason;
   ASSERT_TRUE(r.best_config());
   EXPECT_EQ(r.best_config()->str(), "MODE=0 BLOCK=256");
-  EXPECT_EQ(r.context_resets, 1);
-  EXPECT_EQ(recreated, 1);
+  EXPECT_EQ(r.context_resets, 0);
   EXPECT_FALSE(r.interrupted);
   EXPECT_FALSE(in.stream.device().poisoned());
-
-  // The tuned best launches in the new context and computes the right values.
+  // The tuned best launches and computes the right values.
   in.reset();
   tuner.launch(in.stream, in.y, kN);
   const auto out = in.y.to_host(in.stream);
   for (int i = 0; i < kN; i += 101) ASSERT_EQ(out[i], in.host[i] + 1.0f) << i;
 }
 
-TEST(AutotuneFaultChild, DISABLED_WithoutAfterResetTheRestIsSkippedAndNotStored) {
+TEST(AutotuneFaultChild, DISABLED_AFaultingConfigStopsTheTuningWithItsCause) {
   Inputs in;
   auto k = make_modes();
   TuningSpace space;
@@ -129,30 +114,32 @@ TEST(AutotuneFaultChild, DISABLED_WithoutAfterResetTheRestIsSkippedAndNotStored)
   o.warmup = 1;
   o.repeats = 2;
   o.before_each = [&](const Stream&) { in.reset(); };
+  o.after_reset = [&] { in.recreate(); };
   auto tuner = autotune(k, space, shape(), o);
   const TuneReport r = tuner.tune(in.stream, in.y, kN);
   SCOPED_TRACE(r.table());
   EXPECT_EQ(trial_of(r, "MODE=0 BLOCK=128")->status, TuneTrial::Status::Timed);
-  EXPECT_EQ(trial_of(r, "MODE=1 BLOCK=128")->status, TuneTrial::Status::Faulted);
+  const TuneTrial* trap = trial_of(r, "MODE=1 BLOCK=128");
+  EXPECT_EQ(trap->status, TuneTrial::Status::Faulted);
+  EXPECT_CONTAINS(trap->reason, "CUDA_ERROR_ASSERT");
+  EXPECT_CONTAINS(trap->reason, "'modes'");
+  // The driver makes no new context after a sticky fault: the rest cannot be timed.
   EXPECT_EQ(trial_of(r, "MODE=1 BLOCK=256")->status, TuneTrial::Status::Skipped);
-  EXPECT_CONTAINS(trial_of(r, "MODE=1 BLOCK=256")->reason, "after_reset");
+  EXPECT_CONTAINS(trial_of(r, "MODE=1 BLOCK=256")->reason, "no new context");
   EXPECT_TRUE(r.interrupted);
-  EXPECT_EQ(r.context_resets, 1);
-  ASSERT_TRUE(r.best_config());
-  EXPECT_EQ(r.best_config()->get<int>("MODE"), 0);
-  EXPECT_FALSE(in.stream.device().poisoned());
+  EXPECT_TRUE(in.stream.device().poisoned());
 }
 
-TEST(AutotuneFaultGpu, FaultingAndHangingConfigsAreReportedAndTuningGoesOn) {
+TEST(AutotuneFaultGpu, HangingConfigsAreReportedAndTuningGoesOn) {
   CUTLET_REQUIRE_GPU();
-  const auto r = cutlet::test::run_child("AutotuneFaultChild.DISABLED_FaultingAndHangingConfigsAreReportedAndTuningGoesOn", {});
+  const auto r = cutlet::test::run_child("AutotuneFaultChild.DISABLED_HangingConfigsAreReportedAndTuningGoesOn", {});
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_CONTAINS(r.output, "[  PASSED  ] 1 test");
 }
 
-TEST(AutotuneFaultGpu, WithoutAfterResetTheRestIsSkipped) {
+TEST(AutotuneFaultGpu, AFaultingConfigStopsTheTuningWithItsCause) {
   CUTLET_REQUIRE_GPU();
-  const auto r = cutlet::test::run_child("AutotuneFaultChild.DISABLED_WithoutAfterResetTheRestIsSkippedAndNotStored", {});
+  const auto r = cutlet::test::run_child("AutotuneFaultChild.DISABLED_AFaultingConfigStopsTheTuningWithItsCause", {});
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_CONTAINS(r.output, "[  PASSED  ] 1 test");
 }

@@ -136,10 +136,12 @@ class Device {
   void disable_peer_access(const Device& peer) const;
 
   /// Throws away this device's primary context and makes a fresh one
-  /// (cuDevicePrimaryCtxReset), so that the process can go on after a kernel fault poisoned
-  /// it (see ContextFaultError): afterwards poisoned() is false, generation() is one higher,
+  /// (cuDevicePrimaryCtxReset): afterwards poisoned() is false, generation() is one higher,
   /// and calls on the device reach the driver again. The driver first waits for the kernels
   /// still running (it cannot stop one: a kernel that never ends makes this never return).
+  /// After a sticky kernel fault (ContextFaultError) the CUDA driver makes no new context in
+  /// the process: reset() then throws CudaError saying so, and the device stays poisoned;
+  /// only a new process can use it again (isolate work that may fault in a child process).
   ///
   /// Everything made in the old context is gone: its memory (Buffer, DeviceMemory, pools'
   /// allocations, pinned and managed memory), Streams, Events, Modules' Functions, graphs.

@@ -169,6 +169,11 @@ class Autotuner {
       if (auto it = state_->best.find(mk); it != state_->best.end()) return it->second;
     }
     auto report = tune(stream, args...);
+    if (report.context_resets > 0 && !options_.after_reset)
+      throw Error("cutlet: autotuning kernel '" + options_.name + "' reset the device's context after a candidate "
+                  "faulted, which destroyed the stream and buffers it was given, so it cannot launch on them; set "
+                  "AutotuneOptions::after_reset to recreate them, or remove the faulting configurations:\n" +
+                  report.table());
     auto best = report.best_config();
     if (!best)
       throw Error("cutlet: autotuning kernel '" + options_.name +
@@ -213,6 +218,7 @@ class Autotuner {
       }
       if (options_.verbose) std::fprintf(stderr, "%s", report.table().c_str());
     }
+    if (report.interrupted) return report;  // not remembered: the next call tunes again
     std::lock_guard lock(state_->mu);
     if (auto best = report.best_config()) state_->best[mk] = *best;
     state_->reports[mk] = report;
