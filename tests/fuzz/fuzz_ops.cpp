@@ -67,7 +67,12 @@ std::uint64_t float_min_max(BinaryOp op, Scalar s, std::uint64_t a, std::uint64_
 
 std::uint64_t float_binary(BinaryOp op, Scalar s, std::uint64_t a, std::uint64_t b, OpFlags& flags) {
   if (op == BinaryOp::Min || op == BinaryOp::Max) return float_min_max(op, s, a, b, flags);
-  if (op == BinaryOp::Copysign) return (a & ~sign_bit(s)) | (b & sign_bit(s));
+  if (op == BinaryOp::Copysign) {
+    // The sign of a NaN an invalid operation made is not specified (x86 makes it negative,
+    // the GPU positive): copying it is not a defined result.
+    if (is_nan_bits(s, b)) flags.set_ambiguous("copysign from a NaN");
+    return (a & ~sign_bit(s)) | (b & sign_bit(s));
+  }
   if (s == Scalar::F64) {
     const double x = std::bit_cast<double>(a), y = std::bit_cast<double>(b);
     switch (op) {
