@@ -20,7 +20,7 @@ int main() {
 
   // Compiling needs no GPU: trace -> IR -> LLVM -> PTX -> nvJitLink -> cubin.
   auto compiled = saxpy.compile();
-  std::printf("cutlet %s: LLVM %s, nvJitLink %s, target %s\n\n", "0.1", llvm_version().c_str(),
+  std::printf("cutlet %s: LLVM %s, nvJitLink %s, target %s\n\n", CUTLET_VERSION_STRING, llvm_version().c_str(),
               nvjitlink_version().c_str(), detail::compile_options_for(saxpy.options()).target.arch().c_str());
   std::printf("%s\n", ir::print(saxpy.trace_ir()).c_str());
   std::printf("%s\n", compiled->ptx.c_str());

@@ -7,10 +7,7 @@
 #include <sstream>
 
 #include "cutlet/error.h"
-
-#ifndef CUTLET_VERSION
-#error "CUTLET_VERSION must be defined by the build (the project version)"
-#endif
+#include "cutlet/version.h"
 
 namespace cutlet {
 namespace {
@@ -33,7 +30,8 @@ constexpr const char* kKeyHeader = "cutlet-kernel-cache-key 1";
 
 }  // namespace
 
-std::string cutlet_version() { return CUTLET_VERSION; }
+// Part of every persistent cache key: entries of another cutlet version are never used.
+std::string cutlet_version() { return CUTLET_VERSION_STRING; }
 
 namespace {
 

@@ -25,3 +25,4 @@
 #include "cutlet/language/view.h"
 #include "cutlet/language/warp.h"
 #include "cutlet/runtime/runtime.h"
+#include "cutlet/version.h"

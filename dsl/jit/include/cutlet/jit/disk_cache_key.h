@@ -11,7 +11,8 @@
 
 namespace cutlet {
 
-/// This build of cutlet's version ("0.1.0", the project version).
+/// The version of the cutlet library running, as "0.2.0" (CUTLET_VERSION_STRING of its build;
+/// the macro in a program's own code is the version of the headers it was compiled with).
 std::string cutlet_version();
 
 /// Every field of `options` as (name, value) text, e.g. ("opt_level", "3"),
