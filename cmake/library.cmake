@@ -1,0 +1,19 @@
+# cutlet_library(<target> <name>): what every cutlet library shares, applied after its
+# add_library(<target> SHARED ...):
+#  - cutlet::<name>, the name users link (the installed package exports <target> as
+#    cutlet::<name> too, so add_subdirectory/FetchContent builds and find_package() users
+#    write the same);
+#  - VERSION 0.2.0 and SOVERSION 0.2 (libcutlet_ir.so.0.2): before 1.0 every minor version
+#    may break the ABI, so major.minor is the compatibility the soname promises;
+#  - installed run paths: $ORIGIN for the other cutlet libraries beside it, and the
+#    directories of the libraries it was linked with outside the build (NVRTC, nvJitLink, a
+#    shared LLVM), so an installed cutlet runs without LD_LIBRARY_PATH.
+function(cutlet_library target name)
+  add_library(cutlet::${name} ALIAS ${target})
+  set_target_properties(${target} PROPERTIES
+    EXPORT_NAME ${name}
+    VERSION ${PROJECT_VERSION}
+    SOVERSION ${PROJECT_VERSION_MAJOR}.${PROJECT_VERSION_MINOR}
+    INSTALL_RPATH "$ORIGIN"
+    INSTALL_RPATH_USE_LINK_PATH ON)
+endfunction()
