@@ -1,6 +1,7 @@
 // libdevice: found once, read once per process, linked lazily (only the functions used).
 #include "libdevice.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <mutex>
@@ -13,20 +14,29 @@
 #include <llvm/Support/MemoryBuffer.h>
 
 #include "cutlet/backend/compiler.h"
+#include "cutlet/ir/hash.h"
 
 namespace cutlet::backend {
 namespace {
 
-const llvm::MemoryBuffer& libdevice_buffer() {
+/// libdevice as found and read on the first call (null, and `error` set, if it could not be).
+const llvm::MemoryBuffer* loaded_libdevice(std::string* error = nullptr) {
   static std::once_flag once;
   static std::unique_ptr<llvm::MemoryBuffer> buffer;
-  static std::string error;
+  static std::string failure;
   std::call_once(once, [] {
     std::string path = libdevice_path();
     auto b = llvm::MemoryBuffer::getFile(path);
-    if (!b) error = "cannot read libdevice at " + path + ": " + b.getError().message();
+    if (!b) failure = "cannot read libdevice at " + path + ": " + b.getError().message();
     else buffer = std::move(*b);
   });
+  if (error) *error = failure;
+  return buffer.get();
+}
+
+const llvm::MemoryBuffer& libdevice_buffer() {
+  std::string error;
+  const llvm::MemoryBuffer* buffer = loaded_libdevice(&error);
   if (!buffer)
     throw CompileError("cutlet: the kernel uses math functions, but " + error +
                        ". Set CUTLET_LIBDEVICE to libdevice.10.bc (in the CUDA toolkit's nvvm/libdevice folder) "
@@ -92,3 +102,22 @@ void link_libdevice(llvm::Module& m, bool flush_denormals) {
 }
 
 }  // namespace cutlet::backend
+
+namespace cutlet {
+
+std::string libdevice_file() { return backend::libdevice_path(); }
+
+std::string libdevice_build_id() {
+  static const std::string id = [] {
+    const llvm::MemoryBuffer* buffer = backend::loaded_libdevice();
+    if (!buffer) return std::string("unreadable");
+    Hasher h;
+    h.add(std::string_view(buffer->getBufferStart(), buffer->getBufferSize()));
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h.value()));
+    return std::to_string(buffer->getBufferSize()) + ":" + hex;
+  }();
+  return id;
+}
+
+}  // namespace cutlet

@@ -486,14 +486,16 @@ ValueId Builder::tile_permute(ValueId x, std::span<const int> perm) {
   const std::size_t n = t.shape().size();
   std::vector<bool> seen(n, false);
   if (perm.size() != n) fail("a permutation of a rank-" + std::to_string(n) + " tile needs " + std::to_string(n) + " axes");
-  std::vector<std::int64_t> shape;
-  std::vector<Attribute> attrs;
+  std::vector<std::int64_t> shape, axes;
   for (int p : perm) {
     if (p < 0 || p >= static_cast<int>(n) || seen[p]) fail("the axes of a permutation must be 0.." + std::to_string(n - 1) + ", each once");
     seen[p] = true;
     shape.push_back(t.shape()[p]);
-    attrs.push_back(std::int64_t{p});
+    axes.push_back(p);
   }
+  // (Made from the axes at once: GCC 12 warns of a maybe-uninitialized string in the
+  // variant's move when the attributes are pushed one by one.)
+  std::vector<Attribute> attrs(axes.begin(), axes.end());
   bool identity = true;
   for (std::size_t d = 0; d < n; ++d) identity = identity && perm[d] == static_cast<int>(d);
   if (identity) return x;

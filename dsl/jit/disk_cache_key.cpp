@@ -78,12 +78,13 @@ namespace detail {
 
 const CompilerIdentity& compiler_identity() {
   // The version alone names no build: the compiler's build id changes with every change of
-  // the lowering (and of the libdevice it links), and nvJitLink's build with every update of
-  // the library, even within one major.minor version, so entries of another build are never
-  // served.
+  // the lowering (and of the libdevice it was built with), nvJitLink's build with every
+  // update of the library, even within one major.minor version, and libdevice's hash with the
+  // file this process links (CUTLET_LIBDEVICE or CUDA_HOME may name another one), so entries
+  // of another build are never served.
   static const CompilerIdentity tools{cutlet::cutlet_version() + "+" + cutlet::compiler_build_id(),
                                       cutlet::llvm_version(), cutlet::nvjitlink_version(),
-                                      cutlet::nvjitlink_build_id()};
+                                      cutlet::nvjitlink_build_id(), cutlet::libdevice_build_id()};
   return tools;
 }
 
@@ -100,6 +101,7 @@ DiskCacheKey make_disk_cache_key(std::uint64_t ir_hash, const std::string& kerne
   k.llvm_version = tools.llvm;
   k.nvjitlink_version = tools.nvjitlink;
   k.nvjitlink_build = tools.nvjitlink_build;
+  k.libdevice = tools.libdevice;
   k.extra_inputs = std::move(extra_inputs);
   return k;
 }
@@ -117,6 +119,7 @@ std::string DiskCacheKey::text() const {
   t += "\nllvm=" + detail::one_line(llvm_version);
   t += "\nnvjitlink=" + detail::one_line(nvjitlink_version);
   t += "\nnvjitlink_build=" + detail::one_line(nvjitlink_build);
+  t += "\nlibdevice=" + detail::one_line(libdevice);
   t += "\nextra_inputs=";
   for (std::size_t i = 0; i < extra_inputs.size(); ++i) t += (i ? "," : "") + detail::hex64(extra_inputs[i]);
   t += "\n";
@@ -142,6 +145,7 @@ DiskCacheKey DiskCacheKey::parse(const std::string& text) {
     else if (name == "llvm") k.llvm_version = value;
     else if (name == "nvjitlink") k.nvjitlink_version = value;
     else if (name == "nvjitlink_build") k.nvjitlink_build = value;
+    else if (name == "libdevice") k.libdevice = value;
     else if (name == "extra_inputs") {
       std::istringstream parts(value);
       for (std::string p; std::getline(parts, p, ',');)

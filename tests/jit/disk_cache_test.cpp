@@ -201,6 +201,7 @@ TEST(DiskCache, EveryKeyPartMatters) {
   vary("llvm version", [](DiskCacheKey& k) { k.llvm_version = "20.0.0"; });
   vary("nvjitlink version", [](DiskCacheKey& k) { k.nvjitlink_version = "13.1"; });
   vary("nvjitlink build", [](DiskCacheKey& k) { k.nvjitlink_build = "gnu-build-id:0123456789abcdef"; });
+  vary("libdevice", [](DiskCacheKey& k) { k.libdevice = "12:0123456789abcdef"; });
   vary("extra inputs", [](DiskCacheKey& k) { k.extra_inputs.push_back(0x1234); });
   for (std::size_t i = 0; i < base.options.size(); ++i)
     vary("option " + base.options[i].first, [&](DiskCacheKey& k) { k.options[i].second += "x"; });
@@ -352,6 +353,30 @@ TEST(DiskCache, SecondProcessHitsTheDisk) {
   EXPECT_EQ(value_of(second, "disk_hits"), 1u);
   EXPECT_GT(value_of(second, "time_saved_us"), 0u);
   EXPECT_EQ(value_of(second, "ptx_hash"), value_of(first, "ptx_hash")) << "the same PTX";
+}
+
+// The libdevice a process links is part of the key: CUTLET_LIBDEVICE naming a copy of the
+// same file hits, naming another one misses.
+TEST(DiskCache, KeyCarriesTheLibdeviceThisProcessLinks) {
+  const detail::CompilerIdentity& here = detail::compiler_identity();
+  EXPECT_EQ(here.libdevice, libdevice_build_id());
+  EXPECT_NE(here.libdevice, "unreadable") << "the tests expect the toolkit's libdevice";
+  EXPECT_NE(key_for(77, "k").text().find("\nlibdevice=" + here.libdevice + "\n"), std::string::npos);
+
+  TempDir dir, files;
+  const fs::path same = files.path() / "libdevice.10.bc", other = files.path() / "other.bc";
+  fs::copy_file(libdevice_file(), same);
+  fs::copy_file(libdevice_file(), other);
+  std::ofstream(other, std::ios::app | std::ios::binary) << '\0';  // one byte more: another file
+  const auto first = test::run_child("DiskCacheChild.DISABLED_Compile", {child_env(dir.path())});
+  ASSERT_EQ(first.status, 0) << first.output;
+  EXPECT_EQ(value_of(first, "compiles"), 1u);
+  const auto copy = test::run_child("DiskCacheChild.DISABLED_Compile", {child_env(dir.path()), "CUTLET_LIBDEVICE=" + same.string()});
+  ASSERT_EQ(copy.status, 0) << copy.output;
+  EXPECT_EQ(value_of(copy, "compiles"), 0u) << "the same libdevice, elsewhere, is the same key";
+  const auto changed = test::run_child("DiskCacheChild.DISABLED_Compile", {child_env(dir.path()), "CUTLET_LIBDEVICE=" + other.string()});
+  ASSERT_EQ(changed.status, 0) << changed.output;
+  EXPECT_EQ(value_of(changed, "compiles"), 1u) << "another libdevice must not serve this one's kernels";
 }
 
 TEST(DiskCache, CompilePathCountsAndRewritesCorruptEntries) {

@@ -104,5 +104,13 @@ std::string nvjitlink_build_id();
 /// libdevice it links: it changes whenever the code generated for a kernel may, so caches of
 /// compiled kernels key on it.
 std::string compiler_build_id();
+/// The libdevice this process links (the one CUTLET_LIBDEVICE, CUDA_HOME or the build's
+/// toolkit names, found on the first call): "<bytes>:<hash of its contents>", or
+/// "unreadable" where there is none. Caches of compiled kernels key on it, since a kernel's
+/// math is libdevice's code.
+std::string libdevice_build_id();
+/// Where the libdevice that compiles link is looked for: $CUTLET_LIBDEVICE, else
+/// $CUDA_HOME (or $CUDA_PATH)/nvvm/libdevice/libdevice.10.bc, else the build's toolkit.
+std::string libdevice_file();
 
 }  // namespace cutlet

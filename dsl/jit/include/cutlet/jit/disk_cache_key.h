@@ -37,10 +37,12 @@ struct DiskCacheKey {
   std::string llvm_version;        ///< llvm_version()
   std::string nvjitlink_version;   ///< nvjitlink_version()
   std::string nvjitlink_build;     ///< nvjitlink_build_id(): the very library, not just its version
+  std::string libdevice;           ///< libdevice_build_id(): the math library kernels link
   std::vector<std::uint64_t> extra_inputs;  ///< content hashes of extra linked inputs, in link order
 
   /// The key of IR with structural hash `ir_hash` and entry point `kernel_name`, compiled
-  /// with `options` by this build (its cutlet, LLVM and nvJitLink versions and builds: see
+  /// with `options` by this build (its cutlet, LLVM and nvJitLink versions and builds, and the
+  /// libdevice it links: see
   /// detail::compiler_identity).
   static DiskCacheKey make(std::uint64_t ir_hash, const std::string& kernel_name, const CompileOptions& options,
                            std::vector<std::uint64_t> extra_inputs = {});
@@ -64,6 +66,7 @@ struct CompilerIdentity {
   std::string llvm;             ///< llvm_version()
   std::string nvjitlink;        ///< nvjitlink_version()
   std::string nvjitlink_build;  ///< nvjitlink_build_id()
+  std::string libdevice;        ///< libdevice_build_id()
 };
 /// This process's tools, found once (on the first call).
 const CompilerIdentity& compiler_identity();
