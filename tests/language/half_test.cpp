@@ -43,6 +43,8 @@ TEST(Bfloat16, RoundsToNearestEven) {
   EXPECT_TRUE(std::isnan(static_cast<float>(bfloat16(std::nanf("")))));
   for (std::uint32_t b = 0; b < 0x10000; b += 7) {
     float f = bfloat16::from_bits(static_cast<std::uint16_t>(b));
-    if (!std::isnan(f)) EXPECT_EQ(bfloat16(f).bits, b);
+    if (!std::isnan(f)) {
+      EXPECT_EQ(bfloat16(f).bits, b);
+    }
   }
 }

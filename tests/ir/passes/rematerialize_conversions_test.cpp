@@ -29,7 +29,9 @@ TEST(RematerializeConversionsTest, LoadedDataStillConverts) {
   EXPECT_NO_THROW(verify(f));
   EXPECT_EQ(conversions(f, f.body()), 1);
   for (InstId id : f.body().body)
-    if (f.inst(id).op == Opcode::TileConvertLayout) EXPECT_EQ(f.def_of(f.inst(id).operands[0])->op, Opcode::TileLoad);
+    if (f.inst(id).op == Opcode::TileConvertLayout) {
+      EXPECT_EQ(f.def_of(f.inst(id).operands[0])->op, Opcode::TileLoad);
+    }
   expect_golden("rematerialize_conversions_two_uses.ir", print(f));
 }
 
