@@ -14,7 +14,7 @@
 #include <cuda/stream_ref>
 
 #if !defined(CCCL_MAJOR_VERSION) || !defined(CCCL_MINOR_VERSION)
-#error "cutlet/runtime/cccl.h: the CCCL headers on the include path define no CCCL_MAJOR_VERSION (CCCL 2.x or later is needed)"
+#error "cutlet/runtime/cccl.h: the CCCL on the include path defines no CCCL_MAJOR_VERSION (CCCL 2.x or later is needed)"
 #endif
 
 /// 1 when the CCCL in use names its memory-resource concepts as CCCL 3.1 and later do:
