@@ -1,5 +1,5 @@
 # DLPack's dlpack.h, version 1.0 or later (DLManagedTensorVersioned and its flags), for
-# runtime/dlpack.cpp and the tests: CUTLET_DLPACK_INCLUDE_DIR is the folder holding
+# runtime/dlpack_*.cpp and the tests: CUTLET_DLPACK_INCLUDE_DIR is the folder holding
 # dlpack/dlpack.h. A value given for it is used when its header is new enough; otherwise the
 # first new enough of CUTLET_DEPS_DIR/dlpack/include (scripts/fetch_headers.sh fetches one
 # there when the system's is older: Debian 12's libdlpack-dev is 0.6) and the system's.

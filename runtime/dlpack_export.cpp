@@ -1,46 +1,37 @@
-// DLPack export of DeviceMemory and import of foreign DLManagedTensors.
+// DLPack export of DeviceMemory, as a versioned (DLPack 1.x) or unversioned (0.x) tensor.
 #include "cutlet/runtime/dlpack.h"
 
 #include <string>
 #include <utility>
 
+#include "dlpack_text.h"
+
 namespace cutlet {
 namespace {
 
-/// What an exported tensor owns: the memory, the shape and strides it points into.
+/// What an exported tensor owns: the managed struct handed out (DLManagedTensor or
+/// DLManagedTensorVersioned), the memory, and the shape and strides it points into.
+template <class Managed>
 struct Exported {
-  DLManagedTensor managed = {};
+  Managed managed = {};
   DeviceMemory memory;
   std::vector<std::int64_t> shape;
   std::vector<std::int64_t> strides;
 };
 
-void delete_exported(DLManagedTensor* t) {
-  delete static_cast<Exported*>(t->manager_ctx);  // frees the memory as its destructor does
+template <class Managed>
+void delete_exported(Managed* t) {
+  delete static_cast<Exported<Managed>*>(t->manager_ctx);  // frees the memory as its destructor does
 }
 
-std::string dtype_text(DLDataType t) {
-  const char* code = t.code == kDLInt ? "int" : t.code == kDLUInt ? "uint" : t.code == kDLFloat ? "float"
-                     : t.code == kDLBfloat ? "bfloat" : t.code == kDLComplex ? "complex" : "code ";
-  std::string s = code;
-  if (s == "code ") s += std::to_string(t.code) + "/";
-  s += std::to_string(t.bits);
-  if (t.lanes != 1) s += "x" + std::to_string(t.lanes);
-  return s;
-}
-
-std::string shape_text(std::span<const std::int64_t> v) {
-  std::string s = "[";
-  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
-  return s + "]";
-}
-
-}  // namespace
-
-DLManagedTensor* to_dlpack(DeviceMemory&& memory, DLDataType dtype, std::vector<std::int64_t> shape,
-                           std::vector<std::int64_t> strides) {
+/// Checks for `op` `shape` and `strides` (filled in as compact row-major when empty) against `memory`
+/// and `dtype`; throws Error naming what is wrong.
+void check_layout(const char* op, const DeviceMemory& memory, DLDataType dtype,
+                  const std::vector<std::int64_t>& shape, std::vector<std::int64_t>& strides) {
+  using detail::dlpack_shape_text;
+  const std::string where = std::string(op) + ": ";
   const std::size_t element = (static_cast<std::size_t>(dtype.bits) * dtype.lanes + 7) / 8;
-  if (element == 0) throw Error("to_dlpack: dtype " + dtype_text(dtype) + " has no size");
+  if (element == 0) throw Error(where + "dtype " + dlpack_dtype_name(dtype) + " has no size");
   if (strides.empty()) {
     strides.resize(shape.size());
     std::int64_t step = 1;
@@ -50,141 +41,80 @@ DLManagedTensor* to_dlpack(DeviceMemory&& memory, DLDataType dtype, std::vector<
     }
   }
   if (strides.size() != shape.size())
-    throw Error("to_dlpack: shape " + shape_text(shape) + " has " + std::to_string(shape.size()) +
-                " extents but strides " + shape_text(strides) + " have " + std::to_string(strides.size()));
+    throw Error(where + "shape " + dlpack_shape_text(shape) + " has " + std::to_string(shape.size()) +
+                " extents but strides " + dlpack_shape_text(strides) + " have " + std::to_string(strides.size()));
   // The furthest element the view reaches must lie inside the memory.
   std::int64_t last = 0;
   bool empty = false;
   for (std::size_t i = 0; i < shape.size(); ++i) {
-    if (shape[i] < 0) throw Error("to_dlpack: negative extent in shape " + shape_text(shape));
-    if (strides[i] < 0) throw Error("to_dlpack: negative stride in " + shape_text(strides) + " (not supported)");
-    if (shape[i] == 0) empty = true;
-    else last += (shape[i] - 1) * strides[i];
+    if (shape[i] < 0) throw Error(where + "negative extent in shape " + dlpack_shape_text(shape));
+    if (strides[i] < 0)
+      throw Error(where + "negative stride in " + dlpack_shape_text(strides) + " (not supported)");
+    if (shape[i] == 0)
+      empty = true;
+    else
+      last += (shape[i] - 1) * strides[i];
   }
   const std::size_t needed = empty ? 0 : (static_cast<std::size_t>(last) + 1) * element;
   if (needed > memory.bytes())
-    throw Error("to_dlpack: shape " + shape_text(shape) + " with strides " + shape_text(strides) + " of " +
-                dtype_text(dtype) + " reaches " + std::to_string(needed) + " bytes, but the memory holds " +
-                std::to_string(memory.bytes()) + "; export a smaller view or a larger buffer");
-  auto* e = new Exported;
+    throw Error(where + "shape " + dlpack_shape_text(shape) + " with strides " + dlpack_shape_text(strides) +
+                " of " + dlpack_dtype_name(dtype) + " reaches " + std::to_string(needed) +
+                " bytes, but the memory holds " + std::to_string(memory.bytes()) +
+                "; export a smaller view or a larger buffer");
+}
+
+/// Where `memory` lives, as DLPack names it: the device ordinal for device memory, 0 for
+/// pinned and managed memory (as DLPack prescribes).
+DLDevice device_of(const DeviceMemory& memory) {
+  if (const auto& r = memory.resource()) {
+    if (r->kind() == MemoryKind::pinned_host) return DLDevice{kDLCUDAHost, 0};
+    if (r->kind() == MemoryKind::managed) return DLDevice{kDLCUDAManaged, 0};
+  }
+  return DLDevice{kDLCUDA, memory.device().ordinal()};
+}
+
+/// A new Exported<Managed> owning `memory`, its DLTensor filled in; the caller sets the rest.
+template <class Managed>
+Exported<Managed>* make_exported(const char* op, DeviceMemory&& memory, DLDataType dtype,
+                                 std::vector<std::int64_t> shape, std::vector<std::int64_t> strides) {
+  check_layout(op, memory, dtype, shape, strides);
+  auto* e = new Exported<Managed>;
   e->shape = std::move(shape);
   e->strides = std::move(strides);
-  DLDeviceType type = kDLCUDA;
-  if (const auto& r = memory.resource()) {
-    if (r->kind() == MemoryKind::pinned_host) type = kDLCUDAHost;
-    if (r->kind() == MemoryKind::managed) type = kDLCUDAManaged;
-  }
   DLTensor& t = e->managed.dl_tensor;
   t.data = reinterpret_cast<void*>(static_cast<std::uintptr_t>(memory.address()));
-  t.device = DLDevice{type, type == kDLCUDAHost ? 0 : memory.device().ordinal()};
-  t.ndim = static_cast<int>(e->shape.size());
+  t.device = device_of(memory);
+  t.ndim = static_cast<std::int32_t>(e->shape.size());
   t.dtype = dtype;
   t.shape = e->shape.data();
   t.strides = e->strides.data();
   t.byte_offset = 0;
   e->memory = std::move(memory);
   e->managed.manager_ctx = e;
-  e->managed.deleter = delete_exported;
+  e->managed.deleter = delete_exported<Managed>;
+  return e;
+}
+
+}  // namespace
+
+DLManagedTensor* to_dlpack(DeviceMemory&& memory, DLDataType dtype, std::vector<std::int64_t> shape,
+                           std::vector<std::int64_t> strides) {
+  auto* e = make_exported<DLManagedTensor>("to_dlpack", std::move(memory), dtype, std::move(shape), std::move(strides));
   return &e->managed;
 }
 
-DLPackTensor::DLPackTensor(DLManagedTensor* tensor) : tensor_(tensor) {
-  if (!tensor) throw Error("DLPackTensor: null DLManagedTensor");
-  const DLTensor& t = tensor->dl_tensor;
-  std::string problem;
-  if (t.device.device_type != kDLCUDA && t.device.device_type != kDLCUDAHost &&
-      t.device.device_type != kDLCUDAManaged)
-    problem = "its memory is of DLPack device type " + std::to_string(t.device.device_type) +
-              ", not CUDA memory (kDLCUDA, kDLCUDAHost or kDLCUDAManaged); move it to a CUDA device first";
-  else if (t.ndim < 0 || (t.ndim > 0 && !t.shape))
-    problem = "it has no shape";
-  else if (t.dtype.lanes != 1)
-    problem = "its dtype " + dtype_text(t.dtype) + " has vector lanes, which cutlet does not take";
-  else
-    for (int i = 0; i < t.ndim; ++i)
-      if (t.shape[i] < 0) problem = "it has a negative extent";
-  if (!problem.empty()) {
-    if (tensor->deleter) tensor->deleter(tensor);
-    tensor_ = nullptr;
-    throw Error("DLPackTensor: cannot import the tensor: " + problem);
-  }
-  strides_.resize(static_cast<std::size_t>(t.ndim));
-  std::int64_t step = 1;
-  for (int i = t.ndim; i-- > 0;) {
-    strides_[static_cast<std::size_t>(i)] = t.strides ? t.strides[i] : step;
-    step *= t.shape[i];
-  }
-}
-
-DLPackTensor::DLPackTensor(DLPackTensor&& other) noexcept
-    : tensor_(std::exchange(other.tensor_, nullptr)), strides_(std::move(other.strides_)) {}
-
-DLPackTensor& DLPackTensor::operator=(DLPackTensor&& other) noexcept {
-  if (this != &other) {
-    DLPackTensor old(std::move(*this));
-    tensor_ = std::exchange(other.tensor_, nullptr);
-    strides_ = std::move(other.strides_);
-  }
-  return *this;
-}
-
-DLPackTensor::~DLPackTensor() {
-  if (tensor_ && tensor_->deleter) tensor_->deleter(tensor_);
-}
-
-DLManagedTensor* DLPackTensor::release() noexcept {
-  strides_.clear();
-  return std::exchange(tensor_, nullptr);
-}
-
-const DLTensor& DLPackTensor::tensor(const char* op) const {
-  if (!tensor_) throw Error(std::string("DLPackTensor::") + op + " on an empty (moved-from or released) tensor");
-  return tensor_->dl_tensor;
-}
-
-std::span<const std::int64_t> DLPackTensor::shape() const {
-  const DLTensor& t = tensor("shape");
-  return {t.shape, static_cast<std::size_t>(t.ndim)};
-}
-
-DLDataType DLPackTensor::dtype() const { return tensor("dtype").dtype; }
-
-std::int64_t DLPackTensor::size() const {
-  std::int64_t n = 1;
-  for (std::int64_t e : shape()) n *= e;
-  return n;
-}
-
-bool DLPackTensor::contiguous() const {
-  const auto sh = shape();
-  std::int64_t step = 1;
-  for (std::size_t i = sh.size(); i-- > 0;) {
-    if (sh[i] != 1 && strides_[i] != step) return false;
-    step *= sh[i];
-  }
-  return true;
-}
-
-std::uint64_t DLPackTensor::data() const {
-  const DLTensor& t = tensor("data");
-  return reinterpret_cast<std::uintptr_t>(t.data) + t.byte_offset;
-}
-
-DLDeviceType DLPackTensor::device_type() const { return tensor("device_type").device.device_type; }
-
-int DLPackTensor::device_id() const { return tensor("device_id").device.device_id; }
-
-Device DLPackTensor::device() const { return Device(device_id()); }
-
-void DLPackTensor::check_view(DLDataType want, std::size_t element_size) const {
-  const DLDataType have = dtype();
-  if (have.code != want.code || have.bits != want.bits || have.lanes != want.lanes)
-    throw Error("DLPackTensor::buffer: the tensor holds " + dtype_text(have) + " elements, not " +
-                dtype_text(want) + " (" + std::to_string(element_size) + "-byte); ask for the matching type");
-  if (!contiguous())
-    throw Error("DLPackTensor::buffer: the tensor with shape " + shape_text(shape()) + " and strides " +
-                shape_text(strides_) + " is not contiguous, so it is no flat buffer; make a contiguous "
-                "copy first (e.g. .contiguous() in PyTorch)");
+DLManagedTensorVersioned* to_dlpack_versioned(DeviceMemory&& memory, DLDataType dtype,
+                                              std::vector<std::int64_t> shape, std::vector<std::int64_t> strides,
+                                              std::uint64_t flags) {
+  constexpr std::uint64_t known = DLPACK_FLAG_BITMASK_READ_ONLY | DLPACK_FLAG_BITMASK_IS_COPIED;
+  if (flags & ~known)
+    throw Error("to_dlpack_versioned: flags " + std::to_string(flags) +
+                " hold bits other than DLPACK_FLAG_BITMASK_READ_ONLY and DLPACK_FLAG_BITMASK_IS_COPIED");
+  auto* e = make_exported<DLManagedTensorVersioned>("to_dlpack_versioned", std::move(memory), dtype,
+                                                    std::move(shape), std::move(strides));
+  e->managed.version = DLPackVersion{DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION};
+  e->managed.flags = flags;
+  return &e->managed;
 }
 
 }  // namespace cutlet
