@@ -11,10 +11,12 @@
 # Each is fetched once per pinned version (a stamp file records it). Needs python3 with pip and
 # the network; without them it says what is missing and exits 0, so that setup.sh goes on (CMake
 # then stops if no DLPack 1.x header is found, and the second-CCCL test reports itself skipped).
-# Environment: CUTLET_DEPS_DIR; CUTLET_CCCL_WHEEL and CUTLET_DLPACK_WHEEL override the pins.
+# Environment: CUTLET_DEPS_DIR; CUTLET_CCCL_WHEEL (another nvidia-cuda-cccl 13.x, whose headers
+# lie under nvidia/cu13/include/cccl) and CUTLET_DLPACK_WHEEL (another apache-tvm-ffi) override
+# the pins.
 set -uo pipefail
 
-deps="${CUTLET_DEPS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/cutlet-deps}"
+deps="${CUTLET_DEPS_DIR:-${XDG_CACHE_HOME:-${HOME:-}/.cache}/cutlet-deps}"
 cccl_wheel="${CUTLET_CCCL_WHEEL:-nvidia-cuda-cccl==13.3.5.0.6}"
 dlpack_wheel="${CUTLET_DLPACK_WHEEL:-apache-tvm-ffi==0.1.15.post2}"
 

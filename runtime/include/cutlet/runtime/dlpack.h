@@ -104,22 +104,22 @@ DLManagedTensorVersioned* to_dlpack_versioned(Buffer<T>&& buffer, std::vector<st
 /// every accessor but device() and the views, needs no driver.
 ///
 /// Device types: kDLCUDA is device memory of device `device_id`; kDLCUDAManaged is managed
-/// memory and kDLCUDAHost page-locked host memory, both reachable from every device through
-/// unified addressing, whose device_id DLPack sets to 0; views of all three are on
-/// Device(device_id). Other device types are refused.
+/// memory and kDLCUDAHost page-locked host memory, both addressed through unified addressing,
+/// whose device_id DLPack sets to 0; views of all three are on Device(device_id). Other device
+/// types are refused.
 ///
 /// Read-only tensors (DLPACK_FLAG_BITMASK_READ_ONLY, versioned only) are imported, and
 /// read_only() says so; buffer() refuses them, since a Buffer can be written, and
 /// read_only_buffer() gives the same view to a caller that promises not to write through it.
 class DLPackTensor {
  public:
-  /// Takes ownership of the unversioned `tensor` (not null). Throws Error, after calling the
+  /// Takes ownership of the unversioned `tensor` (Error when null). Throws Error, after calling the
   /// tensor's deleter, when its memory is not CUDA memory cutlet can use (kDLCUDA,
   /// kDLCUDAHost or kDLCUDAManaged; the message says what to pass instead), or its dtype is
   /// one cutlet cannot address (vector lanes, sub-byte or opaque elements, an unknown code),
   /// or its shape is missing, negative or has more than 2^63 elements.
   explicit DLPackTensor(DLManagedTensor* tensor);
-  /// Takes ownership of the DLPack 1.x `tensor` (not null), as above; its major version must
+  /// Takes ownership of the DLPack 1.x `tensor` (Error when null), as above; its major version must
   /// be 1 (any minor version), else the deleter is called and Error thrown. A null strides
   /// pointer (which DLPack 1.2 no longer allows, but older producers send) means compact
   /// row-major, as in DLPack 0.x.
