@@ -4,6 +4,7 @@
 # libraries and its own program alone (no cutlet tests, examples, benchmarks or tools), and the
 # program compiled as C++20 against cutlet's headers. With BUILD (CUTLET_TEST_FETCH_CONTENT_BUILD)
 # it also builds everything, cutlet's libraries again included, and runs the program.
+# DLPACK_INCLUDE_DIR: the dlpack.h folder the outer build found, passed on to cutlet's.
 # Other inputs: those of steps.cmake.
 cmake_minimum_required(VERSION 3.24)
 include(${CMAKE_CURRENT_LIST_DIR}/steps.cmake)
@@ -11,7 +12,8 @@ include(${CMAKE_CURRENT_LIST_DIR}/steps.cmake)
 set(build "${WORK_DIR}/build")
 file(REMOVE_RECURSE "${WORK_DIR}")
 consumer_configure("${CMAKE_CURRENT_LIST_DIR}/fetch_content" "${build}"
-  "-DCUTLET_SOURCE_DIR=${CUTLET_SOURCE_DIR}" -DCMAKE_BUILD_TYPE= -DCMAKE_EXPORT_COMPILE_COMMANDS=ON)
+  "-DCUTLET_SOURCE_DIR=${CUTLET_SOURCE_DIR}" -DCMAKE_BUILD_TYPE= -DCMAKE_EXPORT_COMPILE_COMMANDS=ON
+  "-DCUTLET_DLPACK_INCLUDE_DIR=${DLPACK_INCLUDE_DIR}")
 
 consumer_cache_value("${build}" CMAKE_BUILD_TYPE build_type)
 if(NOT build_type STREQUAL "")

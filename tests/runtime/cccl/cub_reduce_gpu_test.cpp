@@ -48,11 +48,20 @@ TEST(Cub, StreamRefAndResourceRefOnCutletObjects) {
   EXPECT_EQ(static_cast<void*>(cutlet::to_stream_ref(s).get()), s.handle());
   auto pinned = std::make_shared<cutlet::PinnedMemoryResource>(s.device());
   cutlet::CcclResource<true> adapter(pinned);
+#if CUTLET_CCCL_SYNCHRONOUS_RESOURCE
+  cuda::mr::synchronous_resource_ref<cuda::mr::host_accessible> ref{adapter};
+  auto* p = static_cast<int*>(ref.allocate_sync(4096, 256));
+#else
   cuda::mr::resource_ref<cuda::mr::host_accessible> ref{adapter};
   auto* p = static_cast<int*>(ref.allocate(4096, 256));
+#endif
   for (int i = 0; i < 1024; ++i) p[i] = i;  // host-accessible indeed
   EXPECT_EQ(p[1023], 1023);
+#if CUTLET_CCCL_SYNCHRONOUS_RESOURCE
+  ref.deallocate_sync(p, 4096, 256);
+#else
   ref.deallocate(p, 4096, 256);
+#endif
   EXPECT_EQ(adapter, cutlet::CcclResource<true>(pinned));
   EXPECT_CONTAINS(cutlet::test::error_message([&] {
                     cutlet::CcclResource<true> bad(cutlet::DeviceMemoryResource::shared(s.device()));
