@@ -19,6 +19,7 @@
 
 #include "compiler_build_id.h"
 #include "cutlet/dump.h"
+#include "cutlet/scoped_range.h"
 #include "libdevice.h"
 #include "lowering.h"
 #include "shared_memory_limit.h"
@@ -110,15 +111,20 @@ LlvmResult run_llvm(const ir::Function& f, const CompileOptions& o, bool keep_ir
   initialize_llvm();
   LlvmResult r;
   llvm::LLVMContext ctx;
+  const std::string arch = o.target.arch();
   auto t0 = Clock::now();
   backend::LoweringOptions lo{o.fma_contraction, o.flush_denormals, o.approx_math, o.line_info};
   backend::SharedArena arena;
-  auto module = backend::lower_to_llvm(f, ctx, lo, &arena);
-  std::string err;
-  llvm::raw_string_ostream es(err);
-  if (llvm::verifyModule(*module, &es))
-    throw InternalError("cutlet internal error: generated LLVM IR for kernel '" + f.name() +
-                        "' is invalid; this is a bug in cutlet, please report it:\n" + err);
+  std::unique_ptr<llvm::Module> module;
+  {
+    detail::ScopedRange range{"lower", f.name(), arch};
+    module = backend::lower_to_llvm(f, ctx, lo, &arena);
+    std::string err;
+    llvm::raw_string_ostream es(err);
+    if (llvm::verifyModule(*module, &es))
+      throw InternalError("cutlet internal error: generated LLVM IR for kernel '" + f.name() +
+                          "' is invalid; this is a bug in cutlet, please report it:\n" + err);
+  }
   r.lower_ms = ms_since(t0);
   if (f.is_kernel()) backend::check_shared_memory(f, *module, arena, o.target);
   r.dynamic_shared_bytes = backend::reserved_dynamic_shared(*module);
@@ -130,13 +136,19 @@ LlvmResult run_llvm(const ir::Function& f, const CompileOptions& o, bool keep_ir
   backend::link_libdevice(*module, o.flush_denormals);
   backend::resolve_reflections(*module, {o.flush_denormals, !o.approx_math, o.target.ptx_sm()});
   t0 = Clock::now();
-  optimize(*module, tm, o.opt_level);
+  {
+    detail::ScopedRange range{"llvm-opt", f.name(), arch};
+    optimize(*module, tm, o.opt_level);
+  }
   r.optimize_ms = ms_since(t0);
   if (keep_ir || dump_enabled("llvm-opt")) r.llvm_ir_opt = module_text(*module);
   if (dump_enabled("llvm-opt")) dump("llvm-opt", f.name(), r.llvm_ir_opt);
 
   t0 = Clock::now();
-  r.ptx = emit_ptx(*module, tm);
+  {
+    detail::ScopedRange range{"codegen", f.name(), arch};
+    r.ptx = emit_ptx(*module, tm);
+  }
   r.codegen_ms = ms_since(t0);
   if (dump_enabled("ptx")) dump("ptx", f.name(), r.ptx);
   return r;

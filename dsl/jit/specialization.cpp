@@ -13,6 +13,7 @@
 #include "cutlet/jit/disk_cache.h"
 #include "cutlet/language/trace.h"
 #include "cutlet/runtime/environment.h"
+#include "cutlet/scoped_range.h"
 
 namespace cutlet {
 namespace detail {
@@ -93,6 +94,7 @@ std::shared_ptr<const CompiledKernel> compile_through_disk(const ir::Function& f
   auto& st = stats();
   const auto cache = disk_cache();
   const auto t0 = Clock::now();
+  ScopedRange range{"compile", fn.name(), options.target.arch()};
   if (cache->enabled() && !compiler_stage_dumped()) {
     const DiskCacheKey key = DiskCacheKey::make(ir_hash, fn.name(), options);
     DiskFill fill = cache->load_or_compile(key, [&] { return compile(fn, options); });
@@ -238,6 +240,7 @@ ir::Function trace_kernel(const std::string& name, const std::function<void()>& 
   fn.set_tile_warps(trace_options.tile_warps);
   fn.set_tile_stages(trace_options.tile_stages);
   {
+    ScopedRange range{"trace", name};
     ir::Builder b(fn);
     TraceState state;
     state.builder = &b;
@@ -302,6 +305,7 @@ std::shared_ptr<const LoadedKernel> load_cached(const ir::Function& fn, const Ke
     CompileInfo info;
     auto compiled = compile_cached(fn, options, &info);
     auto t0 = Clock::now();
+    ScopedRange range{"module-load", fn.name(), "device " + std::to_string(device.ordinal())};
     Module module = Module::load(device, compiled->cubin);
     Function function = module.function(compiled->name);
     auto lk = std::make_shared<LoadedKernel>(LoadedKernel{compiled, std::move(module), function});
