@@ -91,7 +91,7 @@ std::optional<std::string> RecompileLog::record(const std::string& kernel, Speci
     reasons_.push_back(message);
   }
   if (explain) std::fprintf(stderr, "%s\n", message.c_str());
-  else if (dump_enabled("recompiles")) dump("recompiles", kernel, message + "\n");
+  else if (dump_enabled("recompiles", kernel)) dump("recompiles", kernel, message + "\n");
   return message;
 }
 

@@ -81,9 +81,19 @@ CompileKey compile_key(const ir::Function& fn, const CompileOptions& o) {
   return {ir::structural_hash(fn, o.line_info), fn.name(), compile_option_fields(o)};
 }
 
-/// True while a compiler stage is dumped: those dumps need a real compile.
-bool compiler_stage_dumped() {
-  return dump_enabled("llvm") || dump_enabled("llvm-opt") || dump_enabled("ptx") || dump_enabled("resources");
+/// True while a compiler stage of `kernel` is dumped: those dumps need a real compile.
+bool compiler_stage_dumped(const std::string& kernel) {
+  for (const char* stage : {"llvm", "llvm-opt", "ptx", "resources"})
+    if (dump_enabled(stage, kernel)) return true;
+  return false;
+}
+
+/// True while an IR stage of `kernel` ("ir", "ir-after-<pass>") is dumped.
+bool ir_stage_dumped(const std::string& kernel) {
+  if (dump_enabled("ir", kernel)) return true;
+  for (const ir::Pass& p : ir::default_pipeline())
+    if (dump_enabled("ir-after-" + std::string(p.name), kernel)) return true;
+  return false;
 }
 
 /// Compiles `fn` through the persistent cache: loaded when there, otherwise compiled once
@@ -95,7 +105,7 @@ std::shared_ptr<const CompiledKernel> compile_through_disk(const ir::Function& f
   const auto cache = disk_cache();
   const auto t0 = Clock::now();
   ScopedRange range{"compile", fn.name(), options.target.arch()};
-  if (cache->enabled() && !compiler_stage_dumped()) {
+  if (cache->enabled() && !compiler_stage_dumped(fn.name())) {
     const DiskCacheKey key = DiskCacheKey::make(ir_hash, fn.name(), options);
     DiskFill fill = cache->load_or_compile(key, [&] { return compile(fn, options); });
     if (fill.first == DiskLookupStatus::Corrupt) st.disk_corrupt.fetch_add(1, std::memory_order_relaxed);
@@ -252,15 +262,32 @@ ir::Function trace_kernel(const std::string& name, const std::function<void()>& 
   }
   stats().traces.fetch_add(1, std::memory_order_relaxed);
   if (trace_ms) *trace_ms = ms_since(t0);
-  if (dump_enabled("ir")) dump("ir", name, ir::print(fn, true));
+  // The IR stages are dumped once the passes are done, named by the hash of the IR they
+  // produce, which the compiler's dumps of this specialization carry too; when a pass throws,
+  // they are dumped named by the traced IR's hash.
+  const bool dumping = ir_stage_dumped(name);
+  std::vector<std::pair<std::string, std::string>> ir_dumps;  // (stage, text)
+  if (dumping && dump_enabled("ir", name)) ir_dumps.emplace_back("ir", ir::print(fn, true));
+  const std::uint64_t traced_hash = dumping ? ir::structural_hash(fn, trace_options.line_info) : 0;
+  auto write_ir_dumps = [&](std::uint64_t hash) {
+    const std::string tag = dump_tag(hash);
+    for (const auto& [stage, text] : ir_dumps) dump(stage, name, tag, text);
+  };
   t0 = Clock::now();
   ir::PipelineOptions po;
-  po.after_pass = [&](std::string_view pass, const ir::Function& f) {
-    std::string stage = "ir-after-" + std::string(pass);
-    if (dump_enabled(stage)) dump(stage, name, ir::print(f, true));
-  };
-  fn = ir::run_pipeline(std::move(fn), po);
+  if (dumping)
+    po.after_pass = [&](std::string_view pass, const ir::Function& f) {
+      std::string stage = "ir-after-" + std::string(pass);
+      if (dump_enabled(stage, name)) ir_dumps.emplace_back(std::move(stage), ir::print(f, true));
+    };
+  try {
+    fn = ir::run_pipeline(std::move(fn), po);
+  } catch (...) {
+    write_ir_dumps(traced_hash);
+    throw;
+  }
   if (passes_ms) *passes_ms = ms_since(t0);
+  if (dumping) write_ir_dumps(ir::structural_hash(fn, trace_options.line_info));
   return fn;
 }
 
