@@ -23,6 +23,7 @@
 #include "cutlet/scoped_range.h"
 #include "libdevice.h"
 #include "lowering.h"
+#include "sass.h"
 #include "shared_memory_limit.h"
 
 namespace cutlet {
@@ -208,6 +209,9 @@ CompiledKernel compile(const ir::Function& f, const CompileOptions& options) {
   k.timings.link_ms = ms_since(t0);
   k.resources = parse_resource_usage(k.link_log, k.name);
   k.resources.dynamic_shared_bytes = r.dynamic_shared_bytes;
+  if (dump_enabled("sass", k.name)) {
+    if (auto sass = backend::disassemble_for_dump(k.cubin, k.name)) dump("sass", k.name, dump_name.get(), *sass);
+  }
   if (dump_enabled("resources", k.name)) dump("resources", k.name, dump_name.get(), k.link_log);
   return k;
 }

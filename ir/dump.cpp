@@ -134,7 +134,7 @@ void write_dump(std::string_view stage, std::string_view kernel, std::string_vie
 std::vector<std::string> dump_stage_names() {
   std::vector<std::string> names = {"ir"};
   for (const ir::Pass& p : ir::default_pipeline()) names.push_back("ir-after-" + std::string(p.name));
-  for (const char* s : {"llvm", "llvm-opt", "ptx", "resources", "recompiles"}) names.emplace_back(s);
+  for (const char* s : {"llvm", "llvm-opt", "ptx", "sass", "resources", "recompiles"}) names.emplace_back(s);
   return names;
 }
 

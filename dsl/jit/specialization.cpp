@@ -83,7 +83,7 @@ CompileKey compile_key(const ir::Function& fn, const CompileOptions& o) {
 
 /// True while a compiler stage of `kernel` is dumped: those dumps need a real compile.
 bool compiler_stage_dumped(const std::string& kernel) {
-  for (const char* stage : {"llvm", "llvm-opt", "ptx", "resources"})
+  for (const char* stage : {"llvm", "llvm-opt", "ptx", "sass", "resources"})
     if (dump_enabled(stage, kernel)) return true;
   return false;
 }

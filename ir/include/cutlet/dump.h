@@ -1,4 +1,4 @@
-// Dumping compilation stages (IR, LLVM IR, PTX, resource use) for inspection.
+// Dumping compilation stages (IR, LLVM IR, PTX, SASS, resource use) for inspection.
 #pragma once
 
 #include <cstdint>
@@ -10,8 +10,9 @@ namespace cutlet {
 
 /// Every stage CUTLET_DUMP accepts, in the order a kernel goes through them: "ir" (the traced
 /// IR), "ir-after-<pass>" for each pass of the default pipeline, "llvm", "llvm-opt", "ptx",
-/// "resources" (nvJitLink's report) and "recompiles" (why a Kernel compiled again). "all"
-/// selects every one.
+/// "sass" (the cubin disassembled by nvdisasm, when it is on the PATH), "resources"
+/// (nvJitLink's report) and "recompiles" (why a Kernel compiled again). "all" selects every
+/// one.
 std::vector<std::string> dump_stage_names();
 
 /// True when stage `stage` of kernel `kernel` is dumped: the stages set by the environment
