@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "cutlet/dump.h"
+#include "cutlet/log.h"
 #include "cutlet/runtime/environment.h"
 
 namespace cutlet::detail {
@@ -92,6 +93,7 @@ std::optional<std::string> RecompileLog::record(const std::string& kernel, Speci
   }
   if (explain) std::fprintf(stderr, "%s\n", message.c_str());
   else if (dump_enabled("recompiles", kernel)) dump("recompiles", kernel, message + "\n");
+  else if (log_enabled(LogLevel::Info)) log_message(LogLevel::Info, message.substr(message.find(' ') + 1));
   return message;
 }
 
