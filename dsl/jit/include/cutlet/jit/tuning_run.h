@@ -109,7 +109,9 @@ struct TuneRunOptions {
 /// thread in candidate order, each as soon as it is compiled, so the GPU times early configs
 /// while later ones compile. Failures of one config never stop the run; after a kernel fault
 /// or a time-out `hooks.recover` decides whether the later ones can still be timed (else
-/// they are Skipped and the report is marked interrupted).
+/// they are Skipped and the report is marked interrupted). Each trial is reported at
+/// CUTLET_LOG=info (each compile at debug), and timed inside an NVTX range "cutlet autotune
+/// <name> <config>" (compiled inside "cutlet autotune-compile <name> <config>").
 TuneReport run_trials(const std::vector<Candidate>& candidates, const TuningSpace& space, const TuneHooks& hooks,
                       const TuneRunOptions& options);
 
