@@ -9,6 +9,7 @@
 #include <mutex>
 #include <thread>
 
+#include "cutlet/jit/tuning_log.h"
 #include "cutlet/log.h"
 #include "cutlet/runtime/cuda_error.h"
 #include "cutlet/scoped_range.h"
@@ -162,6 +163,10 @@ TuneReport run_trials(const std::vector<Candidate>& candidates, const TuningSpac
     }
   } joiner{pool, mu, stop};
 
+  std::optional<TrialLog> trial_log;
+  if (const auto path = options.log_path.empty() ? trial_log_from_environment() : options.log_path; !path.empty())
+    trial_log.emplace(path);
+
   // Time them in order on this thread.
   std::size_t done = 0;
   std::string stopped;  // why the GPU cannot be used for trials any more, once it cannot
@@ -257,8 +262,13 @@ TuneReport run_trials(const std::vector<Candidate>& candidates, const TuningSpac
       if (options.verbose) std::fprintf(stderr, "cutlet %s\n", line.c_str());
       else log_message(LogLevel::Info, line);
     }
+    if (trial_log) {
+      report.tuning_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+      trial_log->update(report);
+    }
   }
   report.tuning_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  if (trial_log && candidates.empty()) trial_log->update(report);
   return report;
 }
 
