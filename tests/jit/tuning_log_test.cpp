@@ -109,7 +109,7 @@ TEST(TrialLog, EnvironmentNamesTheFileAndJsonGoesByTheExtension) {
   test::ScratchDir scratch;
   const auto path = scratch.path() / "trials.JSON";
   test::ScopedEnv env("CUTLET_TUNE_LOG", path.string());
-  EXPECT_EQ(trial_log_from_environment(), path);
+  EXPECT_EQ(trial_log_from_environment().string(), path.string());
   TuningSpace space;
   space.launch("I", {2, 1});
   TuneRunOptions ro;
