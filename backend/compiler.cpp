@@ -19,8 +19,11 @@
 
 #include "compiler_build_id.h"
 #include "cutlet/dump.h"
+#include "cutlet/ir/structural_hash.h"
+#include "cutlet/scoped_range.h"
 #include "libdevice.h"
 #include "lowering.h"
+#include "sass.h"
 #include "shared_memory_limit.h"
 
 namespace cutlet {
@@ -100,45 +103,82 @@ std::string emit_ptx(llvm::Module& m, llvm::TargetMachine& tm) {
   return std::string(buf.str());
 }
 
+/// How the compiler's dumps name the specialization compiled: the dump tag of the IR's
+/// structural hash (as the IR stages name it), then the target and the options that differ
+/// from the defaults: "1a2b3c4d.sm_90", "1a2b3c4d.sm_80-O1-nofma-ftz-approx-lineinfo".
+class DumpName {
+ public:
+  DumpName(const ir::Function& f, const CompileOptions& o) : f_(f), o_(o) {}
+  const std::string& get() {
+    if (name_.empty()) {
+      name_ = dump_tag(ir::structural_hash(f_, o_.line_info)) + "." + o_.target.arch();
+      if (o_.opt_level != CompileOptions{}.opt_level) name_ += "-O" + std::to_string(o_.opt_level);
+      if (!o_.fma_contraction) name_ += "-nofma";
+      if (o_.flush_denormals) name_ += "-ftz";
+      if (o_.approx_math) name_ += "-approx";
+      if (o_.line_info) name_ += "-lineinfo";
+    }
+    return name_;
+  }
+
+ private:
+  const ir::Function& f_;
+  const CompileOptions& o_;
+  std::string name_;
+};
+
 struct LlvmResult {
   std::string llvm_ir, llvm_ir_opt, ptx;
   double lower_ms = 0, optimize_ms = 0, codegen_ms = 0;
   int dynamic_shared_bytes = 0;
 };
 
-LlvmResult run_llvm(const ir::Function& f, const CompileOptions& o, bool keep_ir) {
+LlvmResult run_llvm(const ir::Function& f, const CompileOptions& o, bool keep_ir, DumpName& dump_name) {
   initialize_llvm();
   LlvmResult r;
   llvm::LLVMContext ctx;
+  const std::string arch = o.target.arch();
   auto t0 = Clock::now();
   backend::LoweringOptions lo{o.fma_contraction, o.flush_denormals, o.approx_math, o.line_info};
   backend::SharedArena arena;
-  auto module = backend::lower_to_llvm(f, ctx, lo, &arena);
-  std::string err;
-  llvm::raw_string_ostream es(err);
-  if (llvm::verifyModule(*module, &es))
-    throw InternalError("cutlet internal error: generated LLVM IR for kernel '" + f.name() +
-                        "' is invalid; this is a bug in cutlet, please report it:\n" + err);
+  std::unique_ptr<llvm::Module> module;
+  {
+    detail::ScopedRange range{"lower", f.name(), arch};
+    module = backend::lower_to_llvm(f, ctx, lo, &arena);
+    std::string err;
+    llvm::raw_string_ostream es(err);
+    if (llvm::verifyModule(*module, &es))
+      throw InternalError("cutlet internal error: generated LLVM IR for kernel '" + f.name() +
+                          "' is invalid; this is a bug in cutlet, please report it:\n" + err);
+  }
   r.lower_ms = ms_since(t0);
   if (f.is_kernel()) backend::check_shared_memory(f, *module, arena, o.target);
   r.dynamic_shared_bytes = backend::reserved_dynamic_shared(*module);
-  if (keep_ir || dump_enabled("llvm")) r.llvm_ir = module_text(*module);
-  if (dump_enabled("llvm")) dump("llvm", f.name(), r.llvm_ir);
+  const bool dump_llvm = dump_enabled("llvm", f.name());
+  if (keep_ir || dump_llvm) r.llvm_ir = module_text(*module);
+  if (dump_llvm) dump("llvm", f.name(), dump_name.get(), r.llvm_ir);
 
   auto& tm = target_machine(o);
   module->setDataLayout(tm.createDataLayout());
   backend::link_libdevice(*module, o.flush_denormals);
   backend::resolve_reflections(*module, {o.flush_denormals, !o.approx_math, o.target.ptx_sm()});
   t0 = Clock::now();
-  optimize(*module, tm, o.opt_level);
+  {
+    detail::ScopedRange range{"llvm-opt", f.name(), arch};
+    optimize(*module, tm, o.opt_level);
+  }
   r.optimize_ms = ms_since(t0);
-  if (keep_ir || dump_enabled("llvm-opt")) r.llvm_ir_opt = module_text(*module);
-  if (dump_enabled("llvm-opt")) dump("llvm-opt", f.name(), r.llvm_ir_opt);
+  const bool dump_opt = dump_enabled("llvm-opt", f.name());
+  if (keep_ir || dump_opt) r.llvm_ir_opt = module_text(*module);
+  if (dump_opt) dump("llvm-opt", f.name(), dump_name.get(), r.llvm_ir_opt);
 
   t0 = Clock::now();
-  r.ptx = emit_ptx(*module, tm);
+  {
+    detail::ScopedRange range{"codegen", f.name(), arch};
+    r.ptx = emit_ptx(*module, tm);
+  }
   r.codegen_ms = ms_since(t0);
-  if (dump_enabled("ptx")) dump("ptx", f.name(), r.ptx);
+  if (dump_enabled("ptx", f.name())) dump("ptx", f.name(), dump_name.get(), r.ptx);
   return r;
 }
 
@@ -149,11 +189,13 @@ std::string llvm_version() { return LLVM_VERSION_STRING; }
 std::string compiler_build_id() { return CUTLET_COMPILER_BUILD_ID; }
 
 std::string compile_to_ptx(const ir::Function& f, const CompileOptions& options) {
-  return run_llvm(f, options, false).ptx;
+  DumpName dump_name(f, options);
+  return run_llvm(f, options, false, dump_name).ptx;
 }
 
 CompiledKernel compile(const ir::Function& f, const CompileOptions& options) {
-  auto r = run_llvm(f, options, options.keep_llvm_ir);
+  DumpName dump_name(f, options);
+  auto r = run_llvm(f, options, options.keep_llvm_ir, dump_name);
   CompiledKernel k;
   k.name = f.name();
   k.llvm_ir = std::move(r.llvm_ir);
@@ -167,7 +209,10 @@ CompiledKernel compile(const ir::Function& f, const CompileOptions& options) {
   k.timings.link_ms = ms_since(t0);
   k.resources = parse_resource_usage(k.link_log, k.name);
   k.resources.dynamic_shared_bytes = r.dynamic_shared_bytes;
-  if (dump_enabled("resources")) dump("resources", k.name, k.link_log);
+  if (dump_enabled("sass", k.name)) {
+    if (auto sass = backend::disassemble_for_dump(k.cubin, k.name)) dump("sass", k.name, dump_name.get(), *sass);
+  }
+  if (dump_enabled("resources", k.name)) dump("resources", k.name, dump_name.get(), k.link_log);
   return k;
 }
 

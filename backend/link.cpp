@@ -4,6 +4,7 @@
 
 #include "cutlet/backend/compiler.h"
 #include "cutlet/runtime/linker.h"
+#include "cutlet/scoped_range.h"
 
 namespace cutlet {
 
@@ -12,6 +13,7 @@ std::string nvjitlink_build_id() { return Linker::library_build_id(); }
 
 std::vector<char> link_ptx(const std::string& ptx, const Target& target, const std::string& name,
                            std::string* info_log, bool line_info) {
+  detail::ScopedRange range{"nvJitLink", name, target.arch()};
   LinkerOptions o;
   o.arch = target.arch();
   o.verbose = true;     // the resource report parse_resource_usage reads

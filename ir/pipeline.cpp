@@ -3,6 +3,7 @@
 
 #include "cutlet/ir/passes/passes.h"
 #include "cutlet/ir/verifier.h"
+#include "cutlet/scoped_range.h"
 
 namespace cutlet::ir {
 
@@ -21,8 +22,11 @@ std::span<const Pass> default_pipeline() { return kPipeline; }
 Function run_pipeline(Function f, const PipelineOptions& options) {
   verify(f);
   for (const Pass& p : kPipeline) {
-    f = p.run(std::move(f));
-    if (options.verify_each) verify(f);
+    {
+      cutlet::detail::ScopedRange range{"pass", p.name, f.name()};
+      f = p.run(std::move(f));
+      if (options.verify_each) verify(f);
+    }
     if (options.after_pass) options.after_pass(p.name, f);
   }
   return f;

@@ -17,6 +17,7 @@
 #include "cutlet/error.h"
 #include "cutlet/jit/disk_cache_entry.h"
 #include "cutlet/jit/disk_cache_lock.h"
+#include "cutlet/log.h"
 
 namespace cutlet {
 namespace fs = std::filesystem;
@@ -244,20 +245,18 @@ DiskCache::DiskCache(DiskCacheSettings settings) : settings_(std::move(settings)
 void DiskCache::fail(const std::string& what) {
   disabled_.store(true, std::memory_order_relaxed);
   if (!warned_.exchange(true))
-    std::fprintf(stderr,
-                 "cutlet: the kernel cache cannot use %s (%s); compiling without the persistent cache in this "
-                 "process. Point CUTLET_CACHE_DIR at a directory you can write, or set CUTLET_CACHE=0 to turn "
-                 "the cache off.\n",
-                 settings_.dir.c_str(), what.c_str());
+    log_message(LogLevel::Warn, "the kernel cache cannot use " + settings_.dir.string() + " (" + what +
+                                    "); compiling without the persistent cache in this process. Point "
+                                    "CUTLET_CACHE_DIR at a directory you can write, or set CUTLET_CACHE=0 to turn "
+                                    "the cache off.");
 }
 
 void DiskCache::stop_writing(const std::string& what, int err, const char* note) {
   read_only_.store(true, std::memory_order_relaxed);
   if (!warned_.exchange(true))
-    std::fprintf(stderr,
-                 "cutlet: the kernel cache %s: %s%s; kernels compiled from now on in this process are not saved "
-                 "to disk, while the entries already there are still used. %s\n",
-                 what.c_str(), std::strerror(err), note, advice_for(err).c_str());
+    log_message(LogLevel::Warn, "the kernel cache " + what + ": " + std::strerror(err) + note +
+                                    "; kernels compiled from now on in this process are not saved to disk, while "
+                                    "the entries already there are still used. " + advice_for(err));
 }
 
 bool DiskCache::prepare() {

@@ -1,13 +1,13 @@
 // The persistent kernel cache's settings from the environment, and the process-wide instance.
 #include <cctype>
 #include <cerrno>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <mutex>
 
 #include "cutlet/jit/disk_cache.h"
+#include "cutlet/log.h"
 #include "cutlet/runtime/environment.h"
 
 namespace cutlet {
@@ -91,10 +91,9 @@ DiskCacheSettings DiskCacheSettings::from_environment() {
     } else {
       static std::once_flag warned;
       std::call_once(warned, [&] {
-        std::fprintf(stderr,
-                     "cutlet: CUTLET_CACHE_MAX_BYTES='%s' %s; using the default of 1 GiB (write bytes, or a "
-                     "number with K, M, G or T; 0 for no cap)\n",
-                     max, problem.c_str());
+        log_message(LogLevel::Warn, std::string("CUTLET_CACHE_MAX_BYTES='") + max + "' " + problem +
+                                        "; using the default of 1 GiB (write bytes, or a number with K, M, G or T; "
+                                        "0 for no cap)");
       });
     }
   }

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "cutlet/dump.h"
+#include "cutlet/log.h"
 #include "cutlet/runtime/environment.h"
 
 namespace cutlet::detail {
@@ -91,7 +92,8 @@ std::optional<std::string> RecompileLog::record(const std::string& kernel, Speci
     reasons_.push_back(message);
   }
   if (explain) std::fprintf(stderr, "%s\n", message.c_str());
-  else if (dump_enabled("recompiles")) dump("recompiles", kernel, message + "\n");
+  else if (dump_enabled("recompiles", kernel)) dump("recompiles", kernel, message + "\n");
+  else if (log_enabled(LogLevel::Info)) log_message(LogLevel::Info, message.substr(message.find(' ') + 1));
   return message;
 }
 

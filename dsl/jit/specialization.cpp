@@ -2,6 +2,7 @@
 #include "cutlet/jit/specialization.h"
 
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <string_view>
 
@@ -12,7 +13,9 @@
 #include "cutlet/ir/structural_hash.h"
 #include "cutlet/jit/disk_cache.h"
 #include "cutlet/language/trace.h"
+#include "cutlet/log.h"
 #include "cutlet/runtime/environment.h"
+#include "cutlet/scoped_range.h"
 
 namespace cutlet {
 namespace detail {
@@ -80,9 +83,30 @@ CompileKey compile_key(const ir::Function& fn, const CompileOptions& o) {
   return {ir::structural_hash(fn, o.line_info), fn.name(), compile_option_fields(o)};
 }
 
-/// True while a compiler stage is dumped: those dumps need a real compile.
-bool compiler_stage_dumped() {
-  return dump_enabled("llvm") || dump_enabled("llvm-opt") || dump_enabled("ptx") || dump_enabled("resources");
+/// True while a compiler stage of `kernel` is dumped: those dumps need a real compile.
+bool compiler_stage_dumped(const std::string& kernel) {
+  for (const char* stage : {"llvm", "llvm-opt", "ptx", "sass", "resources"})
+    if (dump_enabled(stage, kernel)) return true;
+  return false;
+}
+
+/// True while an IR stage of `kernel` ("ir", "ir-after-<pass>") is dumped.
+bool ir_stage_dumped(const std::string& kernel) {
+  if (dump_enabled("ir", kernel)) return true;
+  for (const ir::Pass& p : ir::default_pipeline())
+    if (dump_enabled("ir-after-" + std::string(p.name), kernel)) return true;
+  return false;
+}
+
+/// "kernel 'saxpy' (sm_90)": a kernel and its target, for log lines.
+std::string kernel_text(const std::string& name, const CompileOptions& options) {
+  return "kernel '" + name + "' (" + options.target.arch() + ")";
+}
+
+std::string ms_text(double ms) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f ms", ms);
+  return buf;
 }
 
 /// Compiles `fn` through the persistent cache: loaded when there, otherwise compiled once
@@ -93,10 +117,18 @@ std::shared_ptr<const CompiledKernel> compile_through_disk(const ir::Function& f
   auto& st = stats();
   const auto cache = disk_cache();
   const auto t0 = Clock::now();
-  if (cache->enabled() && !compiler_stage_dumped()) {
+  ScopedRange range{"compile", fn.name(), options.target.arch()};
+  if (cache->enabled() && !compiler_stage_dumped(fn.name())) {
     const DiskCacheKey key = DiskCacheKey::make(ir_hash, fn.name(), options);
     DiskFill fill = cache->load_or_compile(key, [&] { return compile(fn, options); });
-    if (fill.first == DiskLookupStatus::Corrupt) st.disk_corrupt.fetch_add(1, std::memory_order_relaxed);
+    if (fill.first == DiskLookupStatus::Corrupt) {
+      st.disk_corrupt.fetch_add(1, std::memory_order_relaxed);
+      log_message(LogLevel::Warn, kernel_text(fn.name(), options) + ": its disk cache entry " +
+                                      cache->kernels_dir().string() + "/" + key.file_stem() + ".entry was " +
+                                      (fill.lookup.problem.empty() ? std::string("unusable") : fill.lookup.problem) +
+                                      (fill.compiled ? "; compiled again, and the entry rewritten"
+                                                     : "; another process has rewritten it since"));
+    }
     if (!fill.compiled) {
       st.disk_hits.fetch_add(1, std::memory_order_relaxed);
       st.disk_bytes_read.fetch_add(fill.lookup.bytes, std::memory_order_relaxed);
@@ -112,19 +144,39 @@ std::shared_ptr<const CompiledKernel> compile_through_disk(const ir::Function& f
       info.source = CompileSource::Compiled;
     }
     info.ms = ms_since(t0);
+    if (log_enabled(LogLevel::Info)) {
+      if (!fill.compiled)
+        log_message(LogLevel::Info, kernel_text(fn.name(), options) + ": disk cache hit, read in " + ms_text(info.ms) +
+                                        " (its compile took " + ms_text(fill.lookup.compile_ms) + ")" +
+                                        (fill.waited ? " after waiting for another process compiling it" : ""));
+      else
+        log_message(LogLevel::Info, kernel_text(fn.name(), options) + ": disk cache " +
+                                        (fill.first == DiskLookupStatus::Disabled ? "unusable" : "miss") +
+                                        "; compiled in " + ms_text(fill.compile_ms) +
+                                        (fill.bytes_written ? ", stored " + std::to_string(fill.bytes_written) + " bytes"
+                                                            : std::string(", not stored")));
+    }
     return fill.kernel;
   }
   auto compiled = std::make_shared<const CompiledKernel>(compile(fn, options));
   const double compile_ms = ms_since(t0);
   st.compiles.fetch_add(1, std::memory_order_relaxed);
+  std::uint64_t stored = 0;
   if (cache->enabled()) {
-    if (const std::uint64_t bytes = cache->store(DiskCacheKey::make(ir_hash, fn.name(), options), *compiled, compile_ms)) {
+    if ((stored = cache->store(DiskCacheKey::make(ir_hash, fn.name(), options), *compiled, compile_ms))) {
       st.disk_writes.fetch_add(1, std::memory_order_relaxed);
-      st.disk_bytes_written.fetch_add(bytes, std::memory_order_relaxed);
+      st.disk_bytes_written.fetch_add(stored, std::memory_order_relaxed);
     }
   }
   info.source = CompileSource::Compiled;
   info.ms = ms_since(t0);
+  if (log_enabled(LogLevel::Info)) {
+    std::string why = " (disk cache off)";
+    if (cache->enabled())
+      why = " (disk cache not read while a compiler stage is dumped" +
+            (stored ? "; stored " + std::to_string(stored) + " bytes)" : std::string(")"));
+    log_message(LogLevel::Info, kernel_text(fn.name(), options) + ": compiled in " + ms_text(compile_ms) + why);
+  }
   return compiled;
 }
 
@@ -238,6 +290,7 @@ ir::Function trace_kernel(const std::string& name, const std::function<void()>& 
   fn.set_tile_warps(trace_options.tile_warps);
   fn.set_tile_stages(trace_options.tile_stages);
   {
+    ScopedRange range{"trace", name};
     ir::Builder b(fn);
     TraceState state;
     state.builder = &b;
@@ -248,16 +301,38 @@ ir::Function trace_kernel(const std::string& name, const std::function<void()>& 
     body();
   }
   stats().traces.fetch_add(1, std::memory_order_relaxed);
-  if (trace_ms) *trace_ms = ms_since(t0);
-  if (dump_enabled("ir")) dump("ir", name, ir::print(fn, true));
+  const double traced_ms = ms_since(t0);
+  if (trace_ms) *trace_ms = traced_ms;
+  // The IR stages are dumped once the passes are done, named by the hash of the IR they
+  // produce, which the compiler's dumps of this specialization carry too; when a pass throws,
+  // they are dumped named by the traced IR's hash.
+  const bool dumping = ir_stage_dumped(name);
+  std::vector<std::pair<std::string, std::string>> ir_dumps;  // (stage, text)
+  if (dumping && dump_enabled("ir", name)) ir_dumps.emplace_back("ir", ir::print(fn, true));
+  const std::uint64_t traced_hash = dumping ? ir::structural_hash(fn, trace_options.line_info) : 0;
+  auto write_ir_dumps = [&](std::uint64_t hash) {
+    const std::string tag = dump_tag(hash);
+    for (const auto& [stage, text] : ir_dumps) dump(stage, name, tag, text);
+  };
   t0 = Clock::now();
   ir::PipelineOptions po;
-  po.after_pass = [&](std::string_view pass, const ir::Function& f) {
-    std::string stage = "ir-after-" + std::string(pass);
-    if (dump_enabled(stage)) dump(stage, name, ir::print(f, true));
-  };
-  fn = ir::run_pipeline(std::move(fn), po);
-  if (passes_ms) *passes_ms = ms_since(t0);
+  if (dumping)
+    po.after_pass = [&](std::string_view pass, const ir::Function& f) {
+      std::string stage = "ir-after-" + std::string(pass);
+      if (dump_enabled(stage, name)) ir_dumps.emplace_back(std::move(stage), ir::print(f, true));
+    };
+  try {
+    fn = ir::run_pipeline(std::move(fn), po);
+  } catch (...) {
+    write_ir_dumps(traced_hash);
+    throw;
+  }
+  const double pipeline_ms = ms_since(t0);
+  if (passes_ms) *passes_ms = pipeline_ms;
+  if (dumping) write_ir_dumps(ir::structural_hash(fn, trace_options.line_info));
+  if (log_enabled(LogLevel::Debug))
+    log_message(LogLevel::Debug, "kernel '" + name + "': traced in " + ms_text(traced_ms) + ", IR passes " +
+                                     ms_text(pipeline_ms));
   return fn;
 }
 
@@ -290,6 +365,9 @@ std::shared_ptr<const CompiledKernel> compile_cached(const ir::Function& fn, con
     stats().ir_hits.fetch_add(1, std::memory_order_relaxed);
     local.source = CompileSource::Memory;
     local.ms = ms_since(t0);
+    if (log_enabled(LogLevel::Info))
+      log_message(LogLevel::Info, kernel_text(fn.name(), options) + ": memory cache hit (the same IR and options "
+                                                                   "were compiled before in this process)");
   }
   if (info) *info = local;
   return r;
@@ -302,10 +380,14 @@ std::shared_ptr<const LoadedKernel> load_cached(const ir::Function& fn, const Ke
     CompileInfo info;
     auto compiled = compile_cached(fn, options, &info);
     auto t0 = Clock::now();
+    ScopedRange range{"module-load", fn.name(), "device " + std::to_string(device.ordinal())};
     Module module = Module::load(device, compiled->cubin);
     Function function = module.function(compiled->name);
     auto lk = std::make_shared<LoadedKernel>(LoadedKernel{compiled, std::move(module), function});
     lk->load_ms = ms_since(t0);
+    if (log_enabled(LogLevel::Debug))
+      log_message(LogLevel::Debug, kernel_text(fn.name(), options) + ": loaded on device " +
+                                       std::to_string(device.ordinal()) + " in " + ms_text(lk->load_ms));
     lk->trace_ms = trace_ms;
     lk->passes_ms = passes_ms;
     lk->source = info.source;

@@ -9,7 +9,10 @@
 #include <mutex>
 #include <thread>
 
+#include "cutlet/jit/tuning_log.h"
+#include "cutlet/log.h"
 #include "cutlet/runtime/cuda_error.h"
+#include "cutlet/scoped_range.h"
 
 namespace cutlet {
 namespace {
@@ -117,6 +120,8 @@ TuneReport run_trials(const std::vector<Candidate>& candidates, const TuningSpac
       Compiled c;
       const auto start = Clock::now();
       try {
+        const std::string config = candidates[i].config.str();
+        detail::ScopedRange range{"autotune-compile", options.name, config};
         c.kernel = hooks.compile(candidates[i].config);
         if (!c.kernel) c.error = "the compile hook returned no kernel";
       } catch (const std::exception& e) {
@@ -126,6 +131,14 @@ TuneReport run_trials(const std::vector<Candidate>& candidates, const TuningSpac
       }
       c.ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
       c.done = true;
+      if (log_enabled(LogLevel::Debug)) {
+        char ms[32];
+        std::snprintf(ms, sizeof ms, "%.1f ms", c.ms);
+        log_message(LogLevel::Debug, "autotune " + options.name + ": " + candidates[i].config.str() +
+                                         (c.error.empty() ? " compiled in " + std::string(ms)
+                                                          : " failed to compile in " + std::string(ms) + ": " +
+                                                                first_line(c.error)));
+      }
       {
         std::lock_guard lock(mu);
         compiled[i] = std::move(c);
@@ -149,6 +162,10 @@ TuneReport run_trials(const std::vector<Candidate>& candidates, const TuningSpac
       for (auto& t : pool) t.join();
     }
   } joiner{pool, mu, stop};
+
+  std::optional<TrialLog> trial_log;
+  if (const auto path = options.log_path.empty() ? trial_log_from_environment() : options.log_path; !path.empty())
+    trial_log.emplace(path);
 
   // Time them in order on this thread.
   std::size_t done = 0;
@@ -188,6 +205,8 @@ TuneReport run_trials(const std::vector<Candidate>& candidates, const TuningSpac
           report.interrupted = true;
         } else {
           try {
+            const std::string config = trial.config.str();
+            detail::ScopedRange range{"autotune", options.name, config};
             auto samples = hooks.time(trial.config, *c.kernel);
             if (samples.empty()) throw std::runtime_error("no timed repeats");
             trial.median_ms = median_of(samples);
@@ -228,19 +247,28 @@ TuneReport run_trials(const std::vector<Candidate>& candidates, const TuningSpac
         (!report.best || t.median_ms < report.trials[*report.best].median_ms))
       report.best = report.trials.size() - 1;
     ++done;
-    if (options.verbose) {
+    if (options.verbose || log_enabled(LogLevel::Info)) {
       std::string best = report.best ? report.trials[*report.best].config.str() : std::string("none yet");
       char ms[64] = "";
       if (report.best) std::snprintf(ms, sizeof ms, " (%.4f ms)", report.trials[*report.best].median_ms);
       char result[96];
       if (t.status == TuneTrial::Status::Timed) std::snprintf(result, sizeof result, "%.4f ms", t.median_ms);
       else std::snprintf(result, sizeof result, "%s", to_string(t.status));
-      std::fprintf(stderr, "cutlet autotune %s: [%zu/%zu] %s: %s%s%s; %zu left; best %s%s\n", options.name.c_str(),
-                   done, candidates.size(), t.config.str().c_str(), result, t.reason.empty() ? "" : ": ",
-                   t.reason.c_str(), candidates.size() - done, best.c_str(), ms);
+      char progress[64];
+      std::snprintf(progress, sizeof progress, "[%zu/%zu] ", done, candidates.size());
+      const std::string line = "autotune " + options.name + ": " + progress + t.config.str() + ": " + result +
+                               (t.reason.empty() ? "" : ": " + t.reason) + "; " +
+                               std::to_string(candidates.size() - done) + " left; best " + best + ms;
+      if (options.verbose) std::fprintf(stderr, "cutlet %s\n", line.c_str());
+      else log_message(LogLevel::Info, line);
+    }
+    if (trial_log) {
+      report.tuning_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+      trial_log->update(report);
     }
   }
   report.tuning_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  if (trial_log && candidates.empty()) trial_log->update(report);
   return report;
 }
 

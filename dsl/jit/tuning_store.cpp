@@ -13,6 +13,7 @@
 
 #include "cutlet/error.h"
 #include "cutlet/jit/disk_cache.h"
+#include "cutlet/log.h"
 
 namespace cutlet {
 namespace fs = std::filesystem;
@@ -106,10 +107,9 @@ bool TuningStore::save(const TuningRecord& r) {
   static std::atomic<std::uint64_t> counter{0};
   auto fail = [&](const std::string& why) {
     if (!warned_.exchange(true))
-      std::fprintf(stderr,
-                   "cutlet: cannot store tuning results in %s (%s); they are kept in memory only. Point "
-                   "CUTLET_CACHE_DIR (or AutotuneOptions::dir) at a writable directory.\n",
-                   dir_.c_str(), why.c_str());
+      log_message(LogLevel::Warn, "cannot store tuning results in " + dir_.string() + " (" + why +
+                                      "); they are kept in memory only. Point CUTLET_CACHE_DIR (or "
+                                      "AutotuneOptions::dir) at a writable directory.");
     return false;
   };
   std::error_code ec;

@@ -280,6 +280,32 @@ TEST(RunTrials, ReportsProgressWhenVerbose) {
   EXPECT_NE(err.find("[2/2] I=2: 2.0000 ms; 0 left; best I=1"), std::string::npos) << err;
 }
 
+TEST(RunTrials, ReportsEachTrialAtLogLevelInfo) {
+  TuningSpace space;
+  space.launch("I", {1, 2});
+  TuneHooks hooks;
+  hooks.compile = [](const Config&) { return std::make_shared<const CompiledKernel>(); };
+  hooks.time = [](const Config& c, const CompiledKernel&) { return std::vector<double>{c.get<double>("I")}; };
+  TuneRunOptions ro;
+  ro.name = "logged_progress";
+  const LogLevel saved = log_level();
+  set_log_level(LogLevel::Info);
+  testing::internal::CaptureStderr();
+  run_trials(space.candidates(), space, hooks, ro);
+  const std::string info = testing::internal::GetCapturedStderr();
+  set_log_level(LogLevel::Debug);
+  testing::internal::CaptureStderr();
+  run_trials(space.candidates(), space, hooks, ro);
+  const std::string debug = testing::internal::GetCapturedStderr();
+  set_log_level(saved);
+  EXPECT_NE(info.find("cutlet: autotune logged_progress: [1/2] I=1: 1.0000 ms; 1 left; best I=1"), std::string::npos)
+      << info;
+  EXPECT_NE(info.find("cutlet: autotune logged_progress: [2/2] I=2: 2.0000 ms; 0 left; best I=1"), std::string::npos)
+      << info;
+  EXPECT_EQ(info.find("compiled in"), std::string::npos) << "compiles only at debug: " << info;
+  EXPECT_NE(debug.find("cutlet: autotune logged_progress: I=2 compiled in"), std::string::npos) << debug;
+}
+
 TEST(Autotuner, ChecksConstantsAgainstTheKernel) {
   auto k = kernel([](Ptr<float> y, i32 n, Const<int> UNROLL) { y[0] = cast<float>(n) * UNROLL; }, {.name = "tuned"});
   auto shape = [](const Config&, const Buffer<float>&, int) { return LaunchConfig{.grid = 1, .block = 1}; };

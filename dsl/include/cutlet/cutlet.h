@@ -24,5 +24,6 @@
 #include "cutlet/language/vector.h"
 #include "cutlet/language/view.h"
 #include "cutlet/language/warp.h"
+#include "cutlet/log.h"
 #include "cutlet/runtime/runtime.h"
 #include "cutlet/version.h"

@@ -74,8 +74,9 @@ struct CompiledKernel {
 };
 
 /// Lowers `f` to LLVM IR, optimizes it, emits PTX for `options.target` and links it to a
-/// cubin with nvJitLink. Stages listed in CUTLET_DUMP ("llvm", "llvm-opt", "ptx",
-/// "resources") are dumped. Throws CompileError with LLVM's or nvJitLink's log on failure, and
+/// cubin with nvJitLink. Stages listed in CUTLET_DUMP ("llvm", "llvm-opt", "ptx", "sass",
+/// "resources") are dumped, named by the hash of `f`, the target and the options that are not
+/// the defaults (dump.h). Throws CompileError with LLVM's or nvJitLink's log on failure, and
 /// before linking when the kernel needs more shared memory than a block of the target can have
 /// (naming the buffers live at its peak and what to lower).
 /// Thread-safe: concurrent compiles use separate LLVM contexts.

@@ -43,6 +43,11 @@ struct AutotuneOptions {
   /// Progress on stderr while tuning (each config, how many are left, the best so far) and
   /// the final table; also turned on by CUTLET_AUTOTUNE_VERBOSE=1.
   bool verbose = false;
+  /// A file to log every trial to, for plotting: CSV, or JSON when its name ends in ".json"
+  /// (the columns: tuning_log.h). Empty: the file the environment variable CUTLET_TUNE_LOG
+  /// names, if any. Runs of one process accumulate in the file; nothing is logged for results
+  /// found in memory or on disk.
+  std::filesystem::path trial_log;
   /// Store results on disk and use stored ones (so the next process does not tune again).
   bool persist = true;
   /// Where results are stored; empty: TuningStore::default_dir(), next to the kernel cache.
@@ -393,6 +398,7 @@ class Autotuner {
     ro.key = key;
     ro.threads = options_.compile_threads;
     ro.verbose = options_.verbose;
+    ro.log_path = options_.trial_log;
     return run_trials(space_.candidates(), space_, hooks, ro);
   }
 

@@ -42,9 +42,9 @@ class RecompileLog {
   /// against the closest one (fewest differences, the earliest among equals), e.g. "cutlet:
   /// kernel 'saxpy' recompiled (specialization 2 of this Kernel object): argument 2 changed
   /// from f32 to f64 (compared with specialization 1)", followed by `note` in brackets when
-  /// given (e.g. where the code came from); keeps it for reasons(), and prints it
-  /// to stderr when the environment sets CUTLET_EXPLAIN_RECOMPILES=1 or dumping the
-  /// "recompiles" stage is enabled.
+  /// given (e.g. where the code came from); keeps it for reasons(), and prints it to stderr
+  /// when the environment sets CUTLET_EXPLAIN_RECOMPILES=1, else dumps it when the
+  /// "recompiles" stage of `kernel` is dumped (dump.h), else logs it at CUTLET_LOG=info.
   std::optional<std::string> record(const std::string& kernel, SpecializationRecord r, std::string_view note = {});
 
   /// The explanations so far, oldest first.

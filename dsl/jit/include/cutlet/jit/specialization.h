@@ -235,7 +235,9 @@ class SpecializationCache {
 
 /// Traces a kernel: runs `body` (which creates the parameters and calls the user's lambda)
 /// with a fresh builder installed as this thread's trace, then runs the IR pipeline.
-/// Dumps "ir" (and "ir-after-<pass>") when enabled.
+/// Dumps "ir" (and "ir-after-<pass>") when enabled, once the passes are done, named by the
+/// dump tag of the resulting IR's structural hash (by the traced IR's when a pass throws).
+/// Opens the NVTX range "cutlet trace <name>" around the trace.
 ir::Function trace_kernel(const std::string& name, const std::function<void()>& body, double* trace_ms = nullptr,
                           double* passes_ms = nullptr, const TraceOptions& trace_options = {});
 
@@ -252,8 +254,9 @@ struct CompileInfo {
 /// Compiles `fn`, or finds it compiled: in this process's memory (keyed by the IR's
 /// structural hash, its name, the target and the options), else in the persistent disk cache
 /// (disk_cache(), keyed by DiskCacheKey), which a compile then fills. While stages of the
-/// compiler are being dumped (CUTLET_DUMP llvm, llvm-opt, ptx or resources) the disk cache
-/// is written but not read, so that the dumps appear.
+/// compiler are being dumped for this kernel (CUTLET_DUMP llvm, llvm-opt, ptx, sass or
+/// resources, and CUTLET_DUMP_FILTER) the disk cache is written but not read, so that the
+/// dumps appear. Hits, misses and compiles are reported at CUTLET_LOG=info (log.h).
 std::shared_ptr<const CompiledKernel> compile_cached(const ir::Function& fn, const CompileOptions& options,
                                                      CompileInfo* info = nullptr);
 

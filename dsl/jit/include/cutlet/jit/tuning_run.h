@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -101,6 +102,9 @@ struct TuneRunOptions {
   std::string key;         ///< copied into the report
   int threads = 0;         ///< compile threads; 0: the host's cores (std::thread::hardware_concurrency)
   bool verbose = false;    ///< progress on stderr: each config, how many are left, the best so far
+  /// The file every trial is logged to, as it completes (CSV, or JSON for a name ending in
+  /// ".json"; see TrialLog in tuning_log.h); empty: the file CUTLET_TUNE_LOG names, if any.
+  std::filesystem::path log_path;
 };
 
 /// Runs the trials of `candidates`: pruned ones are recorded as such; the others are compiled
@@ -109,7 +113,10 @@ struct TuneRunOptions {
 /// thread in candidate order, each as soon as it is compiled, so the GPU times early configs
 /// while later ones compile. Failures of one config never stop the run; after a kernel fault
 /// or a time-out `hooks.recover` decides whether the later ones can still be timed (else
-/// they are Skipped and the report is marked interrupted).
+/// they are Skipped and the report is marked interrupted). Each trial is logged to
+/// `options.log_path` (or CUTLET_TUNE_LOG) when one is given, reported at
+/// CUTLET_LOG=info (each compile at debug), and timed inside an NVTX range "cutlet autotune
+/// <name> <config>" (compiled inside "cutlet autotune-compile <name> <config>").
 TuneReport run_trials(const std::vector<Candidate>& candidates, const TuningSpace& space, const TuneHooks& hooks,
                       const TuneRunOptions& options);
 

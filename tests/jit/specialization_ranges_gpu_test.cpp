@@ -1,0 +1,28 @@
+// The NVTX range around loading a compiled kernel on a device.
+#include <gtest/gtest.h>
+
+#include <cutlet/cutlet.h>
+
+#include "gpu_test_support.h"
+#include "range_recorder.h"
+
+using namespace cutlet;
+
+namespace {
+
+TEST(SpecializationRangesGpu, FirstLaunchLoadsInsideARange) {
+  CUTLET_REQUIRE_GPU();
+  auto k = kernel([](Ptr<int> y) { y[thread_idx().x] = thread_idx().x; }, {.name = "ranges_loaded"});
+  Stream s;
+  Buffer<int> y(s, std::vector<int>(32, -1));
+  test::RangeRecorder ranges;
+  k.launch(s, {.grid = 1, .block = 32}, y);
+  k.launch(s, {.grid = 1, .block = 32}, y);
+  const std::string load = "cutlet module-load ranges_loaded device " + std::to_string(s.device().ordinal());
+  const auto names = ranges.recorded();
+  EXPECT_EQ(std::count(names.begin(), names.end(), load), 1) << "one load, at the first launch:\n"
+                                                             << test::joined(names);
+  EXPECT_EQ(y.to_host(s)[31], 31);
+}
+
+}  // namespace
