@@ -1,6 +1,7 @@
 // The whole cutlet runtime: driver, devices, streams, events, memory resources, modules,
-// launches, occupancy, graphs, green contexts, NVRTC programs and the linker. The interop
-// headers cutlet/runtime/dlpack.h and cutlet/runtime/cccl.h are included separately.
+// launches, occupancy, graphs, green contexts, NVRTC programs, the linker, and the host types
+// of kernel arguments (half, bfloat16, TensorArg). The interop headers cutlet/runtime/dlpack.h
+// and cutlet/runtime/cccl.h are included separately.
 #pragma once
 
 #include "cutlet/runtime/buffer.h"
@@ -10,6 +11,7 @@
 #include "cutlet/runtime/event.h"
 #include "cutlet/runtime/graph.h"
 #include "cutlet/runtime/green_context.h"
+#include "cutlet/runtime/half.h"
 #include "cutlet/runtime/launch.h"
 #include "cutlet/runtime/linker.h"
 #include "cutlet/runtime/memory_pool.h"
@@ -19,3 +21,4 @@
 #include "cutlet/runtime/occupancy.h"
 #include "cutlet/runtime/program.h"
 #include "cutlet/runtime/stream.h"
+#include "cutlet/runtime/tensor_arg.h"
