@@ -1,9 +1,10 @@
 // The whole cutlet runtime: driver, devices, streams, events, memory resources, modules,
-// launches, occupancy, graphs, green contexts, NVRTC programs, the linker, and the host types
-// of kernel arguments (half, bfloat16, TensorArg). The interop headers cutlet/runtime/dlpack.h
-// and cutlet/runtime/cccl.h are included separately.
+// launches, occupancy, graphs, green contexts, NVRTC programs, the linker, the host types of
+// kernel arguments (half, bfloat16, TensorArg) and kernels compiled ahead of time. The interop
+// headers cutlet/runtime/dlpack.h and cutlet/runtime/cccl.h are included separately.
 #pragma once
 
+#include "cutlet/runtime/aot_kernel.h"
 #include "cutlet/runtime/buffer.h"
 #include "cutlet/runtime/cuda_error.h"
 #include "cutlet/runtime/device.h"
