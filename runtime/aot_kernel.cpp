@@ -16,19 +16,6 @@ std::string argument_prefix(const ExportedKernel& kernel, const LaunchConfig& co
          to_string(config.where);
 }
 
-/// `facts` as a list of requirements: "16-byte aligned data, shape[1] % 16 == 0".
-std::string facts_list(std::uint64_t facts, int rank) {
-  std::string r;
-  const auto add = [&r](const std::string& fact) { r += (r.empty() ? "" : ", ") + fact; };
-  if (facts & TensorFacts::kAligned) add("16-byte aligned data");
-  if (facts & TensorFacts::kUnitStride) add("a unit last stride");
-  for (int d = 0; d < rank; ++d) {
-    if (facts & (TensorFacts::kShapeDiv16 << d)) add("shape[" + std::to_string(d) + "] % 16 == 0");
-    if (facts & (TensorFacts::kStrideDiv16 << d)) add("stride[" + std::to_string(d) + "] % 16 == 0");
-  }
-  return r;
-}
-
 }  // namespace
 
 const Image* select_image(std::span<const Image> images, ComputeCapability cc) noexcept {
@@ -135,7 +122,7 @@ void check_tensor_facts(const ExportedKernel& kernel, const LaunchConfig& config
   if (missing == 0) return;
   throw Error(argument_prefix(kernel, config, index) +
               " is a tensor without facts the exported specialization was compiled to assume: " +
-              facts_list(missing, rank) +
+              tensor_facts_list(missing, rank) +
               " (the tensor has: " + tensor_facts_text(actual, rank) +
               "); pass a tensor that has them, or export a specialization for such tensors too "
               "(Exporter::add_for with a TensorArg like this one, or with .generic())");

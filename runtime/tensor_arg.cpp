@@ -27,6 +27,18 @@ std::string tensor_facts_text(std::uint64_t facts, int rank) {
   return r;
 }
 
+std::string tensor_facts_list(std::uint64_t facts, int rank) {
+  std::string r;
+  const auto add = [&r](const std::string& fact) { r += (r.empty() ? "" : ", ") + fact; };
+  if (facts & TensorFacts::kAligned) add("16-byte aligned data");
+  if (facts & TensorFacts::kUnitStride) add("a unit last stride");
+  for (int d = 0; d < rank; ++d) {
+    if (facts & (TensorFacts::kShapeDiv16 << d)) add("shape[" + std::to_string(d) + "] % 16 == 0");
+    if (facts & (TensorFacts::kStrideDiv16 << d)) add("stride[" + std::to_string(d) + "] % 16 == 0");
+  }
+  return r;
+}
+
 std::uint64_t missing_tensor_facts(std::uint64_t assumed, std::uint64_t actual, int rank) noexcept {
   if (rank >= 1 && (assumed & TensorFacts::kUnitStride)) assumed &= ~(TensorFacts::kStrideDiv16 << (rank - 1));
   return assumed & ~actual;

@@ -88,6 +88,10 @@ struct TensorFacts {
 /// "unaligned" and the rest (recompile explanations and launch errors name them so).
 std::string tensor_facts_text(std::uint64_t facts, int rank);
 
+/// Facts as requirements: "16-byte aligned data, a unit last stride, shape[1] % 16 == 0" (""
+/// for none).
+std::string tensor_facts_list(std::uint64_t facts, int rank);
+
 /// The facts among `assumed` (what a compiled specialization relies on) that `actual` (a
 /// tensor's) lacks; 0 when the tensor may be passed to it. A unit last stride makes the last
 /// stride's divisibility irrelevant (the code never reads that stride), so it is not required
