@@ -55,10 +55,16 @@ void check_module(const ModuleSpec& module) {
   for (const KernelSpec& k : module.kernels) {
     const std::string where = "function '" + k.function + "' (kernel '" + k.kernel + "')";
     check_identifier("the function name", k.function);
-    for (const std::string& name : {k.function, k.function + "_kernel"})
+    for (const std::string& name : {k.function, k.function + "_kernel", k.function + "_images", k.function + "_info"})
       if (!taken.insert(name).second)
         throw Error("cutlet::aot::Exporter '" + module.name + "': two specializations would declare '" + name +
-                    "' (each function also declares <function>_kernel()); give them other names");
+                    "' (each function also declares <function>_kernel(), <function>_images and <function>_info); "
+                    "give them other names");
+    for (const KernelSpec& other : module.kernels)
+      if (other.function.rfind(k.function + "_sm_", 0) == 0)
+        throw Error("cutlet::aot::Exporter '" + module.name + "': function '" + other.function +
+                    "' would collide with the image arrays of '" + k.function + "' (<function>_sm_<arch>_cubin); "
+                    "give it another name");
     std::set<std::string> params;
     for (const ParamSpec& p : k.params) {
       check_identifier("parameter name", p.name);

@@ -89,12 +89,41 @@ std::string images_text(const KernelSpec& k) {
   return r;
 }
 
+/// `s` with its spaces marked as places a comment must not be wrapped at.
+std::string unbreakable(std::string s) {
+  for (char& c : s)
+    if (c == ' ') c = '\x01';
+  return s;
+}
+
+/// `text` as /// comment lines of at most 100 columns, wrapped at spaces (not at unbreakable ones).
+std::string comment(const std::string& text) {
+  std::string r, line = "///";
+  std::size_t at = 0;
+  while (at < text.size()) {
+    std::size_t end = text.find(' ', at);
+    if (end == std::string::npos) end = text.size();
+    const std::string word = text.substr(at, end - at);
+    if (line.size() + 1 + word.size() > 100 && line != "///") {
+      r += line + "\n";
+      line = "///";
+    }
+    line += " " + word;
+    at = end + 1;
+  }
+  r += line + "\n";
+  for (char& c : r)
+    if (c == '\x01') c = ' ';
+  return r;
+}
+
 /// The documentation comment of k's launch function.
 std::string doc_comment(const KernelSpec& k) {
   std::vector<std::string> lines;
   std::string params;
   for (const ParamSpec& p : k.params)
-    params += (params.empty() ? "" : ", ") + p.label + " " + p.name + (p.kind == ParamKind::Const ? " = " + p.value : "");
+    params += (params.empty() ? "" : ", ") +
+              unbreakable(p.label + " " + p.name + (p.kind == ParamKind::Const ? " = " + p.value : ""));
   lines.push_back("Launches kernel '" + k.kernel + "' (defined at " + k.defined_at + ") specialized for (" + params +
                   ") on `stream` with `config`, as Kernel::launch would.");
   if (k.tile_warps > 0)
@@ -105,32 +134,18 @@ std::string doc_comment(const KernelSpec& k) {
   for (const ParamSpec& p : k.params) {
     if (p.kind != ParamKind::Tensor) continue;
     const std::uint64_t needed = missing_tensor_facts(p.facts, 0, p.rank);
-    if (needed != 0)
-      lines.push_back("Tensor `" + p.name + "` must have " + tensor_facts_list(needed, p.rank) +
-                      " (the facts this code assumes; others throw cutlet::Error).");
+    if (needed == 0) continue;
+    std::string facts = unbreakable(tensor_facts_list(needed, p.rank));  // breaks between facts only
+    for (std::size_t at = facts.find(",\x01"); at != std::string::npos; at = facts.find(",\x01", at)) facts[++at] = ' ';
+    lines.push_back("Tensor `" + p.name + "` must have " + facts +
+                    " (the facts this code assumes; others throw cutlet::Error).");
   }
   lines.push_back("Code: " + images_text(k) + ".");
   lines.push_back(
       "Throws cutlet::Error for an empty Buffer or one of 2^31 elements or more, a device none of the code runs on, "
       "and the launch errors of cutlet::launch (which names config.where).");
-  // Wrapped at 100 columns.
   std::string r;
-  for (const std::string& text : lines) {
-    std::string line = "///";
-    std::size_t at = 0;
-    while (at < text.size()) {
-      std::size_t end = text.find(' ', at);
-      if (end == std::string::npos) end = text.size();
-      const std::string word = text.substr(at, end - at);
-      if (line.size() + 1 + word.size() > 100 && line != "///") {
-        r += line + "\n";
-        line = "///";
-      }
-      line += " " + word;
-      at = end + 1;
-    }
-    r += line + "\n";
-  }
+  for (const std::string& text : lines) r += comment(text);
   return r;
 }
 
@@ -271,8 +286,8 @@ std::string cpp_scalar_type(ir::Type t) {
 std::string generate_header(const ModuleSpec& m) {
   check_complete(m);
   std::string r = generated_by(m.name + ".h");
-  r += "// The launch functions of kernels compiled ahead of time; their code is embedded in " + m.name +
-       ".cpp. Both need\n// only cutlet's runtime library (cutlet::runtime): no LLVM, no nvJitLink.\n";
+  r += "// The launch functions of kernels compiled ahead of time. Their code is embedded in " + m.name +
+       ".cpp;\n// both need only cutlet's runtime library (cutlet::runtime): no LLVM, no nvJitLink.\n";
   r += "#pragma once\n\n#include <cstdint>\n\n#include <cutlet/runtime/aot_kernel.h>\n";
   if (!m.includes.empty()) {
     r += "\n";
@@ -281,8 +296,8 @@ std::string generate_header(const ModuleSpec& m) {
   r += "\nnamespace " + m.name + " {\n";
   for (const KernelSpec& k : m.kernels) {
     r += "\n" + doc_comment(k) + signature("void", k) + ";\n";
-    r += "/// The code behind " + k.function +
-         "(), loaded on each device at its first launch there (e.g. function(device).attributes()).\n";
+    r += comment("The code behind " + k.function +
+                 "(), loaded on each device at its first launch there (e.g. function(device).attributes()).");
     r += "cutlet::aot::ExportedKernel& " + k.function + "_kernel();\n";
   }
   r += "\n}  // namespace " + m.name + "\n";

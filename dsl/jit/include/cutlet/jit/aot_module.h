@@ -77,7 +77,7 @@ std::string cpp_scalar_type(ir::Type t);
 /// Throws cutlet::Error naming the problem when `module` cannot be written as C++: a module,
 /// function or parameter name that is no identifier (a letter, then letters, digits and single
 /// underscores), is a C++ keyword, is taken by the generated code (`stream`, `config`,
-/// `cutlet...`, `<function>_kernel`) or is used twice; a struct type that other translation
+/// `cutlet...`, `<function>_kernel`, `_images`, `_info`, `_sm_...`) or is used twice; a struct type that other translation
 /// units cannot name (in an anonymous namespace, unnamed). Compiled images are not looked at.
 void check_module(const ModuleSpec& module);
 
