@@ -38,6 +38,7 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/cutletConfigVersion.cmake
   VERSION ${PROJECT_VERSION}
   COMPATIBILITY SameMinorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/cutletConfig.cmake ${PROJECT_BINARY_DIR}/cutletConfigVersion.cmake
+  ${CMAKE_CURRENT_LIST_DIR}/cutlet_aot_export.cmake
   DESTINATION ${cutlet_package_dir})
 
 # cutlet.pc. Its prefix is found from the file's own place (${pcfiledir}), as the CMake

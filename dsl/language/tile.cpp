@@ -75,15 +75,6 @@ bool is_int_constant(ir::ValueId v, std::int64_t k) {
   return d && d->op == ir::Opcode::Const && std::holds_alternative<std::int64_t>(d->attrs[0]) && d->int_attr() == k;
 }
 
-void throw_tensor_error(const std::string& what) { throw Error("cutlet::tensor: " + what); }
-
-std::int32_t checked_extent(std::int64_t v, const char* what) {
-  if (v < 0 || v > 0x7fffffff)
-    throw Error("cutlet::tensor: " + std::string(what) + " " + std::to_string(v) +
-                " is outside 0..2^31-1 (tile kernels index tensors with 32-bit offsets)");
-  return static_cast<std::int32_t>(v);
-}
-
 }  // namespace detail
 
 Tile<std::int32_t> arange(std::int64_t n, std::source_location where) {

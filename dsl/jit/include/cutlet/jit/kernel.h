@@ -18,6 +18,10 @@
 
 namespace cutlet {
 
+namespace aot {
+class Exporter;
+}
+
 namespace detail {
 [[noreturn]] void throw_argument_error(const std::string& kernel, const std::source_location& defined,
                                        const std::source_location& launched, const std::string& what);
@@ -209,6 +213,9 @@ class Kernel {
   const std::source_location& defined_at() const { return defined_; }
 
  private:
+  // The exporter traces specializations as compile() and compile_for() do (aot_export.h).
+  friend class aot::Exporter;
+
   template <class... Ps>
   struct compile_params_impl {
     using type = std::tuple<detail::param_of_t<Ps>...>;

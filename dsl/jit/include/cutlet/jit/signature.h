@@ -78,15 +78,7 @@ struct param_traits<Tensor<T, R>> {
     return f;
   }
   static Tensor<T, R> make(ir::ValueId id, std::uint64_t facts) { return Tensor<T, R>(id, facts); }
-  static std::string text(std::uint64_t facts) {
-    std::string r = (facts & TensorFacts::kAligned) ? "aligned" : "unaligned";
-    if (facts & TensorFacts::kUnitStride) r += ", unit stride";
-    for (int d = 0; d < R; ++d) {
-      if (facts & (TensorFacts::kShapeDiv16 << d)) r += ", shape[" + std::to_string(d) + "] % 16 == 0";
-      if (facts & (TensorFacts::kStrideDiv16 << d)) r += ", stride[" + std::to_string(d) + "] % 16 == 0";
-    }
-    return r;
-  }
+  static std::string text(std::uint64_t facts) { return tensor_facts_text(facts, R); }
 };
 template <class T>
 struct is_tensor_arg : std::false_type {};

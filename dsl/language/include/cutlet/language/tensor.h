@@ -1,4 +1,5 @@
 // Tensors: a kernel parameter of pointer, shape and strides, and tile loads and stores on it.
+// Its host side (TensorArg, tensor(), TensorFacts) is the runtime's cutlet/runtime/tensor_arg.h.
 #pragma once
 
 #include <array>
@@ -11,77 +12,9 @@
 #include "cutlet/language/pointer.h"
 #include "cutlet/language/tile.h"
 #include "cutlet/runtime/buffer.h"
+#include "cutlet/runtime/tensor_arg.h"
 
 namespace cutlet {
-
-/// The host side of a Tensor<T, R> parameter: device address, shape and strides (in
-/// elements, 32-bit: a tensor has fewer than 2^31 elements). Made by cutlet::tensor().
-template <ScalarType T, int R>
-struct TensorArg {
-  using element_type = T;
-  static constexpr int rank = R;
-  std::uint64_t data = 0;
-  std::int32_t shape[R] = {};
-  std::int32_t strides[R] = {};
-  /// The TensorFacts a kernel may assume of this tensor (all that hold, by default).
-  std::uint32_t facts_allowed = ~0u;
-
-  /// This tensor without any specialization facts: the launch uses (and compiles once) the
-  /// kernel's general code, which works for any alignment and strides.
-  TensorArg generic() const {
-    TensorArg t = *this;
-    t.facts_allowed = 0;
-    return t;
-  }
-};
-
-namespace detail {
-[[noreturn]] void throw_tensor_error(const std::string& what);
-std::int32_t checked_extent(std::int64_t v, const char* what);
-}  // namespace detail
-
-/// A tensor over `buffer`'s elements with `shape`, row-major (the last dimension
-/// contiguous). Throws Error when the shape needs more elements than the buffer has.
-template <ScalarType T, std::size_t R>
-TensorArg<T, static_cast<int>(R)> tensor(const Buffer<T>& buffer, const std::int64_t (&shape)[R]) {
-  TensorArg<T, static_cast<int>(R)> t;
-  t.data = buffer.data();
-  std::int64_t stride = 1;
-  for (int d = static_cast<int>(R) - 1; d >= 0; --d) {
-    t.shape[d] = detail::checked_extent(shape[d], "extent");
-    t.strides[d] = detail::checked_extent(stride, "stride");
-    stride *= shape[d];
-  }
-  if (static_cast<std::uint64_t>(stride) > buffer.size())
-    detail::throw_tensor_error("a tensor of " + std::to_string(stride) + " elements over a buffer of " +
-                               std::to_string(buffer.size()));
-  return t;
-}
-/// A tensor with explicit strides (in elements) over device address `data` (from a Buffer,
-/// DLPack or another library): no bounds are known, so none are checked.
-template <ScalarType T, std::size_t R>
-TensorArg<T, static_cast<int>(R)> tensor(std::uint64_t data, const std::int64_t (&shape)[R],
-                                         const std::int64_t (&strides)[R]) {
-  TensorArg<T, static_cast<int>(R)> t;
-  t.data = data;
-  for (std::size_t d = 0; d < R; ++d) {
-    t.shape[d] = detail::checked_extent(shape[d], "extent");
-    t.strides[d] = detail::checked_extent(strides[d], "stride");
-  }
-  return t;
-}
-
-/// Facts about a tensor argument that its kernel is specialized on (as Triton and cuTile
-/// do): the data is 16-byte aligned; each extent and each stride is a multiple of 16; the
-/// last stride is 1. They are part of the specialization key, so a launch with other facts
-/// compiles (once) another specialization; KernelOptions cannot turn them off, but passing
-/// a tensor whose facts are false simply selects the general code.
-struct TensorFacts {
-  static constexpr std::uint64_t kAligned = 1;
-  static constexpr std::uint64_t kUnitStride = 2;
-  static constexpr std::uint64_t kShapeDiv16 = 1 << 2;    ///< bit per dimension, from here
-  static constexpr std::uint64_t kStrideDiv16 = 1 << 10;  ///< bit per dimension, from here
-};
 
 /// A kernel parameter: a tensor of T with R dimensions (launched with a TensorArg). Read and
 /// write it with tile loads and stores: `load(t, {rows, cols}, mask, other)`.
@@ -118,19 +51,6 @@ class Tensor {
 };
 
 namespace detail {
-template <class T, int R>
-std::uint64_t tensor_facts(const TensorArg<T, R>& a) {
-  std::uint64_t f = 0;
-  if (a.facts_allowed == 0) return 0;
-  if (a.data % 16 == 0) f |= TensorFacts::kAligned;
-  if (a.strides[R - 1] == 1) f |= TensorFacts::kUnitStride;
-  for (int d = 0; d < R; ++d) {
-    if (a.shape[d] % 16 == 0) f |= TensorFacts::kShapeDiv16 << d;
-    if (a.strides[d] % 16 == 0) f |= TensorFacts::kStrideDiv16 << d;
-  }
-  return f;
-}
-
 bool is_int_constant(ir::ValueId v, std::int64_t k);
 inline constexpr ir::ValueId kNoValue = ir::kNone;
 
