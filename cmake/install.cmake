@@ -13,6 +13,10 @@ install(TARGETS cutlet_ir cutlet_runtime cutlet_backend cutlet_language cutlet_j
   EXPORT cutletTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(EXPORT cutletTargets NAMESPACE cutlet:: DESTINATION ${cutlet_package_dir})
+# The same targets for the build tree, beside the cutletConfig.cmake written below: a project
+# configured with -Dcutlet_DIR=<this build> uses the libraries where they were built and the
+# headers in the source tree, without an install (examples/pytorch's test does).
+export(EXPORT cutletTargets NAMESPACE cutlet:: FILE ${PROJECT_BINARY_DIR}/cutletTargets.cmake)
 
 # Each library's include/ holds only its public headers (private ones sit beside the sources).
 foreach(library_dir ir runtime backend dsl/language dsl/jit dsl)
