@@ -1,12 +1,11 @@
 // Linking PTX, cubins, fatbins, LTO-IR and objects into one cubin with nvJitLink.
 #include "cutlet/runtime/linker.h"
 
-#include <nvJitLink.h>
-
 #include <string>
 #include <utility>
 
 #include "cutlet/runtime/program.h"
+#include "nvjitlink_api.h"
 
 namespace cutlet {
 namespace {
@@ -14,7 +13,7 @@ namespace {
 struct LinkHandle {
   nvJitLinkHandle h = nullptr;
   ~LinkHandle() {
-    if (h) nvJitLinkDestroy(&h);
+    if (h) detail::nvjitlink().nvJitLinkDestroy(&h);
   }
 };
 
@@ -45,13 +44,14 @@ std::string result_name(nvJitLinkResult r) {
 
 std::string read_log(nvJitLinkHandle h, bool error) {
   std::size_t n = 0;
-  if ((error ? nvJitLinkGetErrorLogSize(h, &n) : nvJitLinkGetInfoLogSize(h, &n)) != NVJITLINK_SUCCESS || n <= 1)
+  const detail::NvJitLinkApi& nv = detail::nvjitlink();
+  if ((error ? nv.nvJitLinkGetErrorLogSize(h, &n) : nv.nvJitLinkGetInfoLogSize(h, &n)) != NVJITLINK_SUCCESS || n <= 1)
     return {};
   std::string log(n, '\0');
   if (error)
-    nvJitLinkGetErrorLog(h, log.data());
+    nv.nvJitLinkGetErrorLog(h, log.data());
   else
-    nvJitLinkGetInfoLog(h, log.data());
+    nv.nvJitLinkGetInfoLog(h, log.data());
   log.resize(n - 1);
   return log;
 }
@@ -82,7 +82,8 @@ Linker::Linker(LinkerOptions options) : options_(std::move(options)) {}
 
 std::string Linker::version() {
   unsigned major = 0, minor = 0;
-  if (nvJitLinkVersion(&major, &minor) != NVJITLINK_SUCCESS) return "unknown";
+  if (!detail::nvjitlink_available()) return "unavailable";
+  if (detail::nvjitlink().nvJitLinkVersion(&major, &minor) != NVJITLINK_SUCCESS) return "unknown";
   return std::to_string(major) + "." + std::to_string(minor);
 }
 
@@ -139,7 +140,7 @@ ObjectCode Linker::link() const {
              "nvJitLink (" + version() + ") supports it";
     throw LinkError(msg);
   };
-  if (auto r = nvJitLinkCreate(&h.h, static_cast<uint32_t>(argv.size()), argv.data()); r != NVJITLINK_SUCCESS)
+  if (auto r = detail::nvjitlink().nvJitLinkCreate(&h.h, static_cast<uint32_t>(argv.size()), argv.data()); r != NVJITLINK_SUCCESS)
     fail("nvJitLinkCreate", r);
   for (const ObjectCode& c : inputs_) {
     // PTX must be passed with its terminating NUL.
@@ -151,17 +152,17 @@ ObjectCode Linker::link() const {
       data = text.c_str();
       size = text.size() + 1;
     }
-    if (auto r = nvJitLinkAddData(h.h, input_type(c.kind), data, size, c.name.c_str()); r != NVJITLINK_SUCCESS)
+    if (auto r = detail::nvjitlink().nvJitLinkAddData(h.h, input_type(c.kind), data, size, c.name.c_str()); r != NVJITLINK_SUCCESS)
       fail("nvJitLinkAddData('" + c.name + "')", r);
   }
-  if (auto r = nvJitLinkComplete(h.h); r != NVJITLINK_SUCCESS) fail("nvJitLinkComplete", r);
+  if (auto r = detail::nvjitlink().nvJitLinkComplete(h.h); r != NVJITLINK_SUCCESS) fail("nvJitLinkComplete", r);
   ObjectCode out;
   out.kind = CodeKind::cubin;
   out.name = "linked.cubin";
   std::size_t size = 0;
-  if (auto r = nvJitLinkGetLinkedCubinSize(h.h, &size); r != NVJITLINK_SUCCESS) fail("nvJitLinkGetLinkedCubinSize", r);
+  if (auto r = detail::nvjitlink().nvJitLinkGetLinkedCubinSize(h.h, &size); r != NVJITLINK_SUCCESS) fail("nvJitLinkGetLinkedCubinSize", r);
   out.data.resize(size);
-  if (auto r = nvJitLinkGetLinkedCubin(h.h, out.data.data()); r != NVJITLINK_SUCCESS) fail("nvJitLinkGetLinkedCubin", r);
+  if (auto r = detail::nvjitlink().nvJitLinkGetLinkedCubin(h.h, out.data.data()); r != NVJITLINK_SUCCESS) fail("nvJitLinkGetLinkedCubin", r);
   out.log = read_log(h.h, false);
   return out;
 }

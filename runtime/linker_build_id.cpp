@@ -4,8 +4,6 @@
 #include <link.h>
 #include <sys/stat.h>
 
-#include <nvJitLink.h>
-
 #include <climits>
 #include <cstdint>
 #include <cstdlib>
@@ -13,6 +11,7 @@
 #include <string>
 
 #include "cutlet/runtime/linker.h"
+#include "nvjitlink_api.h"
 
 namespace cutlet {
 namespace {
@@ -70,13 +69,13 @@ std::string gnu_build_id(const dl_phdr_info& info) {
 }
 
 /// Looks for the nvJitLink shared library by name, then for the object whose code holds
-/// nvJitLinkVersion (nvJitLink linked statically).
+/// nvJitLinkVersion; either way, the library opened for Linker (toolkit_apis.cpp).
 Found find_nvjitlink() {
   struct Search {
     std::uintptr_t symbol;
     bool by_name;
     Found result;
-  } search{reinterpret_cast<std::uintptr_t>(&nvJitLinkVersion), true, {}};
+  } search{reinterpret_cast<std::uintptr_t>(detail::nvjitlink().nvJitLinkVersion), true, {}};
   const auto visit = [](dl_phdr_info* info, std::size_t, void* data) -> int {
     auto& s = *static_cast<Search*>(data);
     if (s.by_name ? !is_nvjitlink_library(info->dlpi_name) : !contains(*info, s.symbol)) return 0;
@@ -105,6 +104,7 @@ std::string file_identity(std::string path) {
 
 std::string Linker::library_build_id() {
   static const std::string id = [] {
+    if (!detail::nvjitlink_available()) return std::string("unavailable");
     const Found f = find_nvjitlink();
     if (!f.found) return std::string("unknown");
     if (!f.build_id.empty()) return "gnu-build-id:" + f.build_id;

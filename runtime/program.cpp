@@ -1,8 +1,6 @@
 // NVRTC: CUDA C++ source to PTX, cubin or LTO-IR, with the toolkit's and CCCL's headers.
 #include "cutlet/runtime/program.h"
 
-#include <nvrtc.h>
-
 #include <cstdlib>
 #include <filesystem>
 #include <string>
@@ -11,6 +9,7 @@
 
 #include "cutlet/runtime/device.h"
 #include "cutlet/runtime/driver.h"
+#include "nvrtc_api.h"
 
 namespace cutlet {
 namespace {
@@ -19,15 +18,15 @@ namespace {
 struct NvrtcProgram {
   nvrtcProgram p = nullptr;
   ~NvrtcProgram() {
-    if (p) nvrtcDestroyProgram(&p);
+    if (p) detail::nvrtc().nvrtcDestroyProgram(&p);
   }
 };
 
 std::string program_log(nvrtcProgram p) {
   std::size_t n = 0;
-  if (nvrtcGetProgramLogSize(p, &n) != NVRTC_SUCCESS || n <= 1) return {};
+  if (detail::nvrtc().nvrtcGetProgramLogSize(p, &n) != NVRTC_SUCCESS || n <= 1) return {};
   std::string log(n, '\0');
-  nvrtcGetProgramLog(p, log.data());
+  detail::nvrtc().nvrtcGetProgramLog(p, log.data());
   log.resize(n - 1);
   return log;
 }
@@ -71,7 +70,7 @@ Program::Program(std::string source, ProgramOptions options, std::string name)
 
 std::string Program::nvrtc_version() {
   int major = 0, minor = 0;
-  if (nvrtcVersion(&major, &minor) != NVRTC_SUCCESS) return "unknown";
+  if (detail::nvrtc().nvrtcVersion(&major, &minor) != NVRTC_SUCCESS) return "unknown";
   return std::to_string(major) + "." + std::to_string(minor);
 }
 
@@ -115,21 +114,21 @@ ObjectCode Program::compile(CodeKind kind) const {
   const std::string arch = opts.front().substr(6);
   auto fail = [&](const std::string& what, nvrtcResult r, const std::string& log) -> void {
     std::string msg = "Program '" + name_ + "' (" + arch + ", " + to_string(kind) + "): " + what +
-                      " failed: " + nvrtcGetErrorString(r);
+                      " failed: " + detail::nvrtc().nvrtcGetErrorString(r);
     if (!log.empty()) msg += "\nNVRTC log:\n" + log;
     if (r == NVRTC_ERROR_INVALID_OPTION)
       msg += "\nCheck the options (" + std::to_string(opts.size()) + " given, NVRTC " + nvrtc_version() + ")";
     throw ProgramError(msg);
   };
   NvrtcProgram prog;
-  nvrtcResult r = nvrtcCreateProgram(&prog.p, source_.c_str(), name_.c_str(), 0, nullptr, nullptr);
+  nvrtcResult r = detail::nvrtc().nvrtcCreateProgram(&prog.p, source_.c_str(), name_.c_str(), 0, nullptr, nullptr);
   if (r != NVRTC_SUCCESS) fail("nvrtcCreateProgram", r, {});
   for (const std::string& e : options_.name_expressions)
-    if ((r = nvrtcAddNameExpression(prog.p, e.c_str())) != NVRTC_SUCCESS)
+    if ((r = detail::nvrtc().nvrtcAddNameExpression(prog.p, e.c_str())) != NVRTC_SUCCESS)
       fail("nvrtcAddNameExpression('" + e + "')", r, {});
   std::vector<const char*> argv;
   for (const std::string& o : opts) argv.push_back(o.c_str());
-  r = nvrtcCompileProgram(prog.p, static_cast<int>(argv.size()), argv.data());
+  r = detail::nvrtc().nvrtcCompileProgram(prog.p, static_cast<int>(argv.size()), argv.data());
   std::string log = program_log(prog.p);
   if (r != NVRTC_SUCCESS) fail("compiling", r, log);
 
@@ -140,28 +139,28 @@ ObjectCode Program::compile(CodeKind kind) const {
   std::size_t size = 0;
   switch (kind) {
     case CodeKind::ptx:
-      if ((r = nvrtcGetPTXSize(prog.p, &size)) != NVRTC_SUCCESS) fail("nvrtcGetPTXSize", r, {});
+      if ((r = detail::nvrtc().nvrtcGetPTXSize(prog.p, &size)) != NVRTC_SUCCESS) fail("nvrtcGetPTXSize", r, {});
       out.data.resize(size);
-      if ((r = nvrtcGetPTX(prog.p, out.data.data())) != NVRTC_SUCCESS) fail("nvrtcGetPTX", r, {});
+      if ((r = detail::nvrtc().nvrtcGetPTX(prog.p, out.data.data())) != NVRTC_SUCCESS) fail("nvrtcGetPTX", r, {});
       while (!out.data.empty() && out.data.back() == '\0') out.data.pop_back();
       break;
     case CodeKind::cubin:
-      if ((r = nvrtcGetCUBINSize(prog.p, &size)) != NVRTC_SUCCESS) fail("nvrtcGetCUBINSize", r, {});
+      if ((r = detail::nvrtc().nvrtcGetCUBINSize(prog.p, &size)) != NVRTC_SUCCESS) fail("nvrtcGetCUBINSize", r, {});
       if (size == 0)
         throw ProgramError("Program '" + name_ + "': NVRTC made no cubin for " + arch +
                            "; a cubin needs a real architecture such as sm_90, not compute_90");
       out.data.resize(size);
-      if ((r = nvrtcGetCUBIN(prog.p, out.data.data())) != NVRTC_SUCCESS) fail("nvrtcGetCUBIN", r, {});
+      if ((r = detail::nvrtc().nvrtcGetCUBIN(prog.p, out.data.data())) != NVRTC_SUCCESS) fail("nvrtcGetCUBIN", r, {});
       break;
     default:
-      if ((r = nvrtcGetLTOIRSize(prog.p, &size)) != NVRTC_SUCCESS) fail("nvrtcGetLTOIRSize", r, {});
+      if ((r = detail::nvrtc().nvrtcGetLTOIRSize(prog.p, &size)) != NVRTC_SUCCESS) fail("nvrtcGetLTOIRSize", r, {});
       out.data.resize(size);
-      if ((r = nvrtcGetLTOIR(prog.p, out.data.data())) != NVRTC_SUCCESS) fail("nvrtcGetLTOIR", r, {});
+      if ((r = detail::nvrtc().nvrtcGetLTOIR(prog.p, out.data.data())) != NVRTC_SUCCESS) fail("nvrtcGetLTOIR", r, {});
       break;
   }
   for (const std::string& e : options_.name_expressions) {
     const char* lowered = nullptr;
-    if ((r = nvrtcGetLoweredName(prog.p, e.c_str(), &lowered)) != NVRTC_SUCCESS)
+    if ((r = detail::nvrtc().nvrtcGetLoweredName(prog.p, e.c_str(), &lowered)) != NVRTC_SUCCESS)
       fail("nvrtcGetLoweredName('" + e + "')", r, {});
     out.lowered_names[e] = lowered;
   }

@@ -54,13 +54,15 @@ class Linker {
   /// function, naming it), Error when there are no inputs.
   ObjectCode link() const;
 
-  /// "13.0": the version of the nvJitLink library that links ("unknown" if it cannot say).
+  /// "13.0": the version of the nvJitLink library that links ("unknown" if it cannot say,
+  /// "unavailable" if it does not open). nvJitLink is opened with dlopen when first used.
   static std::string version();
   /// The identity of the very nvJitLink build this process links with, which version()'s
   /// major.minor does not give (updates within a minor version change the code it makes):
   /// "gnu-build-id:<hex>", the GNU build id of the loaded library that holds nvJitLink (or
   /// of the binary it is linked into statically), read from its mapped ELF notes; without
-  /// one, "file:<path>:<size>:<mtime in ns>" of that file; "unknown" when neither is found.
+  /// one, "file:<path>:<size>:<mtime in ns>" of that file; "unknown" when neither is found,
+  /// "unavailable" when nvJitLink does not open.
   /// Computed once per process, without reading the library's contents.
   static std::string library_build_id();
 

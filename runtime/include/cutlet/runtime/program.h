@@ -55,7 +55,8 @@ class Program {
   /// The name given to the program.
   const std::string& name() const noexcept { return name_; }
 
-  /// NVRTC's version, "major.minor".
+  /// NVRTC's version, "major.minor" (NVRTC is opened with dlopen when first used; a Program
+  /// throws Error saying what to install where it does not open).
   static std::string nvrtc_version();
   /// The directories every Program searches first: the CUDA toolkit's include directory
   /// (CUDA_HOME/include or CUDA_PATH/include when set, else the one cutlet was built
