@@ -19,10 +19,13 @@ backtrace_state* state() {
   return s;
 }
 
-/// Frames of cutlet itself (its headers and sources) and of the standard library.
+/// Frames of cutlet itself (its headers and sources), of the standard library and of the C
+/// library's program start (where a program without debug info is first seen: its frames
+/// have no lines, and the start's are nobody's kernel).
 bool is_library_frame(const char* file) {
   static const char* markers[] = {"/include/cutlet/", "/c++/", "/bits/", "/dsl/language/trace.cpp",
-                                  "/dsl/jit/specialization.cpp", "/dsl/language/source_lines.cpp"};
+                                  "/dsl/jit/specialization.cpp", "/dsl/language/source_lines.cpp",
+                                  "sysdeps/", "/csu/", "libc-start", "libc_start"};
   for (const char* m : markers)
     if (std::strstr(file, m)) return true;
   return false;
