@@ -1,7 +1,7 @@
 // Lowering of tile ops: each thread computes on the registers its layout gives it
 // (tile_layout.h); reductions combine in-thread, then across lanes with shuffles, then
 // across warps through shared memory; layouts change through shared memory; loads and
-// stores are 16-byte vector accesses where tile_axis_info proves them contiguous and aligned.
+// stores are 16-byte vector accesses where the axis analysis (ir/axis_info.h) proves them contiguous and aligned.
 #include <functional>
 
 #include <llvm/IR/Constants.h>
@@ -12,7 +12,7 @@
 #include "cutlet/backend/compiler.h"
 #include "cutlet/error.h"
 #include "lowering.h"
-#include "tile_axis_info.h"
+#include "cutlet/ir/axis_info.h"
 #include "tile_support.h"
 
 namespace cutlet::backend {
@@ -20,6 +20,7 @@ namespace cutlet::backend {
 llvm::Type* LoweringContext::type_of(ir::ValueId v) const {
   ir::Type t = fn.type_of(v);
   if (!t.is_tile()) return llvm_type(ctx, t);
+  if (t.layout() && t.layout()->is_shared()) return llvm::PointerType::get(ctx, 3);  // its buffer
   CUTLET_ASSERT(layouts[v].has_value(), "a tile value without a layout");
   return llvm::FixedVectorType::get(llvm_type(ctx, t.element()), static_cast<unsigned>(layouts[v]->num_regs()));
 }
@@ -175,10 +176,10 @@ int vector_width(LoweringContext& c, const TileLayout& l, ir::ValueId ptr, ir::V
   const int f = l.order[0];
   int w = std::min<int>(l.spt[f], static_cast<int>(16 / bytes));
   if (l.shape[f] < l.spt[f] || w <= 1 || bytes < 2) return 1;
-  const AxisInfo off = axis_info(c.fn, offsets);
+  const ir::AxisInfo off = ir::axis_info(c.fn, offsets);
   w = static_cast<int>(std::min<std::int64_t>({w, off.contiguity[f], off.divisibility[f]}));
-  w = static_cast<int>(std::min<std::int64_t>(w, scalar_divisibility(c.fn, ptr) / bytes));
-  if (mask != ir::kNone) w = static_cast<int>(std::min<std::int64_t>(w, axis_info(c.fn, mask).constancy[f]));
+  w = static_cast<int>(std::min<std::int64_t>(w, ir::scalar_divisibility(c.fn, ptr) / bytes));
+  if (mask != ir::kNone) w = static_cast<int>(std::min<std::int64_t>(w, ir::axis_info(c.fn, mask).constancy[f]));
   int p = 1;
   while (p * 2 <= w) p *= 2;
   return p;

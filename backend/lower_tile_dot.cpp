@@ -1,21 +1,20 @@
 // Lowering of tile.dot: acc + a @ b. On tensor cores (mma.sync m16n8k16 for f16/bf16,
 // m16n8k8 for tf32) the accumulator lives in the mma layout, which is a blocked layout
 // (1x2 elements per thread, 8x4 lanes, warps over both dimensions); a and b go through shared
-// memory (row-major, rows padded against bank conflicts: written from registers, or copied
-// there by a pipelined loop's cp.async) and each warp reads its fragments from there, with
+// memory (row-major, rows padded against bank conflicts: written from registers, or given as
+// tiles in a shared layout, such as the stages a pipelined loop's tile.async_copy filled) and
+// each warp reads its fragments from there, with
 // ldmatrix for 16-bit types and word by word for tf32. Inputs without tensor-core support
 // (exact f32) use FMA from shared memory.
 #include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/IntrinsicsNVPTX.h>
 
 #include "cutlet/error.h"
-#include "tile_pipeline.h"
+#include "cutlet/ir/tile_dot.h"
 #include "tile_support.h"
 
 namespace cutlet::backend {
-namespace {
 
-/// Writes the registers of tile value v to `buf` as [rows][stride].
 void store_tile(LoweringContext& c, ir::ValueId v, llvm::Value* buf, llvm::Type* elem, std::int64_t stride) {
   auto& b = c.b;
   const TileLayout& l = layout_of(c, v);
@@ -27,6 +26,8 @@ void store_tile(LoweringContext& c, ir::ValueId v, llvm::Value* buf, llvm::Type*
     b.CreateStore(regs[r], b.CreateInBoundsGEP(elem, buf, at));
   }
 }
+
+namespace {
 
 /// A dot operand in shared memory: row-major rows of `stride` elements from `base`.
 struct SharedOperand {
@@ -206,19 +207,8 @@ LoweringContext::SharedTile dot_operand_buffer(LoweringContext& c, const ir::Ins
   // Held as the operand tile is ([M, K] or [K, N], or transposed), rows padded for ldmatrix.
   const ir::Type t = c.fn.type_of(dot.operands[k]);
   auto s = t.shape();
-  const std::int64_t stride = dot_operand_stride((k == 0) != dot_shape(c.fn, dot).transposed(k), s[1], t.element());
+  const std::int64_t stride = ir::dot_operand_stride((k == 0) != ir::dot_shape(c.fn, dot).transposed(k), s[1], t.element());
   return {shared_buffer(c, llvm_type(c.ctx, t.element()), s[0] * stride, k == 0 ? "dot operand a" : "dot operand b"), stride};
-}
-
-LoweringContext::SharedTile stage_dot_operand(LoweringContext& c, const ir::Instruction& dot, int k) {
-  const LoweringContext::SharedTile t = dot_operand_buffer(c, dot, k);
-  store_tile(c, dot.operands[k], t.base, llvm_type(c.ctx, c.fn.type_of(dot.operands[k]).element()), t.stride);
-  return t;
-}
-
-std::vector<llvm::Value*> dot_fragments(LoweringContext& c, const ir::Instruction& dot, llvm::Value* a, std::int64_t a_stride,
-                                        llvm::Value* b, std::int64_t b_stride) {
-  return MmaFragments(c, dot).load({a, a_stride}, {b, b_stride}, 0);
 }
 
 namespace {
@@ -232,18 +222,20 @@ llvm::Value* lower_dot_mma(LoweringContext& c, const ir::Instruction& inst, cons
   llvm::Type* elem = llvm_type(c.ctx, et);
   MmaFragments frags(c, inst);
   // a comes straight from its registers when it is an accumulator of whole rows per warp (see
-  // MmaFragments::a_fits_registers). Otherwise each operand comes from its stage buffer when a
-  // pipelined loop copied it to shared memory (tile_pipeline.h) or staged it before the loop,
-  // else from registers written to a buffer of its own.
-  const bool a_in_registers = !tf32 && !dims.a_transposed && !c.shared_tiles.count(inst.operands[0]) &&
+  // MmaFragments::a_fits_registers). Otherwise each operand is read where it is when it is a
+  // tile in shared memory (a pipelined loop's stage, or staged before the loop), else from
+  // registers written to a buffer of its own.
+  auto shared = [&](int k) { return c.fn.type_of(inst.operands[k]).layout()->is_shared(); };
+  const bool a_in_registers = !tf32 && !dims.a_transposed && !shared(0) &&
                               MmaFragments::a_fits_registers(layout_of(c, inst.operands[0]), mma);
   if (a_in_registers) frags.use_a_registers(unpack(c, c.get(inst.operands[0])), layout_of(c, inst.operands[0]));
   SharedOperand ops[2] = {{nullptr, 0}, {nullptr, 0}};
   bool from_registers = false;
   for (int k = a_in_registers ? 1 : 0; k < 2; ++k) {
-    auto it = c.shared_tiles.find(inst.operands[k]);
-    if (it != c.shared_tiles.end()) {
-      ops[k] = {it->second.base, it->second.stride};
+    if (shared(k)) {
+      const ir::Layout& l = *c.fn.type_of(inst.operands[k]).layout();
+      CUTLET_ASSERT(l.rank() == 2 && l.strides[1] == 1, "a dot operand in shared memory is held in rows");
+      ops[k] = {c.get(inst.operands[k]), l.strides[0]};
       continue;
     }
     const LoweringContext::SharedTile t = dot_operand_buffer(c, inst, k);
@@ -253,7 +245,7 @@ llvm::Value* lower_dot_mma(LoweringContext& c, const ir::Instruction& inst, cons
   if (from_registers) {
     barrier(c);  // earlier readers of these buffers (in a loop) are done
     for (int k = a_in_registers ? 1 : 0; k < 2; ++k)
-      if (!c.shared_tiles.count(inst.operands[k])) store_tile(c, inst.operands[k], ops[k].base, elem, ops[k].stride);
+      if (!shared(k)) store_tile(c, inst.operands[k], ops[k].base, elem, ops[k].stride);
     barrier(c);
   }
   auto acc = unpack(c, tile_in_layout(c, inst.operands[2], mma));
@@ -269,19 +261,11 @@ llvm::Value* lower_dot_mma(LoweringContext& c, const ir::Instruction& inst, cons
   llvm::Type* f4 = llvm::StructType::get(c.ctx, {b.getFloatTy(), b.getFloatTy(), b.getFloatTy(), b.getFloatTy()});
   auto* mma_fn = llvm::InlineAsm::get(llvm::FunctionType::get(f4, arg_types, false), text, cons, false);
 
-  // Fragments are read one k-step ahead of the math. In a fragment-pipelined loop (see
-  // DotPipeline) the first k-step's come from the previous iteration, and before the last
-  // k-step's math the loop turns to the next stage, whose first fragments are read then.
-  DotPipeline* pipe = c.dot_pipeline && c.dot_pipeline->dot == &inst ? c.dot_pipeline : nullptr;
-  std::vector<llvm::Value*> cur = pipe ? pipe->first : frags.load(ops[0], ops[1], 0);
+  // Fragments are read one k-step ahead of the math.
+  std::vector<llvm::Value*> cur = frags.load(ops[0], ops[1], 0);
   for (std::int64_t kk = 0; kk < K; kk += frags.k_step()) {
     std::vector<llvm::Value*> next;
-    if (kk + frags.k_step() < K) {
-      next = frags.load(ops[0], ops[1], kk + frags.k_step());
-    } else if (pipe) {
-      pipe->turn();
-      pipe->next = frags.load({pipe->next_a, ops[0].stride}, {pipe->next_b, ops[1].stride}, 0);
-    }
+    if (kk + frags.k_step() < K) next = frags.load(ops[0], ops[1], kk + frags.k_step());
     for (std::int64_t mi = 0; mi < tiles_m; ++mi)
       for (std::int64_t ni = 0; ni < tiles_n; ++ni) {
         const int r0 = static_cast<int>(2 * mi) * regs_n + static_cast<int>(2 * ni);

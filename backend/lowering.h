@@ -40,21 +40,19 @@ struct LoweringContext {
   /// Tile values: the layout each was lowered in (its type's, see result_layout).
   std::vector<std::optional<TileLayout>> layouts = std::vector<std::optional<TileLayout>>(fn.num_values());
   int warps = fn.tile_warps() > 0 ? fn.tile_warps() : 4;
-  /// A tile value held in shared memory instead of registers: row-major rows of `stride`
-  /// elements from `base` (a cp.async stage buffer; see tile_pipeline.h).
+  /// A buffer of a 2-D tile in shared memory: row-major rows of `stride` elements from `base`.
   struct SharedTile {
     llvm::Value* base;
     std::int64_t stride;
   };
-  std::map<ir::ValueId, SharedTile> shared_tiles;
+  /// The arena offsets of the tile.local_alloc buffers live now, by value.
+  std::map<ir::ValueId, std::int64_t> local_buffers;
   /// The kernel's own shared memory (conversions, reductions, stage rings: see
   /// shared_arena.h), at the start of its dynamic shared memory; dynamic_shared() gives the
   /// user the memory after it.
   SharedArena arena;
   /// The op being lowered (named by the arena's buffers).
   const ir::Instruction* current = nullptr;
-  /// The fragment-pipelined dot of the loop being lowered, if any (see tile_support.h).
-  struct DotPipeline* dot_pipeline = nullptr;
   /// A kernel's shared_arrays: their offsets in the arena, where they live for the whole
   /// kernel (a device function's arrays are static shared variables).
   std::map<const ir::Instruction*, std::int64_t> shared_arrays;
@@ -102,6 +100,7 @@ void register_calls(LoweringTable& t);
 void register_tiles(LoweringTable& t);
 void register_tile_dot(LoweringTable& t);
 void register_tile_reduce(LoweringTable& t);
+void register_tile_shared(LoweringTable& t);
 
 /// The layout tile value v is made in: its type's (assigned by ir::assign_layouts).
 const TileLayout& result_layout(const LoweringContext& c, ir::ValueId v);

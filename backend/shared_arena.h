@@ -1,11 +1,11 @@
 // Internal: the one shared-memory arena of a kernel. Every buffer the tile lowering needs
-// (layout conversions, cross-warp reductions and scans, dot operands staged from registers,
-// the stage rings of pipelined loops) is placed in the kernel's dynamic shared memory by
-// liveness, as Triton's allocation analysis does: a buffer is live from its allocation until
-// the op (or loop) that allocated it has been lowered, and buffers whose lifetimes do not
-// overlap share bytes. Lifetimes nest (an op inside a loop lives inside the loop's stage
-// rings), so the live buffers always form a stack and each new buffer goes on its top; the
-// arena's size is the highest the stack ever grew.
+// (layout conversions, cross-warp reductions and scans, dot operands staged from registers)
+// and every buffer of the IR's tile.local_alloc (the stage rings of pipelined loops, dot
+// operands staged before a loop) is placed in the kernel's dynamic shared memory by
+// liveness, as Triton's allocation analysis does: an op's scratch buffer is live while the
+// op is lowered; a tile.local_alloc's from the alloc to its tile.local_dealloc. Each new
+// buffer goes at the lowest offset where it overlaps no live buffer, so buffers whose
+// lifetimes do not overlap share bytes; the arena's size is the highest end ever live.
 //
 // Reuse is safe because every op that writes a buffer crosses a block barrier first (after
 // the previous user's reads of the same bytes), and a pipelined loop waits for its last
@@ -29,16 +29,21 @@ class SharedArena {
     ir::Location loc;     ///< that op's source line
     std::int64_t offset = 0;
     std::int64_t bytes = 0;
+    std::size_t id = 0;  ///< allocation number
+    bool held = false;   ///< released by release(offset) only
   };
 
-  /// Places `bytes` at the top of the live buffers, aligned to `align` (a power of two);
-  /// returns the byte offset in the arena. The buffer lives until release_to() of a mark
-  /// taken before it.
-  std::int64_t allocate(std::int64_t bytes, std::int64_t align, std::string what, std::string op, ir::Location loc);
-  /// The current top of the stack, to release back to.
-  std::size_t mark() const { return live_.size(); }
-  /// Ends the lives of the buffers allocated since `mark`.
+  /// Places `bytes` at the lowest offset aligned to `align` (a power of two) where they
+  /// overlap no live buffer; returns that byte offset in the arena. The buffer lives until
+  /// release_to() of a mark taken before it, or, when `held`, until release(offset).
+  std::int64_t allocate(std::int64_t bytes, std::int64_t align, std::string what, std::string op, ir::Location loc,
+                        bool held = false);
+  /// The number of allocations so far, to release back to.
+  std::size_t mark() const { return next_id_; }
+  /// Ends the lives of the buffers allocated since `mark` that are not held.
   void release_to(std::size_t mark);
+  /// Ends the life of the held buffer at `offset`.
+  void release(std::int64_t offset);
 
   /// The arena's size: the most bytes ever live at once.
   std::int64_t peak() const { return peak_; }
@@ -46,8 +51,8 @@ class SharedArena {
   const std::vector<Buffer>& peak_buffers() const { return peak_buffers_; }
 
  private:
-  std::int64_t top() const { return live_.empty() ? 0 : live_.back().offset + live_.back().bytes; }
-  std::vector<Buffer> live_;
+  std::vector<Buffer> live_;  ///< by offset
+  std::size_t next_id_ = 0;
   std::vector<Buffer> peak_buffers_;
   std::int64_t peak_ = 0;
 };

@@ -4,7 +4,7 @@
 #include <llvm/IR/GlobalVariable.h>
 
 #include "cutlet/backend/compiler.h"
-#include "tile_pipeline.h"
+#include "cutlet/ir/passes/passes.h"
 
 namespace cutlet::backend {
 namespace {
@@ -63,7 +63,7 @@ void check_shared_memory(const ir::Function& fn, const llvm::Module& m, const Sh
     rings = rings || b.what.find("stage ring") != std::string::npos;
   }
   msg += "\nUse smaller tiles in the ops named (BLOCK_M, BLOCK_N, BLOCK_K)";
-  if (rings) msg += ", or fewer pipeline stages (KernelOptions::tile_stages, now " + std::to_string(pipeline_stages(fn)) + ")";
+  if (rings) msg += ", or fewer pipeline stages (KernelOptions::tile_stages, now " + std::to_string(ir::pipeline_stages(fn)) + ")";
   throw CompileError(msg + ".");
 }
 

@@ -8,9 +8,13 @@
 #include <llvm/IR/GlobalVariable.h>
 
 #include "lowering.h"
-#include "tile_pipeline.h"
+#include "cutlet/ir/tile_dot.h"
 
 namespace cutlet::backend {
+
+using ir::DotShape;
+using ir::dot_shape;
+using ir::dot_uses_mma;
 
 /// The layout of tile value v (set when v was lowered).
 const TileLayout& layout_of(LoweringContext& c, ir::ValueId v);
@@ -37,39 +41,11 @@ llvm::Value* through_shared(LoweringContext& c, llvm::Value* v, const TileLayout
 /// Registers `v` of layout `from` moved to layout `to` (same tile shape) through shared memory.
 llvm::Value* relayout(LoweringContext& c, llvm::Value* v, const TileLayout& from, const TileLayout& to);
 
-/// Copies the tile of pipelined load `copy` (its operands lowered for the iteration being
-/// fetched) global -> `stage` (its shared-memory buffer) with cp.async; zeros where `valid`
-/// (i1) is false or the load's mask is. Asynchronous: see async_commit and async_wait.
-void issue_async_copy(LoweringContext& c, const AsyncCopy& copy, llvm::Value* stage, llvm::Value* valid);
-/// cp.async.commit_group: the copies issued since the last commit form one group.
-void async_commit(LoweringContext& c);
-/// cp.async.wait_group: waits until at most `pending` of this thread's groups are in flight.
-void async_wait(LoweringContext& c, int pending);
-
-/// A loop's tensor-core dot whose a and b both come from cp.async stage buffers, pipelined
-/// across iterations at the level of fragments (as CUTLASS's multistage mainloop): the dot's
-/// first k-step reads the fragments `first` (read by the previous iteration); before its last
-/// k-step's math it calls `turn` (wait for the next stage, barrier, refill the stage just read)
-/// and reads the first fragments of the next stage (`next_a`, `next_b`) into `next`.
-struct DotPipeline {
-  const ir::Instruction* dot = nullptr;
-  std::vector<llvm::Value*> first;
-  std::function<void()> turn;
-  llvm::Value* next_a = nullptr;
-  llvm::Value* next_b = nullptr;
-  std::vector<llvm::Value*> next;
-};
-/// The first k-step's fragment registers of tensor-core dot `dot` with a and b in shared
-/// memory at `a`, `b` (row-major, rows of the given strides in elements).
-std::vector<llvm::Value*> dot_fragments(LoweringContext& c, const ir::Instruction& dot, llvm::Value* a, std::int64_t a_stride,
-                                        llvm::Value* b, std::int64_t b_stride);
-
 /// A shared-memory buffer (in the arena, for the op being lowered) for operand k (0: a, 1: b)
 /// of tensor-core dot `dot`, laid out as the dot's fragment reads want it.
 LoweringContext::SharedTile dot_operand_buffer(LoweringContext& c, const ir::Instruction& dot, int k);
-/// Operand k of `dot` written from its registers to a new dot_operand_buffer. The caller
-/// crosses a barrier before (earlier readers of the bytes) and after (before the dot reads).
-LoweringContext::SharedTile stage_dot_operand(LoweringContext& c, const ir::Instruction& dot, int k);
+/// Writes the registers of tile value v (2-D) to `buf` as rows of `stride` elements.
+void store_tile(LoweringContext& c, ir::ValueId v, llvm::Value* buf, llvm::Type* elem, std::int64_t stride);
 
 /// Tile x in a blocked layout: its own, or (for a slice) the default one for its shape.
 llvm::Value* blocked(LoweringContext& c, ir::ValueId x, TileLayout* out);

@@ -9,6 +9,7 @@
 namespace cutlet::ir {
 
 bool Layout::same_placement(const Layout& o) const {
+  if (is_shared() || o.is_shared()) return *this == o;
   return shape == o.shape && spt == o.spt && tpw == o.tpw && wpc == o.wpc && order == o.order && slice_dim == o.slice_dim;
 }
 
@@ -72,7 +73,8 @@ Layout Layout::with_shape(std::vector<std::int64_t> s) const {
 }
 
 namespace {
-std::string list(const std::vector<int>& v) {
+template <class T>
+std::string list(const std::vector<T>& v) {
   std::string r = "[";
   for (std::size_t i = 0; i < v.size(); ++i) r += (i ? "," : "") + std::to_string(v[i]);
   return r + "]";
@@ -86,6 +88,7 @@ std::string Layout::str() const {
     return "#slice<dim=" + std::to_string(slice_dim) + ", " + parent.str() + ">";
   }
   if (kind == LayoutKind::Mma) return "#mma<warps=" + list(wpc) + ">";
+  if (kind == LayoutKind::Shared) return "#shared<strides=" + list(strides) + ">";
   return "#blocked<spt=" + list(spt) + ", tpw=" + list(tpw) + ", wpc=" + list(wpc) + ", order=" + list(order) + ">";
 }
 
@@ -98,7 +101,17 @@ std::uint64_t Layout::structural_hash() const {
     for (int x : *v) h.add(static_cast<std::uint64_t>(x));
   }
   for (auto e : shape) h.add(static_cast<std::uint64_t>(e));
+  h.add(strides.size());
+  for (auto e : strides) h.add(static_cast<std::uint64_t>(e));
   return h.value();
+}
+
+Layout shared_layout(std::vector<std::int64_t> shape, std::vector<std::int64_t> strides) {
+  Layout l;
+  l.kind = LayoutKind::Shared;
+  l.shape = std::move(shape);
+  l.strides = std::move(strides);
+  return l;
 }
 
 Layout default_layout(const std::vector<std::int64_t>& shape, int warps, int vec) {

@@ -3,6 +3,7 @@
 
 #include "cutlet/ir/passes/passes.h"
 #include "cutlet/ir/verifier.h"
+#include "cutlet/error.h"
 #include "cutlet/scoped_range.h"
 
 namespace cutlet::ir {
@@ -12,6 +13,7 @@ constexpr Pass kPipeline[] = {
     {"fold-dot-transposes", &fold_dot_transposes},
     {"dce", &dead_code_elimination},
     {"assign-layouts", &assign_layouts},
+    {"pipeline-loops", &pipeline_loops},
     {"rematerialize-conversions", &rematerialize_conversions},
     {"dce-after-layouts", &dead_code_elimination},
 };
@@ -20,8 +22,15 @@ constexpr Pass kPipeline[] = {
 std::span<const Pass> default_pipeline() { return kPipeline; }
 
 Function run_pipeline(Function f, const PipelineOptions& options) {
+  return run_pipeline_from(std::move(f), kPipeline[0].name, options);
+}
+
+Function run_pipeline_from(Function f, std::string_view first, const PipelineOptions& options) {
   verify(f);
+  bool on = false;
   for (const Pass& p : kPipeline) {
+    on = on || p.name == first;
+    if (!on) continue;
     {
       cutlet::detail::ScopedRange range{"pass", p.name, f.name()};
       f = p.run(std::move(f));
@@ -29,6 +38,7 @@ Function run_pipeline(Function f, const PipelineOptions& options) {
     }
     if (options.after_pass) options.after_pass(p.name, f);
   }
+  CUTLET_ASSERT(on, "run_pipeline_from a pass that is not in the pipeline");
   return f;
 }
 

@@ -20,4 +20,12 @@ bool dot_uses_mma(const Function& fn, const Instruction& dot, int warps) {
   return mma_layout(s.m, s.n, warps).has_value() && s.k % (f32 ? 8 : 16) == 0;
 }
 
+std::int64_t dot_operand_stride(bool along_k, std::int64_t cols, Type elem) {
+  // 16-bit elements: rows 16 bytes apart modulo 128, so ldmatrix's eight 16-byte row reads
+  // cover all banks. tf32: rows along K are read as words at row g, column q (g < 8, q < 4):
+  // a stride of 4 modulo 32 words; the others at row q, column g: 8 modulo 32.
+  if (elem.bits() == 32) return cols + (along_k ? 4 : 8);
+  return cols + 8;
+}
+
 }  // namespace cutlet::ir

@@ -1,6 +1,8 @@
 // Verifier: walks regions in order with a scoped set of visible values.
 #include "cutlet/ir/verifier.h"
 
+#include <algorithm>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -95,6 +97,68 @@ class Verifier {
     }
   }
 
+  static bool is_shared_tile(Type t) { return t.is_tile() && t.layout() && t.layout()->is_shared(); }
+
+  /// Whether operand k of an `op` may be a tile in a shared layout.
+  static bool takes_shared(Opcode op, std::size_t k) {
+    switch (op) {
+      case Opcode::TileDot: return k < 2;
+      case Opcode::TileLocalStore: return k == 1;
+      case Opcode::TileLocalIndex:
+      case Opcode::TileLocalDealloc:
+      case Opcode::TileAsyncCopy: return k == 0;
+      default: return false;
+    }
+  }
+
+  /// The checks of the ops of shared memory (layout.h's shared layouts).
+  void shared_memory_op(const Instruction& inst, const std::vector<Type>& ot) {
+    switch (inst.op) {
+      case Opcode::TileLocalAlloc:
+        if (!is_shared_tile(one(inst))) fail(&inst, "must produce a tile in a shared layout");
+        break;
+      case Opcode::TileLocalIndex: {
+        const Type r = one(inst);
+        if (!is_shared_tile(ot[0]) || ot[0].shape().size() < 2 || ot[1] != Type::i32() || !is_shared_tile(r))
+          fail(&inst, "must be (shared tile<S x ...>, i32) -> shared tile<...>");
+        const Layout& from = *ot[0].layout();
+        const auto s = ot[0].shape();
+        if (r.element() != ot[0].element() || !std::ranges::equal(r.shape(), s.subspan(1)) ||
+            !std::ranges::equal(r.layout()->strides, std::span(from.strides).subspan(1)))
+          fail(&inst, "a stage of a ring has the ring's element type, inner shape and strides");
+        break;
+      }
+      case Opcode::TileLocalStore:
+        if (!ot[0].is_tile() || !is_shared_tile(ot[1]) || ot[0].without_layout() != ot[1].without_layout())
+          fail(&inst, "must be (tile<S x T>, shared tile<S x T>)");
+        break;
+      case Opcode::TileLocalDealloc: {
+        const Instruction* d = f_.def_of(inst.operands[0]);
+        if (!d || d->op != Opcode::TileLocalAlloc) fail(&inst, "releases what tile.local_alloc made");
+        break;
+      }
+      case Opcode::TileAsyncCopy: {
+        // (stage, ptr, offsets, valid[, mask]) {elements per copy}
+        if (ot.size() < 4 || ot.size() > 5 || inst.attrs.size() != 1) fail(&inst, "needs stage, pointer, offsets, valid[, mask] and a width");
+        if (!is_shared_tile(ot[0]) || !ot[1].is_pointer() || ot[1].address_space() != AddressSpace::Global ||
+            ot[1].element() != ot[0].element())
+          fail(&inst, "copies global ptr<T> into a shared tile of T");
+        if (!ot[2].is_tile() || !ot[2].element().is_integer() || !std::ranges::equal(ot[2].shape(), ot[0].shape()))
+          fail(&inst, "offsets must be an integer tile of the stage's shape");
+        if (ot[3] != Type::i1()) fail(&inst, "valid must be i1");
+        if (ot.size() == 5 && ot[4] != ot[2].with_element(Type::i1())) fail(&inst, "mask must be an i1 tile in the offsets' layout");
+        const std::int64_t w = inst.int_attr();
+        if (w < 1 || (w & (w - 1)) != 0 || w * ot[0].element().bits() / 8 > 16 || w * ot[0].element().bits() / 8 < 4)
+          fail(&inst, "copies 4, 8 or 16 bytes at a time");
+        break;
+      }
+      case Opcode::TileAsyncWait:
+        if (inst.attrs.size() != 1 || inst.int_attr() < 0) fail(&inst, "needs the number of groups left pending");
+        break;
+      default: break;
+    }
+  }
+
   Type one(const Instruction& inst) {
     if (inst.results.size() != 1) fail(&inst, "must have exactly one result");
     return f_.type_of(inst.results[0]);
@@ -127,6 +191,10 @@ class Verifier {
       fail(&inst, "has " + std::to_string(inst.operands.size()) + " operands, expected " + std::to_string(info.arity));
     std::vector<Type> ot;
     for (auto v : inst.operands) ot.push_back(use(v, &inst));
+    for (std::size_t k = 0; k < ot.size(); ++k)
+      if (is_shared_tile(ot[k]) && !takes_shared(inst.op, k))
+        fail(&inst, "operand " + std::to_string(k) + " is a tile in shared memory, which only dots and the tile.local_* "
+                    "and tile.async_copy ops read");
     for (auto r : inst.results)
       if (r < f_.num_values() && f_.value(r).def != static_cast<InstId>(&inst - &f_.inst(0))) fail(&inst, "result does not point back to its instruction");
 
@@ -176,6 +244,7 @@ class Verifier {
         break;
       case TypeRule::NoResult:
         if (!inst.results.empty()) fail(&inst, "must have no result");
+        shared_memory_op(inst, ot);
         if (inst.op == Opcode::Store && (!ot[0].is_pointer() || ot[0].element() != ot[1]))
           fail(&inst, "stores " + ot[1].str() + " through " + ot[0].str());
         if (inst.op == Opcode::VecStore && (!ot[0].is_pointer() || !ot[1].is_vector() || ot[0].element() != ot[1].element()))
@@ -272,8 +341,12 @@ class Verifier {
       case Opcode::TileConvertLayout:
         // The one op that moves a tile between layouts: same shape and elements, placed anew.
         if (inst.results.size() != 1 || !ot[0].is_tile() || !one(inst).layout() ||
-            one(inst).without_layout() != ot[0].without_layout())
-          fail(&inst, "must be (tile<S x T>) -> tile<S x T, layout>");
+            one(inst).without_layout() != ot[0].without_layout() || is_shared_tile(one(inst)))
+          fail(&inst, "must be (tile<S x T>) -> tile<S x T, layout>, in registers");
+        break;
+      case Opcode::TileLocalAlloc:
+      case Opcode::TileLocalIndex:
+        shared_memory_op(inst, ot);
         break;
       case Opcode::TileDot: {
         if (inst.results.size() != 1 || inst.operands.size() != 3 || inst.attrs.size() != 2)

@@ -92,6 +92,57 @@ inline Function one_load_two_layouts() {
   return f;
 }
 
+/// C[64, 64] = sum over k of A[64, 32] B[32, 64] (bf16), the way a Triton matmul's loop
+/// reads its operands: 16-byte aligned tensors (record fields) indexed by aranges plus the
+/// loop index. The loop also multiplies q[64, 32], loaded before the loop (a dot operand from
+/// outside it), by B read again, and sums a row of 32 f32 scales per k-step (a load no dot
+/// reads).
+inline Function pipelined_gemm() {
+  Function f("pipelined");
+  f.set_tile_warps(4);
+  Builder b(f);
+  ValueId args = b.add_param(Type::record(48, 8));
+  ValueId a = b.field(args, 0, Type::pointer(Type::bf16()), 16);
+  ValueId bp = b.field(args, 8, Type::pointer(Type::bf16()), 16);
+  ValueId q = b.field(args, 16, Type::pointer(Type::bf16()), 16);
+  ValueId scale = b.field(args, 24, Type::pointer(Type::f32()), 16);
+  ValueId c = b.field(args, 32, Type::pointer(Type::f32()), 16);
+  ValueId k_end = b.field(args, 40, Type::i32());
+  const std::array<std::int64_t, 2> mn{64, 64}, mk{64, 32}, kn{32, 64};
+  const std::array<std::int64_t, 1> k32{32};
+  ValueId rows = b.tile_arange(64), cols = b.tile_arange(64), ks = b.tile_arange(32);
+  auto grid = [&](ValueId r, ValueId col, std::span<const std::int64_t> shape, std::int64_t stride) {
+    ValueId rr = b.tile_broadcast(b.tile_expand_dims(r, 1), shape);
+    ValueId cc = b.tile_broadcast(b.tile_expand_dims(col, 0), shape);
+    return b.binary(Opcode::Add, b.binary(Opcode::Mul, rr, b.tile_splat(b.const_int(Type::i32(), stride), shape)), cc);
+  };
+  ValueId tq = b.tile_load(q, grid(rows, ks, mk, 32));
+  const std::array<ValueId, 3> init{b.tile_splat(b.const_float(Type::f32(), 0), mn), b.tile_splat(b.const_float(Type::f32(), 0), mn),
+                                    b.tile_splat(b.const_float(Type::f32(), 0), k32)};
+  auto out = b.for_(b.const_int(Type::i32(), 0), k_end, b.const_int(Type::i32(), 32), init, [&](std::span<const ValueId> it) {
+    ValueId kk = b.binary(Opcode::Add, b.tile_splat(it[0], k32), ks);
+    ValueId ta = b.tile_load(a, grid(rows, kk, mk, 1024));
+    ValueId tb = b.tile_load(bp, grid(kk, cols, kn, 64));
+    ValueId tb2 = b.tile_load(bp, grid(kk, cols, kn, 64));  // each copy feeds one dot
+    ValueId s = b.tile_load(scale, kk);
+    return std::vector<ValueId>{b.tile_dot(ta, tb, it[1]), b.tile_dot(tq, tb2, it[2]), b.binary(Opcode::Add, it[3], s)};
+  });
+  ValueId sums = b.tile_broadcast(b.tile_expand_dims(out[2], 0), std::array<std::int64_t, 2>{64, 32});
+  b.tile_store(c, grid(rows, cols, mn, 64), b.binary(Opcode::Add, out[0], out[1]));
+  b.tile_store(c, grid(rows, ks, mk, 64), sums);
+  return f;
+}
+
+/// The instructions of opcode `op` in f's region r, at any depth.
+inline int count_ops(const Function& f, const Region& r, Opcode op) {
+  int n = 0;
+  for (InstId id : r.body) {
+    n += f.inst(id).op == op;
+    for (const Region& sub : f.inst(id).regions) n += count_ops(f, sub, op);
+  }
+  return n;
+}
+
 /// The convert_layout ops of f's body, at any depth.
 inline int conversions(const Function& f, const Region& r) {
   int n = 0;

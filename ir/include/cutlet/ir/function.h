@@ -117,7 +117,7 @@ class Function {
   int tile_warps() const { return tile_warps_; }
   void set_tile_warps(int w) { tile_warps_ = w; }
   /// For a tile kernel, the shared-memory stages of its software-pipelined loops: loads feeding
-  /// a dot are issued with cp.async tile_stages() - 1 iterations ahead. 0: the backend's default.
+  /// a dot are issued with cp.async tile_stages() - 1 iterations ahead (see pipeline_loops). 0: the default.
   int tile_stages() const { return tile_stages_; }
   void set_tile_stages(int s) { tile_stages_ = s; }
 

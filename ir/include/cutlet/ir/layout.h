@@ -1,6 +1,8 @@
-// Tile layouts: how a tile's elements are spread over a block's threads and their registers.
-// A layout is part of a tile's type (`tile<128x64xf32, #mma<warps=[4,2]>>`), assigned by the
-// assign-layouts pass; only tile.convert_layout moves a tile from one layout to another.
+// Tile layouts: how a tile's elements are spread over a block's threads and their registers,
+// or where in shared memory they are. A layout is part of a tile's type
+// (`tile<128x64xf32, #mma<warps=[4,2]>>`), assigned by the assign-layouts pass; only
+// tile.convert_layout moves a register tile from one layout to another, and only the ops of
+// shared memory (tile.local_*, tile.async_copy) make tiles in a shared layout.
 #pragma once
 
 #include <cstdint>
@@ -15,6 +17,7 @@ namespace cutlet::ir {
 enum class LayoutKind : std::uint8_t {
   Blocked,  ///< chosen for memory accesses or elementwise work
   Mma,      ///< the accumulator of m16n8 mma.sync: spt [1, 2], tpw [8, 4], order [1, 0]
+  Shared,   ///< not in registers: the tile is a buffer in shared memory (see `strides`)
 };
 
 /// A blocked placement gives each thread `spt[d]` consecutive elements along dimension d,
@@ -24,16 +27,25 @@ enum class LayoutKind : std::uint8_t {
 /// of a reduction's result: its parent's placement with one dimension removed, each value held
 /// by every thread that held an element of its row. A thread's elements are numbered
 /// row-major over the per-dimension register indices.
+///
+/// A shared layout (kind Shared) holds no registers: element (i0, i1, ...) of the tile is
+/// sum(i_d * strides[d]) elements from the start of its shared-memory buffer (rows padded so
+/// that the reads of a warp hit distinct banks). spt, tpw, wpc and order are empty.
 struct Layout {
   LayoutKind kind = LayoutKind::Blocked;
   std::vector<std::int64_t> shape;  ///< for a slice, the parent's with 1 along the removed dimension
   std::vector<int> spt, tpw, wpc;   ///< per dimension: size per thread, threads per warp, warps
   std::vector<int> order;           ///< dimensions, fastest varying first
   int slice_dim = -1;               ///< >= 0: this is the slice without that dimension
+  std::vector<std::int64_t> strides;  ///< shared layouts: elements between neighbours along each dimension
 
   bool operator==(const Layout&) const = default;
   int rank() const { return static_cast<int>(shape.size()); }
   bool is_slice() const { return slice_dim >= 0; }
+  /// Whether the tile lives in shared memory (kind Shared) rather than in registers.
+  bool is_shared() const { return kind == LayoutKind::Shared; }
+  /// A shared layout's buffer size in elements: the outermost extent times its stride.
+  std::int64_t shared_elements() const { return shape.empty() ? 0 : shape[0] * strides[0]; }
   /// Whether `o` places every element in the same thread and register as this layout does
   /// (a conversion between them moves nothing), whatever the kinds.
   bool same_placement(const Layout& o) const;
@@ -58,11 +70,14 @@ struct Layout {
   /// The same placement for a tile of `s` (same rank; a slice keeps 1 along its dimension).
   Layout with_shape(std::vector<std::int64_t> s) const;
   /// Text form: "#blocked<spt=[1,4], tpw=[8,4], wpc=[4,1], order=[1,0]>", "#mma<warps=[4,2]>",
-  /// "#slice<dim=1, #mma<warps=[4,2]>>".
+  /// "#slice<dim=1, #mma<warps=[4,2]>>", "#shared<strides=[5120,40,1]>".
   std::string str() const;
   /// A hash of the layout, identical in every process.
   std::uint64_t structural_hash() const;
 };
+
+/// The shared layout of a tile of `shape` held with the given element strides.
+Layout shared_layout(std::vector<std::int64_t> shape, std::vector<std::int64_t> strides);
 
 /// The layout cutlet gives a tile of `shape` in a block of `warps` warps: `vec` (a power of
 /// two) consecutive elements per thread along the last dimension, lanes along the last

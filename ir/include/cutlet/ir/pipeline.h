@@ -33,4 +33,8 @@ struct PipelineOptions {
 /// Verifies `f`, then runs the default pipeline on it.
 Function run_pipeline(Function f, const PipelineOptions& options = {});
 
+/// Runs the default pipeline's passes from the one named `first` on (for IR built by hand
+/// that skipped the front of the pipeline, such as tile IR without layouts).
+Function run_pipeline_from(Function f, std::string_view first, const PipelineOptions& options = {});
+
 }  // namespace cutlet::ir

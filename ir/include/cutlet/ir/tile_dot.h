@@ -22,4 +22,10 @@ DotShape dot_shape(const Function& fn, const Instruction& dot);
 /// multiple of 16 (8 for tf32). Other dots are computed with FMAs.
 bool dot_uses_mma(const Function& fn, const Instruction& dot, int warps);
 
+/// The row stride, in elements, of a tensor-core dot operand held in shared memory as rows
+/// of `cols` elements of `elem` (`along_k`: its rows run along K, as a [M, K] a or a
+/// transposed b [N, K]; otherwise along M or N): rows are padded so that the fragment reads
+/// of a warp hit distinct banks.
+std::int64_t dot_operand_stride(bool along_k, std::int64_t cols, Type elem);
+
 }  // namespace cutlet::ir

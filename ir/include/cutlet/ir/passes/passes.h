@@ -27,6 +27,28 @@ Function assign_layouts(Function f);
 /// for DCE. Other conversions stay (they go through shared memory).
 Function rematerialize_conversions(Function f);
 
+/// Software pipelining of tile loops (tile kernels only), after layout assignment. For a
+/// `for` with a constant positive step, the tile loads at the top level of its body whose
+/// operands depend only on the induction variable and values from before the loop:
+///  - a load that is the a or b of one tensor-core dot (its only use), read in aligned pieces
+///    of 4 to 16 bytes and padded with zeros, becomes tile.async_copy into a ring of
+///    pipeline_stages(f) stage buffers (tile.local_alloc, a shared layout of padded rows the
+///    dot reads as they are): the first stages - 1 iterations' copies before the loop, each
+///    iteration waiting for its own (tile.async_wait, barrier), reading its stage through a
+///    tile.local_index view and refilling the stage the previous one read with the copies
+///    of iteration i + stages - 1, one tile.async_commit group per iteration;
+///  - other loads are issued one iteration ahead into registers (the first before the loop,
+///    when it runs), carried by the loop.
+/// The loop carries its stage index and its prefetched tiles as extra values. Operands of
+/// the body's tensor-core dots that come from before the loop are written to shared memory
+/// once before it (tile.local_store) and read there. Buffers are released after the loop
+/// (tile.local_dealloc).
+Function pipeline_loops(Function f);
+
+/// The stages of a function's pipelined loops: KernelOptions::tile_stages, or the default.
+inline constexpr int kDefaultPipelineStages = 3;
+int pipeline_stages(const Function& f);
+
 /// Dead-code elimination: drops pure ops, loads and unused allocations whose results are
 /// never used, to a fixed point. Ops with effects (stores, atomics, barriers, warp
 /// collectives, region ops) are kept.

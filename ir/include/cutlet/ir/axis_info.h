@@ -1,4 +1,4 @@
-// Internal: what is known at compile time about the integer tiles that index memory, for
+// What is known at compile time about the integer tiles that index memory, for
 // choosing vector accesses (after Triton's axis analysis).
 #pragma once
 
@@ -7,7 +7,7 @@
 
 #include "cutlet/ir/function.h"
 
-namespace cutlet::backend {
+namespace cutlet::ir {
 
 /// Per dimension of an integer or bool tile:
 ///  - contiguity: elements come in runs of this many consecutive values (+1 each) along it;
@@ -18,9 +18,9 @@ struct AxisInfo {
 };
 
 /// The axis facts of tile value v of f.
-AxisInfo axis_info(const ir::Function& f, ir::ValueId v);
+AxisInfo axis_info(const Function& f, ValueId v);
 
 /// The largest power of two known to divide scalar v (for a pointer: its byte alignment).
-std::int64_t scalar_divisibility(const ir::Function& f, ir::ValueId v);
+std::int64_t scalar_divisibility(const Function& f, ValueId v);
 
-}  // namespace cutlet::backend
+}  // namespace cutlet::ir

@@ -1,12 +1,12 @@
 // Axis facts of index tiles: followed through arange, splat, broadcast, expand_dims, casts,
 // add, sub, mul and the comparisons and logic that build masks.
-#include "tile_axis_info.h"
+#include "cutlet/ir/axis_info.h"
 
 #include <algorithm>
 #include <bit>
 #include <map>
 
-namespace cutlet::backend {
+namespace cutlet::ir {
 namespace {
 
 constexpr std::int64_t kHuge = std::int64_t{1} << 30;
@@ -18,26 +18,27 @@ std::int64_t pow2_factor(std::int64_t x) {
 
 class Analysis {
  public:
-  explicit Analysis(const ir::Function& f) : f_(f) {}
+  explicit Analysis(const Function& f) : f_(f) {}
 
-  std::int64_t scalar(ir::ValueId v) {
-    const ir::Instruction* d = f_.def_of(v);
+  std::int64_t scalar(ValueId v) {
+    const Instruction* d = f_.def_of(v);
     if (!d) return induction_divisibility(v);
     switch (d->op) {
-      case ir::Opcode::Const:
+      case Opcode::Const:
         return std::holds_alternative<std::int64_t>(d->attrs[0]) ? pow2_factor(d->int_attr()) : 1;
-      case ir::Opcode::Field: return d->attrs.size() > 1 ? d->int_attr(1) : 1;
-      case ir::Opcode::SharedAlloc: return 16;  // shared arrays are 16-byte aligned
-      case ir::Opcode::Mul: return std::min(kHuge, scalar(d->operands[0]) * scalar(d->operands[1]));
-      case ir::Opcode::Add:
-      case ir::Opcode::Sub: return std::min(scalar(d->operands[0]), scalar(d->operands[1]));
-      case ir::Opcode::Shl: {
-        const ir::Instruction* k = f_.def_of(d->operands[1]);
-        if (k && k->op == ir::Opcode::Const) return std::min(kHuge, scalar(d->operands[0]) << k->int_attr());
+      case Opcode::Field: return d->attrs.size() > 1 ? d->int_attr(1) : 1;
+      case Opcode::SharedAlloc: return 16;  // shared arrays are 16-byte aligned
+      case Opcode::Mul: return std::min(kHuge, scalar(d->operands[0]) * scalar(d->operands[1]));
+      case Opcode::Add:
+      case Opcode::Sub: return std::min(scalar(d->operands[0]), scalar(d->operands[1]));
+      case Opcode::Shl: {
+        const Instruction* k = f_.def_of(d->operands[1]);
+        if (k && k->op == Opcode::Const) return std::min(kHuge, scalar(d->operands[0]) << k->int_attr());
         return scalar(d->operands[0]);
       }
-      case ir::Opcode::Cast: return scalar(d->operands[0]);
-      case ir::Opcode::PtrAdd: {
+      case Opcode::Cast: return scalar(d->operands[0]);
+      case Opcode::Select: return std::min(scalar(d->operands[1]), scalar(d->operands[2]));
+      case Opcode::PtrAdd: {
         const std::int64_t bytes = f_.type_of(v).element().is_bool() ? 1 : f_.type_of(v).element().bits() / 8;
         return std::min(scalar(d->operands[0]), std::min(kHuge, scalar(d->operands[1]) * bytes));
       }
@@ -47,17 +48,17 @@ class Analysis {
 
   /// A for loop's induction variable takes the values lb + i * step: a multiple of what
   /// divides both. Other region arguments (parameters, carried values): 1.
-  std::int64_t induction_divisibility(ir::ValueId v) {
+  std::int64_t induction_divisibility(ValueId v) {
     for (std::size_t i = 0; i < f_.num_insts(); ++i) {
-      const ir::Instruction& inst = f_.inst(static_cast<ir::InstId>(i));
-      if (inst.op == ir::Opcode::For && !inst.regions.empty() && !inst.regions[0].args.empty() &&
+      const Instruction& inst = f_.inst(static_cast<InstId>(i));
+      if (inst.op == Opcode::For && !inst.regions.empty() && !inst.regions[0].args.empty() &&
           inst.regions[0].args[0] == v)
         return std::min(scalar(inst.operands[0]), scalar(inst.operands[2]));
     }
     return 1;
   }
 
-  AxisInfo tile(ir::ValueId v) {
+  AxisInfo tile(ValueId v) {
     auto it = memo_.find(v);
     if (it != memo_.end()) return it->second;
     AxisInfo r = compute(v);
@@ -71,24 +72,24 @@ class Analysis {
   }
 
   /// A splat constant's value, if v is one.
-  std::optional<std::int64_t> splat_constant(ir::ValueId v) {
-    const ir::Instruction* d = f_.def_of(v);
-    if (!d || d->op != ir::Opcode::TileSplat) return std::nullopt;
-    const ir::Instruction* k = f_.def_of(d->operands[0]);
-    if (!k || k->op != ir::Opcode::Const || !std::holds_alternative<std::int64_t>(k->attrs[0])) return std::nullopt;
+  std::optional<std::int64_t> splat_constant(ValueId v) {
+    const Instruction* d = f_.def_of(v);
+    if (!d || d->op != Opcode::TileSplat) return std::nullopt;
+    const Instruction* k = f_.def_of(d->operands[0]);
+    if (!k || k->op != Opcode::Const || !std::holds_alternative<std::int64_t>(k->attrs[0])) return std::nullopt;
     return k->int_attr();
   }
 
-  AxisInfo compute(ir::ValueId v) {
-    ir::Type t = f_.type_of(v);
+  AxisInfo compute(ValueId v) {
+    Type t = f_.type_of(v);
     auto shape = t.shape();
     const std::size_t n = shape.size();
-    const ir::Instruction* d = f_.def_of(v);
+    const Instruction* d = f_.def_of(v);
     if (!d) return unknown(n);
     auto operand = [&](int i) { return tile(d->operands[i]); };
     switch (d->op) {
-      case ir::Opcode::TileArange: return {{shape[0]}, {kHuge}, {1}};
-      case ir::Opcode::TileSplat: {
+      case Opcode::TileArange: return {{shape[0]}, {kHuge}, {1}};
+      case Opcode::TileSplat: {
         AxisInfo r = unknown(n);
         for (std::size_t i = 0; i < n; ++i) {
           r.divisibility[i] = scalar(d->operands[0]);
@@ -96,7 +97,7 @@ class Analysis {
         }
         return r;
       }
-      case ir::Opcode::TileBroadcast: {
+      case Opcode::TileBroadcast: {
         AxisInfo r = operand(0);
         auto src = f_.type_of(d->operands[0]).shape();
         for (std::size_t i = 0; i < n; ++i)
@@ -106,7 +107,7 @@ class Analysis {
           }
         return r;
       }
-      case ir::Opcode::TileExpandDims: {
+      case Opcode::TileExpandDims: {
         AxisInfo r = operand(0);
         const auto axis = static_cast<std::size_t>(d->int_attr());
         r.contiguity.insert(r.contiguity.begin() + axis, 1);
@@ -114,20 +115,20 @@ class Analysis {
         r.divisibility.insert(r.divisibility.begin() + axis, 1);
         return r;
       }
-      case ir::Opcode::Cast: return f_.type_of(d->operands[0]).is_tile() ? operand(0) : unknown(n);
-      case ir::Opcode::TileConvertLayout: return operand(0);  // the same elements, placed anew
-      case ir::Opcode::Add:
-      case ir::Opcode::Sub: {
+      case Opcode::Cast: return f_.type_of(d->operands[0]).is_tile() ? operand(0) : unknown(n);
+      case Opcode::TileConvertLayout: return operand(0);  // the same elements, placed anew
+      case Opcode::Add:
+      case Opcode::Sub: {
         AxisInfo a = operand(0), b = operand(1), r = unknown(n);
         for (std::size_t i = 0; i < n; ++i) {
           r.contiguity[i] = std::max(std::min(a.contiguity[i], b.constancy[i]),
-                                     d->op == ir::Opcode::Add ? std::min(b.contiguity[i], a.constancy[i]) : 1);
+                                     d->op == Opcode::Add ? std::min(b.contiguity[i], a.constancy[i]) : 1);
           r.divisibility[i] = std::min(a.divisibility[i], b.divisibility[i]);
           r.constancy[i] = std::min(a.constancy[i], b.constancy[i]);
         }
         return r;
       }
-      case ir::Opcode::Mul: {
+      case Opcode::Mul: {
         AxisInfo a = operand(0), b = operand(1), r = unknown(n);
         for (std::size_t i = 0; i < n; ++i) {
           r.contiguity[i] = splat_constant(d->operands[1]) == 1 ? a.contiguity[i]
@@ -138,7 +139,7 @@ class Analysis {
         }
         return r;
       }
-      case ir::Opcode::Cmp: {
+      case Opcode::Cmp: {
         // A comparison is constant where both sides are, and along a run of consecutive values
         // compared with a constant, in aligned blocks both sides' divisibility allows.
         AxisInfo a = operand(0), b = operand(1), r = unknown(n);
@@ -151,8 +152,8 @@ class Analysis {
         }
         return r;
       }
-      case ir::Opcode::And:
-      case ir::Opcode::Or: {
+      case Opcode::And:
+      case Opcode::Or: {
         AxisInfo a = operand(0), b = operand(1), r = unknown(n);
         for (std::size_t i = 0; i < n; ++i) r.constancy[i] = std::min(a.constancy[i], b.constancy[i]);
         return r;
@@ -161,14 +162,14 @@ class Analysis {
     }
   }
 
-  const ir::Function& f_;
-  std::map<ir::ValueId, AxisInfo> memo_;
+  const Function& f_;
+  std::map<ValueId, AxisInfo> memo_;
 };
 
 }  // namespace
 
-AxisInfo axis_info(const ir::Function& f, ir::ValueId v) { return Analysis(f).tile(v); }
+AxisInfo axis_info(const Function& f, ValueId v) { return Analysis(f).tile(v); }
 
-std::int64_t scalar_divisibility(const ir::Function& f, ir::ValueId v) { return Analysis(f).scalar(v); }
+std::int64_t scalar_divisibility(const Function& f, ValueId v) { return Analysis(f).scalar(v); }
 
-}  // namespace cutlet::backend
+}  // namespace cutlet::ir

@@ -1,0 +1,130 @@
+// Lowering of the ops of tiles in shared memory (the pipeline-loops pass makes them): a tile
+// in a shared layout is lowered to its buffer's address; tile.local_alloc places the buffer
+// in the kernel's arena until its tile.local_dealloc; tile.async_copy has each thread copy
+// its 4- to 16-byte pieces of a tile from global memory straight into a stage with cp.async,
+// at the element's place in the stage's padded rows.
+#include <llvm/IR/InlineAsm.h>
+#include <llvm/IR/IntrinsicsNVPTX.h>
+
+#include "cutlet/error.h"
+#include "tile_support.h"
+
+namespace cutlet::backend {
+namespace {
+
+const ir::Layout& shared_layout_of(LoweringContext& c, ir::ValueId v) { return *c.fn.type_of(v).layout(); }
+
+std::int64_t element_bytes(LoweringContext& c, ir::ValueId v) { return c.fn.type_of(v).element().bits() / 8; }
+
+/// What a tile.local_alloc's buffer holds, for the arena's report.
+std::string describe(LoweringContext& c, const ir::Instruction& inst) {
+  const ir::Type t = c.fn.type_of(inst.results[0]);
+  const ir::Layout& l = *t.layout();
+  auto dims = [&](std::size_t from) {
+    std::string r;
+    for (std::size_t d = from; d < l.shape.size(); ++d) r += (d > from ? "x" : "") + std::to_string(l.shape[d]);
+    return r;
+  };
+  const std::string of = inst.attrs.empty() ? std::string() : " of " + inst.string_attr();
+  if (l.rank() == 3)
+    return "cp.async stage ring" + of + " (" + std::to_string(l.shape[0]) + " stages x " +
+           std::to_string(l.strides[0] * element_bytes(c, inst.results[0])) + " bytes, " + dims(1) + " tile)";
+  return "buffer" + of + " (" + dims(0) + " tile, staged before the loop)";
+}
+
+llvm::Value* lower_local_alloc(LoweringContext& c, const ir::Instruction& inst) {
+  const ir::ValueId r = inst.results[0];
+  const std::int64_t bytes = (shared_layout_of(c, r).shared_elements() * element_bytes(c, r) + 127) / 128 * 128;
+  const std::int64_t at = c.arena.allocate(bytes, 128, describe(c, inst), ir::mnemonic(inst.op), inst.loc, /*held=*/true);
+  c.local_buffers[r] = at;
+  c.layouts[r] = shared_layout_of(c, r);
+  return c.b.CreateInBoundsGEP(c.b.getInt8Ty(), dynamic_shared_base(c), c.b.getInt32(static_cast<std::uint32_t>(at)));
+}
+
+llvm::Value* lower_local_dealloc(LoweringContext& c, const ir::Instruction& inst) {
+  auto it = c.local_buffers.find(inst.operands[0]);
+  CUTLET_ASSERT(it != c.local_buffers.end(), "tile.local_dealloc of a buffer that is not live");
+  c.arena.release(it->second);
+  c.local_buffers.erase(it);
+  return nullptr;
+}
+
+llvm::Value* lower_local_index(LoweringContext& c, const ir::Instruction& inst) {
+  auto& b = c.b;
+  const ir::Layout& ring = shared_layout_of(c, inst.operands[0]);
+  const auto pitch = static_cast<std::uint32_t>(ring.strides[0] * element_bytes(c, inst.operands[0]));
+  c.layouts[inst.results[0]] = shared_layout_of(c, inst.results[0]);
+  return b.CreateInBoundsGEP(b.getInt8Ty(), c.get(inst.operands[0]), b.CreateMul(c.get(inst.operands[1]), b.getInt32(pitch)));
+}
+
+llvm::Value* lower_local_store(LoweringContext& c, const ir::Instruction& inst) {
+  const ir::Layout& l = shared_layout_of(c, inst.operands[1]);
+  CUTLET_ASSERT(l.rank() == 2 && l.strides[1] == 1, "tile.local_store writes rows");
+  store_tile(c, inst.operands[0], c.get(inst.operands[1]), llvm_type(c.ctx, c.fn.type_of(inst.operands[0]).element()),
+             l.strides[0]);
+  return nullptr;
+}
+
+llvm::Value* lower_async_copy(LoweringContext& c, const ir::Instruction& inst) {
+  auto& b = c.b;
+  const ir::ValueId stage = inst.operands[0], ptr = inst.operands[1], offsets = inst.operands[2];
+  const ir::ValueId mask = inst.operands.size() > 4 ? inst.operands[4] : ir::kNone;
+  const ir::Layout& sl = shared_layout_of(c, stage);
+  CUTLET_ASSERT(sl.rank() == 2 && sl.strides[1] == 1, "tile.async_copy fills rows");
+  const ir::Type et = c.fn.type_of(ptr).element();
+  llvm::Type* lt = llvm_type(c.ctx, et);
+  const TileLayout& l = layout_of(c, offsets);
+  const int width = static_cast<int>(inst.int_attr());
+  auto offs = unpack(c, c.get(offsets));
+  std::vector<llvm::Value*> preds;
+  if (mask != ir::kNone) preds = unpack(c, c.get(mask));
+  const int size = width * et.bits() / 8;
+  // .cg (L2 only) for whole 16-byte pieces, .ca otherwise; the last operand is the bytes to
+  // read, the rest of the piece being zero-filled. The destination is a 32-bit shared-window
+  // address (fewer registers than a generic pointer).
+  const std::string text = std::string("cp.async.") + (size == 16 ? "cg" : "ca") + ".shared.global [$0], [$1], " +
+                           std::to_string(size) + ", $2;";
+  auto* fty = llvm::FunctionType::get(b.getVoidTy(), {b.getInt32Ty(), b.getPtrTy(1), b.getInt32Ty()}, false);
+  auto* cp_async = llvm::InlineAsm::get(fty, text, "r,l,r,~{memory}", /*hasSideEffects=*/true);
+  llvm::Value* stage32 = shared_address(c, c.get(stage));
+  const auto bytes_per = static_cast<std::uint32_t>(et.bits() / 8);
+  llvm::Value* valid = c.get(inst.operands[3]);
+  auto tc = thread_coords(b, l);
+  for (int r = 0; r < l.num_regs(); ++r) {
+    if (l.reg_indices(r)[1] % width != 0) continue;  // covered by its group's piece
+    llvm::Value* src = b.CreateInBoundsGEP(lt, c.get(ptr), b.CreateSExt(offs[r], b.getInt64Ty()));
+    src = b.CreateAddrSpaceCast(src, b.getPtrTy(1));
+    auto xy = element_coords(b, l, tc, r);
+    llvm::Value* at = b.CreateAdd(b.CreateMul(xy[0], b.getInt32(static_cast<std::uint32_t>(sl.strides[0]))), xy[1]);
+    llvm::Value* dst = b.CreateAdd(stage32, b.CreateMul(at, b.getInt32(bytes_per)));
+    llvm::Value* on = mask == ir::kNone ? valid : b.CreateAnd(valid, preds[r]);
+    llvm::Value* n = b.CreateSelect(on, b.getInt32(static_cast<std::uint32_t>(size)), b.getInt32(0));
+    b.CreateCall(cp_async, {dst, src, n});
+  }
+  return nullptr;
+}
+
+llvm::Value* lower_async_commit(LoweringContext& c, const ir::Instruction&) {
+  c.b.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_commit_group, {}, {});
+  return nullptr;
+}
+
+llvm::Value* lower_async_wait(LoweringContext& c, const ir::Instruction& inst) {
+  c.b.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_wait_group, {},
+                      {c.b.getInt32(static_cast<std::uint32_t>(inst.int_attr()))});
+  return nullptr;
+}
+
+}  // namespace
+
+void register_tile_shared(LoweringTable& t) {
+  t.set(ir::Opcode::TileLocalAlloc, lower_local_alloc);
+  t.set(ir::Opcode::TileLocalDealloc, lower_local_dealloc);
+  t.set(ir::Opcode::TileLocalIndex, lower_local_index);
+  t.set(ir::Opcode::TileLocalStore, lower_local_store);
+  t.set(ir::Opcode::TileAsyncCopy, lower_async_copy);
+  t.set(ir::Opcode::TileAsyncCommit, lower_async_commit);
+  t.set(ir::Opcode::TileAsyncWait, lower_async_wait);
+}
+
+}  // namespace cutlet::backend

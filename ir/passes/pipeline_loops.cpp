@@ -1,0 +1,459 @@
+// Software pipelining of tile loops, written out as IR (see passes.h): rings of stage buffers
+// filled with asynchronous copies iterations ahead, loads issued one iteration ahead into
+// registers, and the operands of a loop's dots that come from before it staged in shared
+// memory once.
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "cutlet/error.h"
+#include "cutlet/ir/axis_info.h"
+#include "cutlet/ir/passes/passes.h"
+#include "cutlet/ir/tile_dot.h"
+
+namespace cutlet::ir {
+
+int pipeline_stages(const Function& f) { return f.tile_stages() > 0 ? f.tile_stages() : kDefaultPipelineStages; }
+
+namespace {
+
+bool is_zero_constant(const Function& f, ValueId v) {
+  const Instruction* d = f.def_of(v);
+  if (!d || d->op != Opcode::Const || d->attrs.empty()) return false;
+  if (auto* i = std::get_if<std::int64_t>(&d->attrs[0])) return *i == 0;
+  if (auto* x = std::get_if<double>(&d->attrs[0])) return *x == 0.0;
+  return false;
+}
+
+/// The instructions of region `r` and of the regions nested in it that use value `v`.
+void uses_in(const Function& f, const Region& r, ValueId v, std::vector<const Instruction*>& out) {
+  for (InstId id : r.body) {
+    const Instruction& inst = f.inst(id);
+    if (std::find(inst.operands.begin(), inst.operands.end(), v) != inst.operands.end()) out.push_back(&inst);
+    for (const Region& nested : inst.regions) uses_in(f, nested, v, out);
+  }
+}
+
+/// Replaces every use of `from` in region `r` (at any depth) by `to`.
+void replace_uses(Function& f, const Region& r, ValueId from, ValueId to) {
+  for (InstId id : r.body) {
+    for (ValueId& o : f.inst(id).operands)
+      if (o == from) o = to;
+    for (const Region& nested : f.inst(id).regions) replace_uses(f, nested, from, to);
+  }
+}
+
+/// The values defined in region `r` (results and region arguments, at any depth).
+void defined_in(const Function& f, const Region& r, std::set<ValueId>& out) {
+  out.insert(r.args.begin(), r.args.end());
+  for (InstId id : r.body) {
+    const Instruction& inst = f.inst(id);
+    out.insert(inst.results.begin(), inst.results.end());
+    for (const Region& sub : inst.regions) defined_in(f, sub, out);
+  }
+}
+
+/// A load of the loop body that becomes asynchronous copies into a ring of stages.
+struct Copy {
+  InstId load;
+  Type stage;         ///< one stage: the load's tile in a shared layout of padded rows
+  Type ring;          ///< the ring: [stages] of those
+  Layout layout;      ///< how the block's threads share a copy: `width` elements each
+  std::int64_t width;
+  std::string what;        ///< the ring's use, for reports: "the dot's a operand"
+  ValueId buffer = kNone;  ///< the ring, once allocated
+};
+
+class Pipeliner {
+ public:
+  explicit Pipeliner(Function& f) : f_(f), warps_(f.tile_warps()), stages_(pipeline_stages(f)) {}
+
+  void run() { region(f_.body()); }
+
+ private:
+  // --- Emitting instructions into `out_` ---------------------------------------------------
+
+  ValueId emit(Opcode op, std::vector<ValueId> operands, std::vector<Attribute> attrs = {},
+               std::optional<Type> result = std::nullopt) {
+    Instruction inst;
+    inst.op = op;
+    inst.operands = std::move(operands);
+    inst.attrs = std::move(attrs);
+    inst.loc = loc_;
+    const InstId id = f_.add_inst(std::move(inst));
+    ValueId r = kNone;
+    if (result) {
+      r = f_.add_value(*result, id, 0);
+      f_.inst(id).results = {r};
+    }
+    out_->push_back(id);
+    return r;
+  }
+  ValueId constant(Type t, std::int64_t v) { return emit(Opcode::Const, {}, {v}, t); }
+  ValueId i32(std::int64_t v) { return constant(Type::i32(), v); }
+  ValueId add(ValueId a, ValueId b) { return emit(Opcode::Add, {a, b}, {}, f_.type_of(a)); }
+  ValueId compare(Predicate p, ValueId a, ValueId b) {
+    return emit(Opcode::Cmp, {a, b}, {static_cast<std::int64_t>(p)}, Type::i1());
+  }
+  ValueId select(ValueId c, ValueId a, ValueId b) { return emit(Opcode::Select, {c, a, b}, {}, f_.type_of(a)); }
+  void barrier() { emit(Opcode::Barrier, {}); }
+  /// Tile v in layout l (a tile.convert_layout unless it is there already).
+  ValueId in_layout(ValueId v, const Layout& l) {
+    const Type t = f_.type_of(v);
+    if (*t.layout() == l) return v;
+    return emit(Opcode::TileConvertLayout, {v}, {}, t.without_layout().with_layout(l));
+  }
+
+  // --- The loop's facts ---------------------------------------------------------------------
+
+  /// The tile loads at the top level of `loop`'s body whose operands depend only on the
+  /// induction variable and values from before the loop, through pure ops; `closure` gets
+  /// those ops and the loads, in body order.
+  std::vector<InstId> hoistable_loads(const Instruction& loop, std::vector<InstId>& closure) const {
+    const Region& r = loop.regions[0];
+    std::map<InstId, int> position;
+    for (std::size_t i = 0; i < r.body.size(); ++i) position[r.body[i]] = static_cast<int>(i);
+    const std::set<ValueId> carried(r.args.begin() + 1, r.args.end());
+    std::set<InstId> needed;
+    std::function<bool(ValueId)> ok = [&](ValueId v) {
+      if (carried.count(v)) return false;
+      if (v == r.args[0]) return true;
+      const InstId d = f_.value(v).def;
+      if (d == kNone || !position.count(d)) return true;  // defined before the loop
+      const Instruction& di = f_.inst(d);
+      if (!has_trait(di.op, Pure) || !di.regions.empty()) return false;
+      for (ValueId o : di.operands)
+        if (!ok(o)) return false;
+      needed.insert(d);
+      return true;
+    };
+    std::vector<InstId> loads;
+    for (InstId id : r.body) {
+      const Instruction& inst = f_.inst(id);
+      if (inst.op != Opcode::TileLoad) continue;
+      const std::set<InstId> before = needed;
+      bool all = true;
+      for (ValueId o : inst.operands) all = all && ok(o);
+      if (!all) {
+        needed = before;
+        continue;
+      }
+      loads.push_back(id);
+      needed.insert(id);
+    }
+    closure.assign(needed.begin(), needed.end());
+    std::sort(closure.begin(), closure.end(), [&](InstId a, InstId b) { return position[a] < position[b]; });
+    return loads;
+  }
+
+  /// The load `id` as asynchronous copies, if it is the a or b of one tensor-core dot of the
+  /// body (its only use), reads global memory in aligned pieces of 4 to 16 bytes and pads
+  /// masked-off elements with zero (what cp.async fills).
+  std::optional<Copy> as_copy(const Instruction& loop, InstId id) const {
+    const Instruction& load = f_.inst(id);
+    const ValueId ptr = load.operands[0], offsets = load.operands[1];
+    const ValueId mask = load.operands.size() > 2 ? load.operands[2] : kNone;
+    if (f_.type_of(ptr).address_space() != AddressSpace::Global) return std::nullopt;
+    if (load.operands.size() > 3 && !is_zero_constant(f_, load.operands[3])) return std::nullopt;
+    const Type t = f_.type_of(load.results[0]);
+    if (t.shape().size() != 2) return std::nullopt;
+    std::vector<const Instruction*> uses;
+    uses_in(f_, loop.regions[0], load.results[0], uses);
+    if (uses.size() != 1 || uses[0]->op != Opcode::TileDot) return std::nullopt;
+    const Instruction& dot = *uses[0];
+    const int operand = dot.operands[0] == load.results[0] ? 0 : dot.operands[1] == load.results[0] ? 1 : -1;
+    if (operand < 0 || dot.operands[0] == dot.operands[1] || !dot_uses_mma(f_, dot, warps_)) return std::nullopt;
+    const Type elem = t.element();
+    const int bytes = elem.bits() / 8;
+    const std::int64_t rows = t.shape()[0], cols = t.shape()[1];
+    Copy c{id, Type::void_type(), Type::void_type(), default_layout({rows, cols}, warps_, 16 / bytes), 1,
+           std::string("the dot's ") + (operand == 0 ? "a" : "b") + " operand"};
+    const AxisInfo off = axis_info(f_, offsets);
+    std::int64_t w = std::min<std::int64_t>({c.layout.spt[1], cols, off.contiguity[1], off.divisibility[1],
+                                             scalar_divisibility(f_, ptr) / bytes});
+    if (mask != kNone) w = std::min(w, axis_info(f_, mask).constancy[1]);
+    while (c.width * 2 <= w) c.width *= 2;
+    if (c.width * bytes < 4) return std::nullopt;  // cp.async copies 4, 8 or 16 bytes
+    const std::int64_t stride = dot_operand_stride((operand == 0) != dot_shape(f_, dot).transposed(operand), cols, elem);
+    const std::int64_t stage_elems = ((rows * stride * bytes + 127) / 128 * 128) / bytes;
+    const std::vector<std::int64_t> shape{rows, cols}, ring_shape{stages_, rows, cols};
+    c.stage = Type::tile(shape, elem, shared_layout(shape, {stride, 1}));
+    c.ring = Type::tile(ring_shape, elem, shared_layout(ring_shape, {stage_elems, stride, 1}));
+    return c;
+  }
+
+  // --- Rewriting ----------------------------------------------------------------------------
+
+  /// Pipelines the loops of region `r` (inner loops first).
+  void region(Region& r) {
+    std::vector<InstId> body;
+    for (InstId id : std::vector<InstId>(r.body)) {
+      for (std::size_t k = 0; k < f_.inst(id).regions.size(); ++k) region(f_.inst(id).regions[k]);
+      if (f_.inst(id).op == Opcode::For && warps_ > 0) loop(id, body);
+      else body.push_back(id);
+    }
+    r.body = std::move(body);
+  }
+
+  /// Copies of the pure instructions of `closure` with the induction variable `iv_arg` read
+  /// as `iv`, emitted in order; loads are handed to `on_load` with the copies' value map.
+  void clone_closure(const std::vector<InstId>& closure, ValueId iv_arg, ValueId iv,
+                     const std::function<void(InstId, const std::map<ValueId, ValueId>&)>& on_load) {
+    std::map<ValueId, ValueId> map{{iv_arg, iv}};
+    for (InstId id : closure) {
+      const Instruction inst = f_.inst(id);  // a copy: adding instructions moves them
+      if (inst.op == Opcode::TileLoad) {
+        on_load(id, map);
+        continue;
+      }
+      std::vector<ValueId> ops;
+      for (ValueId o : inst.operands) ops.push_back(map.count(o) ? map.at(o) : o);
+      const std::optional<Type> t = inst.results.empty() ? std::nullopt : std::optional(f_.type_of(inst.results[0]));
+      loc_ = inst.loc;
+      map[inst.results.empty() ? kNone : inst.results[0]] = emit(inst.op, std::move(ops), inst.attrs, t);
+    }
+  }
+  static ValueId mapped(const std::map<ValueId, ValueId>& m, ValueId v) { return m.count(v) ? m.at(v) : v; }
+
+  /// The copy `c` of the load's tile for the iteration `map` computes into `stage`; zeros
+  /// where `valid` is false.
+  void issue_copy(const Copy& c, const std::map<ValueId, ValueId>& map, ValueId stage, ValueId valid) {
+    const Instruction load = f_.inst(c.load);
+    loc_ = load.loc;
+    std::vector<ValueId> ops{stage, mapped(map, load.operands[0]), in_layout(mapped(map, load.operands[1]), c.layout), valid};
+    if (load.operands.size() > 2) ops.push_back(in_layout(mapped(map, load.operands[2]), c.layout));
+    emit(Opcode::TileAsyncCopy, std::move(ops), {c.width});
+  }
+
+  /// The load `id` for the iteration `map` computes: a copy of it.
+  ValueId issue_load(InstId id, const std::map<ValueId, ValueId>& map) {
+    const Instruction load = f_.inst(id);
+    loc_ = load.loc;
+    std::vector<ValueId> ops;
+    for (ValueId o : load.operands) ops.push_back(mapped(map, o));
+    return emit(Opcode::TileLoad, std::move(ops), load.attrs, f_.type_of(load.results[0]));
+  }
+
+  /// Stages the operands of `loop`'s top-level tensor-core dots that are defined before the
+  /// loop: each is written to a buffer of its own once, before the loop, and the dots read it
+  /// there. Returns the buffers.
+  std::vector<ValueId> stage_invariant_operands(InstId loop) {
+    std::set<ValueId> inside;
+    defined_in(f_, f_.inst(loop).regions[0], inside);
+    std::map<ValueId, ValueId> staged;
+    std::vector<ValueId> buffers;
+    const std::vector<InstId> ids = f_.inst(loop).regions[0].body;  // emitting moves instructions
+    for (InstId id : ids) {
+      const Instruction dot = f_.inst(id);
+      if (dot.op != Opcode::TileDot || !dot_uses_mma(f_, dot, warps_)) continue;
+      for (int k = 0; k < 2; ++k) {
+        const ValueId v = dot.operands[k];
+        const Type t = f_.type_of(v);
+        if (inside.count(v) || t.layout()->is_shared()) continue;
+        if (!staged.count(v)) {
+          if (buffers.empty()) barrier();  // earlier readers of the arena's bytes are done
+          loc_ = dot.loc;
+          const std::vector<std::int64_t> shape(t.shape().begin(), t.shape().end());
+          const std::int64_t stride = dot_operand_stride((k == 0) != dot_shape(f_, dot).transposed(k), shape[1], t.element());
+          const ValueId buf = emit(Opcode::TileLocalAlloc, {}, {std::string("the dot's ") + (k == 0 ? "a" : "b") + " operand"},
+                                   t.without_layout().with_layout(shared_layout(shape, {stride, 1})));
+          emit(Opcode::TileLocalStore, {v, buf});
+          staged[v] = buf;
+          buffers.push_back(buf);
+        }
+        f_.inst(id).operands[static_cast<std::size_t>(k)] = staged.at(v);
+      }
+    }
+    if (!buffers.empty()) barrier();
+    return buffers;
+  }
+
+  /// Rewrites loop `id` pipelined, appending it and what it needs before and after to `out`.
+  void loop(InstId id, std::vector<InstId>& out) {
+    out_ = &out;
+    loc_ = f_.inst(id).loc;
+    const std::vector<ValueId> staged = stage_invariant_operands(id);
+    // (References into the function's instructions do not outlive an emit.)
+    const Instruction* step_def = f_.def_of(f_.inst(id).operands[2]);
+    const std::int64_t step_value = step_def && step_def->op == Opcode::Const ? step_def->int_attr() : 0;
+    std::vector<InstId> closure, loads;
+    std::vector<Copy> copies;
+    if (step_value > 0) {
+      loads = hoistable_loads(f_.inst(id), closure);
+      for (InstId l : loads)
+        if (auto c = as_copy(f_.inst(id), l)) copies.push_back(*c);
+      for (const Copy& c : copies) loads.erase(std::find(loads.begin(), loads.end(), c.load));
+    }
+    if (copies.empty() && loads.empty()) {
+      out.push_back(id);
+      release(staged, out);
+      return;
+    }
+    const ValueId lb = f_.inst(id).operands[0], ub = f_.inst(id).operands[1], step = f_.inst(id).operands[2];
+    const ValueId iv_arg = f_.inst(id).regions[0].args[0];
+    const Type it = f_.type_of(lb);
+    const Predicate lt = Predicate::Lt;
+    auto ahead = [&](ValueId iv, int n) { return n == 0 ? iv : add(iv, constant(it, step_value * n)); };
+
+    // Before the loop: the rings, and the copies of the first stages - 1 iterations.
+    if (!copies.empty()) {
+      if (staged.empty()) barrier();  // a previous run of this loop has finished reading its stages
+      for (Copy& c : copies) {
+        loc_ = f_.inst(c.load).loc;
+        c.buffer = emit(Opcode::TileLocalAlloc, {}, {c.what}, c.ring);
+      }
+      for (int s = 0; s < stages_ - 1; ++s) {
+        const ValueId iv = ahead(lb, s);
+        const ValueId valid = compare(lt, iv, ub);
+        clone_closure(closure, iv_arg, iv, [&](InstId l, const std::map<ValueId, ValueId>& map) {
+          for (const Copy& c : copies)
+            if (c.load == l) issue_copy(c, map, emit(Opcode::TileLocalIndex, {c.buffer, i32(s)}, {}, c.stage), valid);
+        });
+        emit(Opcode::TileAsyncCommit, {});
+      }
+    }
+    // And the first iteration's register loads, when it runs.
+    std::vector<ValueId> first;
+    if (!loads.empty()) first = first_loads(closure, loads, iv_arg, lb, compare(lt, lb, ub));
+
+    // The loop carries the stage it reads and the next iteration's loads.
+    ValueId stage_arg = kNone;
+    auto carry = [&](ValueId init) {
+      const Type t = f_.type_of(init);
+      f_.inst(id).operands.push_back(init);
+      const ValueId arg = f_.add_value(t, kNone, static_cast<std::uint32_t>(f_.inst(id).regions[0].args.size()));
+      f_.inst(id).regions[0].args.push_back(arg);
+      const ValueId res = f_.add_value(t, id, static_cast<std::uint32_t>(f_.inst(id).results.size()));
+      f_.inst(id).results.push_back(res);
+      return arg;
+    };
+    if (!copies.empty()) stage_arg = carry(i32(0));
+    std::vector<ValueId> pref_args;
+    for (ValueId v : first) pref_args.push_back(carry(v));
+
+    // The body: wait for this iteration's stage, read it, issue the next iteration's loads,
+    // run, refill the stage the previous iteration read.
+    std::vector<InstId> new_body;
+    out_ = &new_body;
+    const std::vector<InstId> old_body = f_.inst(id).regions[0].body;
+    const ValueId iv = f_.inst(id).regions[0].args[0];
+    if (!copies.empty()) {
+      loc_ = f_.inst(id).loc;
+      emit(Opcode::TileAsyncWait, {}, {std::int64_t{stages_ - 2}});
+      barrier();  // every thread's copies have landed; every warp is done with the previous stage
+      for (const Copy& c : copies) {
+        loc_ = f_.inst(c.load).loc;
+        const ValueId view = emit(Opcode::TileLocalIndex, {c.buffer, stage_arg}, {}, c.stage);
+        replace_uses(f_, f_.inst(id).regions[0], f_.inst(c.load).results[0], view);
+      }
+    }
+    std::vector<ValueId> next;
+    if (!loads.empty()) {
+      // The last iteration reloads its own tiles: in bounds, and unused.
+      loc_ = f_.inst(id).loc;
+      const ValueId iv_next = add(iv, step);
+      const ValueId at = select(compare(lt, iv_next, ub), iv_next, iv);
+      clone_closure(closure, iv_arg, at, [&](InstId l, const std::map<ValueId, ValueId>& map) {
+        if (std::find(loads.begin(), loads.end(), l) != loads.end()) next.push_back(issue_load(l, map));
+      });
+      for (std::size_t k = 0; k < loads.size(); ++k)
+        replace_uses(f_, f_.inst(id).regions[0], f_.inst(loads[k]).results[0], pref_args[k]);
+    }
+    std::set<InstId> gone(loads.begin(), loads.end());
+    for (const Copy& c : copies) gone.insert(c.load);
+    for (std::size_t k = 0; k + 1 < old_body.size(); ++k)
+      if (!gone.count(old_body[k])) new_body.push_back(old_body[k]);
+    std::vector<ValueId> yields = f_.inst(old_body.back()).operands;
+    if (!copies.empty()) {
+      // Issued after the body: its reads of the stage refilled come first (shared-memory
+      // accesses stay in program order), its math overlaps the copies.
+      loc_ = f_.inst(id).loc;
+      const ValueId iv_r = ahead(iv, stages_ - 1);
+      const ValueId valid = compare(lt, iv_r, ub);
+      const ValueId refill = select(compare(Predicate::Eq, stage_arg, i32(0)), i32(stages_ - 1), add(stage_arg, i32(-1)));
+      clone_closure(closure, iv_arg, iv_r, [&](InstId l, const std::map<ValueId, ValueId>& map) {
+        for (const Copy& c : copies)
+          if (c.load == l) issue_copy(c, map, emit(Opcode::TileLocalIndex, {c.buffer, refill}, {}, c.stage), valid);
+      });
+      emit(Opcode::TileAsyncCommit, {});
+      const ValueId inc = add(stage_arg, i32(1));
+      yields.push_back(select(compare(Predicate::Eq, inc, i32(stages_)), i32(0), inc));
+    }
+    yields.insert(yields.end(), next.begin(), next.end());
+    f_.inst(old_body.back()).operands = yields;
+    new_body.push_back(old_body.back());
+    f_.inst(id).regions[0].body = std::move(new_body);
+
+    // After the loop: the zero-fill copies past the end have landed; the rings are free.
+    out.push_back(id);
+    out_ = &out;
+    loc_ = f_.inst(id).loc;
+    if (!copies.empty()) emit(Opcode::TileAsyncWait, {}, {std::int64_t{0}});
+    std::vector<ValueId> buffers = staged;
+    for (const Copy& c : copies) buffers.push_back(c.buffer);
+    release(buffers, out);
+  }
+
+  /// The first iteration's `loads` (at `lb`) when `runs`, else zeros.
+  std::vector<ValueId> first_loads(const std::vector<InstId>& closure, const std::vector<InstId>& loads, ValueId iv_arg,
+                                   ValueId lb, ValueId runs) {
+    std::vector<InstId>* outer = out_;
+    Instruction branch;
+    branch.op = Opcode::If;
+    branch.operands = {runs};
+    branch.loc = loc_;
+    branch.regions.resize(2);
+    std::vector<ValueId> yields[2];
+    std::vector<InstId> bodies[2];
+    out_ = &bodies[0];
+    clone_closure(closure, iv_arg, lb, [&](InstId l, const std::map<ValueId, ValueId>& map) {
+      if (std::find(loads.begin(), loads.end(), l) != loads.end()) yields[0].push_back(issue_load(l, map));
+    });
+    out_ = &bodies[1];
+    for (InstId l : loads) {
+      const Type t = f_.type_of(f_.inst(l).results[0]);
+      const Type e = t.element();
+      const ValueId zero = e.is_float() ? emit(Opcode::Const, {}, {0.0}, e) : constant(e, 0);
+      yields[1].push_back(emit(Opcode::TileSplat, {zero}, {}, t));
+    }
+    for (int k = 0; k < 2; ++k) {
+      out_ = &bodies[k];
+      emit(Opcode::Yield, yields[k]);
+      branch.regions[static_cast<std::size_t>(k)].body = bodies[k];
+    }
+    out_ = outer;
+    const InstId bid = f_.add_inst(std::move(branch));
+    std::vector<ValueId> results;
+    for (ValueId y : yields[0]) {
+      results.push_back(f_.add_value(f_.type_of(y), bid, static_cast<std::uint32_t>(results.size())));
+    }
+    f_.inst(bid).results = results;
+    out_->push_back(bid);
+    return results;
+  }
+
+  /// Releases shared buffers after the loop that used them.
+  void release(const std::vector<ValueId>& buffers, std::vector<InstId>& out) {
+    out_ = &out;
+    for (ValueId b : buffers) emit(Opcode::TileLocalDealloc, {b});
+  }
+
+  Function& f_;
+  const int warps_;
+  const int stages_;
+  std::vector<InstId>* out_ = nullptr;
+  Location loc_;
+};
+
+}  // namespace
+
+Function pipeline_loops(Function f) {
+  if (f.tile_warps() > 0) Pipeliner(f).run();
+  return f;
+}
+
+}  // namespace cutlet::ir

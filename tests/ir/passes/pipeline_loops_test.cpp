@@ -1,0 +1,104 @@
+// Tests of pipeline_loops on golden IR: loads feeding dots become asynchronous copies into
+// rings of stages, other loads are issued an iteration ahead, dot operands from before the
+// loop are staged once.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "cutlet/ir/passes/passes.h"
+#include "cutlet/ir/printer.h"
+#include "cutlet/ir/verifier.h"
+#include "golden_support.h"
+#include "tile_kernels.h"
+
+namespace cutlet::ir {
+namespace {
+
+using namespace test;
+
+Function pipelined(Function f) {
+  return dead_code_elimination(rematerialize_conversions(pipeline_loops(assign_layouts(std::move(f)))));
+}
+
+const Instruction& the_loop(const Function& f) {
+  for (InstId id : f.body().body)
+    if (f.inst(id).op == Opcode::For) return f.inst(id);
+  throw std::runtime_error("no loop");
+}
+
+TEST(PipelineLoopsTest, AGemmLoopCopiesItsDotOperandsIntoRingsOfStages) {
+  Function f = pipelined(pipelined_gemm());
+  EXPECT_NO_THROW(verify(f));
+  const int stages = pipeline_stages(f);
+  ASSERT_EQ(stages, 3);
+  // Three rings (a, b and b again), q staged once: four buffers, all released after the loop.
+  EXPECT_EQ(count_ops(f, f.body(), Opcode::TileLocalAlloc), 4);
+  EXPECT_EQ(count_ops(f, f.body(), Opcode::TileLocalDealloc), 4);
+  EXPECT_EQ(count_ops(f, f.body(), Opcode::TileLocalStore), 1);
+  // The first stages - 1 iterations' copies before the loop, one refill per iteration.
+  const Instruction& loop = the_loop(f);
+  EXPECT_EQ(count_ops(f, f.body(), Opcode::TileAsyncCopy), 3 * stages);
+  EXPECT_EQ(count_ops(f, loop.regions[0], Opcode::TileAsyncCopy), 3);
+  EXPECT_EQ(count_ops(f, loop.regions[0], Opcode::TileAsyncCommit), 1);
+  EXPECT_EQ(count_ops(f, f.body(), Opcode::TileAsyncCommit), stages);
+  // No dot operand is loaded in the loop; the scales are (one iteration ahead).
+  EXPECT_EQ(count_ops(f, loop.regions[0], Opcode::TileLoad), 1);
+  // The loop carries its accumulators, the sums, the stage and the next scales.
+  EXPECT_EQ(loop.results.size(), 5u);
+  for (InstId id : loop.regions[0].body)
+    if (f.inst(id).op == Opcode::TileDot)
+      for (int k = 0; k < 2; ++k) EXPECT_TRUE(f.type_of(f.inst(id).operands[k]).layout()->is_shared());
+  expect_golden("pipeline_loops_gemm.ir", print(f));
+}
+
+TEST(PipelineLoopsTest, StagesFollowTheFunctionsOption) {
+  Function g = pipelined_gemm();
+  g.set_tile_stages(5);
+  Function f = pipelined(std::move(g));
+  EXPECT_NO_THROW(verify(f));
+  EXPECT_EQ(count_ops(f, f.body(), Opcode::TileAsyncCopy), 3 * 5);
+  bool waits_for_three = false;
+  for (InstId id : the_loop(f).regions[0].body)
+    if (f.inst(id).op == Opcode::TileAsyncWait) waits_for_three = f.inst(id).int_attr() == 3;
+  EXPECT_TRUE(waits_for_three);
+  for (InstId id : f.body().body)
+    if (f.inst(id).op == Opcode::TileLocalAlloc && f.type_of(f.inst(id).results[0]).shape().size() == 3)
+      EXPECT_EQ(f.type_of(f.inst(id).results[0]).shape()[0], 5);
+}
+
+TEST(PipelineLoopsTest, PerThreadKernelsAndLoopsWithoutLoadsAreLeftAlone) {
+  Function f = assign_layouts(one_load_two_layouts());
+  const std::string text = print(f);
+  EXPECT_EQ(print(pipeline_loops(std::move(f))), text);
+}
+
+TEST(PipelineLoopsTest, TheVerifierRefusesSharedTilesWhereRegistersAreRead) {
+  Function f = pipelined(pipelined_gemm());
+  // An add of a stage (a tile in shared memory) before the first dot of the loop.
+  InstId loop = kNone;
+  for (InstId id : f.body().body)
+    if (f.inst(id).op == Opcode::For) loop = id;
+  ASSERT_NE(loop, kNone);
+  auto first_dot = [&] {
+    std::vector<InstId>& body = f.inst(loop).regions[0].body;
+    return std::find_if(body.begin(), body.end(), [&](InstId i) { return f.inst(i).op == Opcode::TileDot; });
+  };
+  ASSERT_NE(first_dot(), f.inst(loop).regions[0].body.end());
+  const ValueId stage = f.inst(*first_dot()).operands[0];
+  Instruction add;
+  add.op = Opcode::Add;
+  add.operands = {stage, stage};
+  const InstId id = f.add_inst(add);
+  f.inst(id).results = {f.add_value(f.type_of(stage), id, 0)};
+  f.inst(loop).regions[0].body.insert(first_dot(), id);
+  try {
+    verify(f);
+    FAIL() << "an add of a tile in shared memory verified";
+  } catch (const IRError& e) {
+    EXPECT_NE(std::string(e.what()).find("shared memory"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace cutlet::ir
