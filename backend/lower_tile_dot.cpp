@@ -40,18 +40,30 @@ struct SharedOperand {
 /// words, then for each n-tile the two b words (see the mma layout above).
 class MmaFragments {
  public:
-  MmaFragments(LoweringContext& c, const ir::Instruction& dot) : c_(c), b_(c.b) {
+  /// The extents of the k-steps read and the mma layout's warps [wm, wn].
+  struct Shape {
+    std::int64_t m, n, k;
+    bool a_transposed, b_transposed;
+    ir::Type elem;
+    int wm, wn;
+  };
+  static Shape shape_of(LoweringContext& c, const ir::Instruction& dot) {
     const DotShape s = dot_shape(c.fn, dot);
+    const TileLayout& mma = result_layout(c, dot.results[0]);
+    return {s.m, s.n, s.k, s.a_transposed, s.b_transposed, c.fn.type_of(dot.operands[0]).element(), mma.wpc[0], mma.wpc[1]};
+  }
+
+  MmaFragments(LoweringContext& c, const ir::Instruction& dot) : MmaFragments(c, shape_of(c, dot)) {}
+  MmaFragments(LoweringContext& c, const Shape& s) : c_(c), b_(c.b) {
     M_ = s.m;
     K_ = s.k;
     N_ = s.n;
     a_transposed_ = s.a_transposed;
     b_transposed_ = s.b_transposed;
-    et_ = c.fn.type_of(dot.operands[0]).element();
+    et_ = s.elem;
     tf32_ = et_ == ir::Type::f32();
-    const TileLayout& mma = result_layout(c, dot.results[0]);
-    wm_ = mma.wpc[0];
-    wn_ = mma.wpc[1];
+    wm_ = s.wm;
+    wn_ = s.wn;
     tiles_m_ = M_ / (16 * wm_);
     tiles_n_ = N_ / (8 * wn_);
     llvm::Value* tid = b_.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x, {}, {});
@@ -66,13 +78,46 @@ class MmaFragments {
   std::int64_t tiles_n() const { return tiles_n_; }
   std::size_t count() const { return static_cast<std::size_t>(tiles_m_ * 4 + tiles_n_ * 2); }
 
+  /// The words of k-step kk: a's (unless its base is null) and b's (likewise) from shared
+  /// memory, or from the registers given by use_a_registers or use_fragments.
   std::vector<llvm::Value*> load(const SharedOperand& a, const SharedOperand& bop, std::int64_t kk) {
     std::vector<llvm::Value*> out(count());
     if (tf32_) load_words(a, bop, kk, out);
     else load_ldmatrix(a, bop, kk, out);
     if (!a_regs_.empty()) a_from_registers(kk, out);
+    const std::size_t first[2] = {0, static_cast<std::size_t>(tiles_m_ * 4)};
+    const std::size_t per[2] = {static_cast<std::size_t>(tiles_m_ * 4), static_cast<std::size_t>(tiles_n_ * 2)};
+    for (int k = 0; k < 2; ++k) {
+      if (words_[k].empty()) continue;
+      const std::size_t step = static_cast<std::size_t>(kk / k_step());
+      for (std::size_t w = 0; w < per[k]; ++w) out[first[k] + w] = words_[k][step * per[k] + w];
+    }
     return out;
   }
+
+  /// Operand k's words come from `regs`, the registers of a tile in a dot-operand layout
+  /// (layout.h): k-step by k-step, the tile's fragment words as load() reads them.
+  void use_fragments(int k, const std::vector<llvm::Value*>& regs) {
+    for (std::size_t r = 0; r < regs.size(); r += static_cast<std::size_t>(word_elems()))
+      words_[k].push_back(tf32_ ? b_.CreateBitCast(regs[r], b_.getInt32Ty()) : pair_word(regs[r], regs[r + 1]));
+  }
+  /// The registers of a dot-operand tile of operand k whose words `words` are (the inverse
+  /// of use_fragments).
+  std::vector<llvm::Value*> fragment_registers(const std::vector<llvm::Value*>& words, llvm::Type* elem) {
+    std::vector<llvm::Value*> regs;
+    for (llvm::Value* w : words) {
+      if (tf32_) {
+        regs.push_back(b_.CreateBitCast(w, elem));
+        continue;
+      }
+      llvm::Value* v = b_.CreateBitCast(w, llvm::FixedVectorType::get(elem, 2));
+      regs.push_back(b_.CreateExtractElement(v, std::uint64_t{0}));
+      regs.push_back(b_.CreateExtractElement(v, std::uint64_t{1}));
+    }
+    return regs;
+  }
+  /// Elements per fragment word.
+  int word_elems() const { return tf32_ ? 1 : 2; }
 
   /// Takes a's fragments from `regs`, a's registers in layout `l`, instead of shared memory:
   /// possible when a is [M, K] in the mma accumulator layout of whole rows per warp (an
@@ -91,6 +136,13 @@ class MmaFragments {
  private:
   llvm::Value* i32c(std::int64_t v) { return b_.getInt32(static_cast<std::uint32_t>(v)); }
 
+  llvm::Value* pair_word(llvm::Value* lo, llvm::Value* hi) {
+    llvm::Value* v = llvm::PoisonValue::get(llvm::FixedVectorType::get(lo->getType(), 2));
+    v = b_.CreateInsertElement(v, lo, std::uint64_t{0});
+    v = b_.CreateInsertElement(v, hi, std::uint64_t{1});
+    return b_.CreateBitCast(v, b_.getInt32Ty());
+  }
+
   /// tf32: word by word (converted); a[row][k] at rows g, g + 8, b[k][col] at column g.
   void load_words(const SharedOperand& a, const SharedOperand& bop, std::int64_t kk, std::vector<llvm::Value*>& out) {
     auto& b = b_;
@@ -106,7 +158,7 @@ class MmaFragments {
       auto* fty = llvm::FunctionType::get(b.getInt32Ty(), {b.getFloatTy()}, false);
       return b.CreateCall(llvm::InlineAsm::get(fty, "cvt.rna.tf32.f32 $0, $1;", "=r,f", false), {f});
     };
-    for (std::int64_t mi = 0; mi < tiles_m_; ++mi) {
+    for (std::int64_t mi = 0; a.base && mi < tiles_m_; ++mi) {
       auto row = [&](int h) { return b.CreateAdd(b.CreateAdd(i32c((2 * mi + h) * 8 * wm_), b.CreateMul(warp_m_, i32c(8))), g); };
       llvm::Value* r0 = row(0);
       llvm::Value* r1 = row(1);
@@ -115,7 +167,7 @@ class MmaFragments {
       out[mi * 4 + 2] = word(a, r0, k1, a_transposed_);
       out[mi * 4 + 3] = word(a, r1, k1, a_transposed_);
     }
-    for (std::int64_t ni = 0; ni < tiles_n_; ++ni) {
+    for (std::int64_t ni = 0; bop.base && ni < tiles_n_; ++ni) {
       llvm::Value* col = b.CreateAdd(b.CreateAdd(i32c(ni * 8 * wn_), b.CreateMul(warp_n_, i32c(8))), g);
       out[tiles_m_ * 4 + ni * 2] = word(bop, k0, col, b_transposed_);
       out[tiles_m_ * 4 + ni * 2 + 1] = word(bop, k1, col, b_transposed_);
@@ -156,9 +208,9 @@ class MmaFragments {
                                      "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {$0, $1, $2, $3}, [$4];", "=r,=r,=r,=r,r", true);
     const std::int64_t eb = et_.bits() / 8;
     llvm::Value* a32 = a.base ? shared_address(c_, a.base) : nullptr;
-    llvm::Value* b32 = shared_address(c_, bop.base);
+    llvm::Value* b32 = bop.base ? shared_address(c_, bop.base) : nullptr;
     auto address = [&](llvm::Value* base32, llvm::Value* at) { return b.CreateAdd(base32, b.CreateMul(at, i32c(eb))); };
-    for (std::int64_t mi = 0; a_regs_.empty() && mi < tiles_m_; ++mi) {
+    for (std::int64_t mi = 0; a32 && a_regs_.empty() && mi < tiles_m_; ++mi) {
       // Matrices 0..3: rows g and g + 8 (hsel) of m-tile mi, at k and k + 8 (ksel); row g + 8h
       // of m-tile mi is row (2mi + h) * 8 * wm + warp_m * 8 + g.
       llvm::Value* m0 = b.CreateAdd(b.CreateMul(b.CreateAdd(i32c(2 * mi), hsel), i32c(8 * wm_)), b.CreateMul(warp_m_, i32c(8)));
@@ -170,7 +222,7 @@ class MmaFragments {
       llvm::Value* f = b.CreateCall(a_transposed_ ? x4t : x4, {address(a32, at)});
       for (unsigned i = 0; i < 4; ++i) out[mi * 4 + i] = b.CreateExtractValue(f, i);
     }
-    for (std::int64_t ni = 0; ni < tiles_n_; ni += 2) {
+    for (std::int64_t ni = 0; b32 && ni < tiles_n_; ni += 2) {
       // Matrices 0, 1: k rows kk..kk+15 of n-tile ni; 2, 3: of n-tile ni + 1 (if any).
       llvm::Value* k0 = b.CreateAdd(i32c(kk), b.CreateMul(hsel, i32c(8)));
       llvm::Value* tile = b.CreateAdd(i32c(ni), ni + 1 < tiles_n_ ? ksel : i32c(0));
@@ -196,6 +248,7 @@ class MmaFragments {
   bool tf32_;
   bool a_transposed_, b_transposed_;  ///< a held as [K][M], b as [N][K]
   std::vector<llvm::Value*> a_regs_;  ///< a's registers, when its fragments come from them
+  std::vector<llvm::Value*> words_[2];  ///< the fragment words of operands given as dot-operand tiles
   TileLayout a_layout_;
   int wm_, wn_;
   llvm::Value *lane_, *warp_m_, *warp_n_;
@@ -209,6 +262,25 @@ LoweringContext::SharedTile dot_operand_buffer(LoweringContext& c, const ir::Ins
   auto s = t.shape();
   const std::int64_t stride = ir::dot_operand_stride((k == 0) != ir::dot_shape(c.fn, dot).transposed(k), s[1], t.element());
   return {shared_buffer(c, llvm_type(c.ctx, t.element()), s[0] * stride, k == 0 ? "dot operand a" : "dot operand b"), stride};
+}
+
+std::vector<llvm::Value*> load_dot_fragments(LoweringContext& c, const ir::Layout& l, ir::Type elem, llvm::Value* base,
+                                              std::int64_t stride) {
+  // A loader for one operand: the other's extent is one tile of the warps (never read).
+  const int k = l.operand;
+  const std::int64_t mn = l.shape[(k == 0) == l.transposed ? 1 : 0], kk = l.shape[(k == 0) == l.transposed ? 0 : 1];
+  const MmaFragments::Shape s{k == 0 ? mn : 16 * l.wpc[0], k == 1 ? mn : 8 * l.wpc[1], kk, k == 0 && l.transposed,
+                              k == 1 && l.transposed, elem, l.wpc[0], l.wpc[1]};
+  MmaFragments frags(c, s);
+  const SharedOperand op{base, stride}, none{nullptr, 0};
+  const std::size_t first = k == 0 ? 0 : static_cast<std::size_t>(frags.tiles_m() * 4);
+  const std::size_t per = static_cast<std::size_t>(k == 0 ? frags.tiles_m() * 4 : frags.tiles_n() * 2);
+  std::vector<llvm::Value*> words;
+  for (std::int64_t step = 0; step < kk; step += frags.k_step()) {
+    auto w = frags.load(k == 0 ? op : none, k == 1 ? op : none, step);
+    words.insert(words.end(), w.begin() + static_cast<std::ptrdiff_t>(first), w.begin() + static_cast<std::ptrdiff_t>(first + per));
+  }
+  return frags.fragment_registers(words, llvm_type(c.ctx, elem));
 }
 
 namespace {
@@ -225,13 +297,19 @@ llvm::Value* lower_dot_mma(LoweringContext& c, const ir::Instruction& inst, cons
   // MmaFragments::a_fits_registers). Otherwise each operand is read where it is when it is a
   // tile in shared memory (a pipelined loop's stage, or staged before the loop), else from
   // registers written to a buffer of its own.
+  // An operand in a dot-operand layout is its fragments already (a tile.local_load's).
   auto shared = [&](int k) { return c.fn.type_of(inst.operands[k]).layout()->is_shared(); };
-  const bool a_in_registers = !tf32 && !dims.a_transposed && !shared(0) &&
+  auto fragments = [&](int k) { return c.fn.type_of(inst.operands[k]).layout()->is_dot_operand(); };
+  const bool a_in_registers = !tf32 && !dims.a_transposed && !shared(0) && !fragments(0) &&
                               MmaFragments::a_fits_registers(layout_of(c, inst.operands[0]), mma);
   if (a_in_registers) frags.use_a_registers(unpack(c, c.get(inst.operands[0])), layout_of(c, inst.operands[0]));
   SharedOperand ops[2] = {{nullptr, 0}, {nullptr, 0}};
   bool from_registers = false;
   for (int k = a_in_registers ? 1 : 0; k < 2; ++k) {
+    if (fragments(k)) {
+      frags.use_fragments(k, unpack(c, c.get(inst.operands[k])));
+      continue;
+    }
     if (shared(k)) {
       const ir::Layout& l = *c.fn.type_of(inst.operands[k]).layout();
       CUTLET_ASSERT(l.rank() == 2 && l.strides[1] == 1, "a dot operand in shared memory is held in rows");
@@ -245,7 +323,7 @@ llvm::Value* lower_dot_mma(LoweringContext& c, const ir::Instruction& inst, cons
   if (from_registers) {
     barrier(c);  // earlier readers of these buffers (in a loop) are done
     for (int k = a_in_registers ? 1 : 0; k < 2; ++k)
-      if (!shared(k)) store_tile(c, inst.operands[k], ops[k].base, elem, ops[k].stride);
+      if (!shared(k) && !fragments(k)) store_tile(c, inst.operands[k], ops[k].base, elem, ops[k].stride);
     barrier(c);
   }
   auto acc = unpack(c, tile_in_layout(c, inst.operands[2], mma));

@@ -1,6 +1,8 @@
 // Lowering of the ops of tiles in shared memory (the pipeline-loops pass makes them): a tile
 // in a shared layout is lowered to its buffer's address; tile.local_alloc places the buffer
-// in the kernel's arena until its tile.local_dealloc; tile.async_copy has each thread copy
+// in the kernel's arena until its tile.local_dealloc; tile.local_slice is an address within
+// it; tile.local_load reads a tile into registers (a dot's fragments with ldmatrix, other
+// layouts element by element); tile.async_copy has each thread copy
 // its 4- to 16-byte pieces of a tile from global memory straight into a stage with cp.async,
 // at the element's place in the stage's padded rows.
 #include <llvm/IR/InlineAsm.h>
@@ -55,6 +57,42 @@ llvm::Value* lower_local_index(LoweringContext& c, const ir::Instruction& inst) 
   const auto pitch = static_cast<std::uint32_t>(ring.strides[0] * element_bytes(c, inst.operands[0]));
   c.layouts[inst.results[0]] = shared_layout_of(c, inst.results[0]);
   return b.CreateInBoundsGEP(b.getInt8Ty(), c.get(inst.operands[0]), b.CreateMul(c.get(inst.operands[1]), b.getInt32(pitch)));
+}
+
+llvm::Value* lower_local_slice(LoweringContext& c, const ir::Instruction& inst) {
+  auto& b = c.b;
+  const ir::Layout& l = shared_layout_of(c, inst.operands[0]);
+  std::int64_t at = 0;
+  for (std::size_t d = 0; d < l.strides.size(); ++d) at += inst.int_attr(d) * l.strides[d];
+  c.layouts[inst.results[0]] = shared_layout_of(c, inst.results[0]);
+  return b.CreateInBoundsGEP(b.getInt8Ty(), c.get(inst.operands[0]),
+                             b.getInt32(static_cast<std::uint32_t>(at * element_bytes(c, inst.operands[0]))));
+}
+
+llvm::Value* lower_local_load(LoweringContext& c, const ir::Instruction& inst) {
+  auto& b = c.b;
+  const ir::ValueId r = inst.results[0];
+  const ir::Layout& from = shared_layout_of(c, inst.operands[0]);
+  const ir::Type et = c.fn.type_of(r).element();
+  const TileLayout& l = result_layout(c, r);
+  c.layouts[r] = l;
+  std::vector<llvm::Value*> regs;
+  if (l.is_dot_operand()) {
+    CUTLET_ASSERT(from.rank() == 2 && from.strides[1] == 1, "dot fragments are read from rows");
+    regs = load_dot_fragments(c, l, et, c.get(inst.operands[0]), from.strides[0]);
+  } else {
+    // Element by element at its place in the buffer.
+    llvm::Type* lt = llvm_type(c.ctx, et);
+    auto tc = thread_coords(b, l);
+    for (int k = 0; k < l.num_regs(); ++k) {
+      auto xy = element_coords(b, l, tc, k);
+      llvm::Value* at = b.getInt32(0);
+      for (std::size_t d = 0; d < xy.size(); ++d)
+        at = b.CreateAdd(at, b.CreateMul(xy[d], b.getInt32(static_cast<std::uint32_t>(from.strides[d]))));
+      regs.push_back(b.CreateLoad(lt, b.CreateInBoundsGEP(lt, c.get(inst.operands[0]), at)));
+    }
+  }
+  return pack(c, llvm_type(c.ctx, et), regs);
 }
 
 llvm::Value* lower_local_store(LoweringContext& c, const ir::Instruction& inst) {
@@ -121,6 +159,8 @@ void register_tile_shared(LoweringTable& t) {
   t.set(ir::Opcode::TileLocalAlloc, lower_local_alloc);
   t.set(ir::Opcode::TileLocalDealloc, lower_local_dealloc);
   t.set(ir::Opcode::TileLocalIndex, lower_local_index);
+  t.set(ir::Opcode::TileLocalSlice, lower_local_slice);
+  t.set(ir::Opcode::TileLocalLoad, lower_local_load);
   t.set(ir::Opcode::TileLocalStore, lower_local_store);
   t.set(ir::Opcode::TileAsyncCopy, lower_async_copy);
   t.set(ir::Opcode::TileAsyncCommit, lower_async_commit);

@@ -395,13 +395,25 @@ int reserved_dynamic_shared(const llvm::Module& module) {
 }
 
 namespace {
-/// Whether tile kernel `fn` has tiles without layouts (it did not go through the pipeline).
-bool lacks_layouts(const ir::Function& fn) {
-  if (fn.tile_warps() == 0) return false;
-  for (std::size_t v = 0; v < fn.num_values(); ++v)
-    if (fn.type_of(static_cast<ir::ValueId>(v)).is_tile() && !fn.type_of(static_cast<ir::ValueId>(v)).layout()) return true;
+/// Whether region `r` makes or takes tiles without layouts.
+bool lacks_layouts(const ir::Function& fn, const ir::Region& r) {
+  auto bare = [&](ir::ValueId v) { return fn.type_of(v).is_tile() && !fn.type_of(v).layout(); };
+  for (ir::ValueId a : r.args)
+    if (bare(a)) return true;
+  for (ir::InstId id : r.body) {
+    const ir::Instruction& inst = fn.inst(id);
+    for (ir::ValueId v : inst.results)
+      if (bare(v)) return true;
+    for (const ir::Region& sub : inst.regions)
+      if (lacks_layouts(fn, sub)) return true;
+  }
   return false;
 }
+
+/// Whether tile kernel `fn` has tiles without layouts (it did not go through the pipeline).
+/// Only the values of its instructions count: passes leave the values of the instructions
+/// they removed behind.
+bool lacks_layouts(const ir::Function& fn) { return fn.tile_warps() > 0 && lacks_layouts(fn, fn.body()); }
 }  // namespace
 
 std::unique_ptr<llvm::Module> lower_to_llvm(const ir::Function& fn, llvm::LLVMContext& ctx, const LoweringOptions& options,

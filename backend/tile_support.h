@@ -44,6 +44,11 @@ llvm::Value* relayout(LoweringContext& c, llvm::Value* v, const TileLayout& from
 /// A shared-memory buffer (in the arena, for the op being lowered) for operand k (0: a, 1: b)
 /// of tensor-core dot `dot`, laid out as the dot's fragment reads want it.
 LoweringContext::SharedTile dot_operand_buffer(LoweringContext& c, const ir::Instruction& dot, int k);
+/// The registers of a tile in dot-operand layout `l` (layout.h) of `elem`s, read from shared
+/// memory at `base` (the tile as rows of `stride` elements): its mma fragments, k-step by
+/// k-step, with ldmatrix for 16-bit types and word by word for tf32.
+std::vector<llvm::Value*> load_dot_fragments(LoweringContext& c, const ir::Layout& l, ir::Type elem, llvm::Value* base,
+                                              std::int64_t stride);
 /// Writes the registers of tile value v (2-D) to `buf` as rows of `stride` elements.
 void store_tile(LoweringContext& c, ir::ValueId v, llvm::Value* buf, llvm::Type* elem, std::int64_t stride);
 

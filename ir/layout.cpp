@@ -9,7 +9,7 @@
 namespace cutlet::ir {
 
 bool Layout::same_placement(const Layout& o) const {
-  if (is_shared() || o.is_shared()) return *this == o;
+  if (is_shared() || o.is_shared() || is_dot_operand() || o.is_dot_operand()) return *this == o;
   return shape == o.shape && spt == o.spt && tpw == o.tpw && wpc == o.wpc && order == o.order && slice_dim == o.slice_dim;
 }
 
@@ -20,6 +20,12 @@ int Layout::regs_along(int d) const {
 }
 
 int Layout::num_regs() const {
+  if (is_dot_operand()) {
+    // A warp's part of the operand (its rows of a, its columns of b) over its 32 lanes.
+    const std::int64_t mn = shape[static_cast<std::size_t>(operand == 0 ? (transposed ? 1 : 0) : (transposed ? 0 : 1))];
+    const std::int64_t k = shape[0] * shape[1] / mn;
+    return static_cast<int>(mn * k / (32 * wpc[static_cast<std::size_t>(operand)]));
+  }
   int n = 1;
   for (int d = 0; d < rank(); ++d) n *= regs_along(d);
   return n;
@@ -89,6 +95,9 @@ std::string Layout::str() const {
   }
   if (kind == LayoutKind::Mma) return "#mma<warps=" + list(wpc) + ">";
   if (kind == LayoutKind::Shared) return "#shared<strides=" + list(strides) + ">";
+  if (kind == LayoutKind::DotOperand)
+    return std::string("#dot_op<") + (operand == 0 ? "a" : "b") + (transposed ? "^T" : "") + ", warps=" + list(wpc) +
+           ", k_width=" + std::to_string(k_width) + ">";
   return "#blocked<spt=" + list(spt) + ", tpw=" + list(tpw) + ", wpc=" + list(wpc) + ", order=" + list(order) + ">";
 }
 
@@ -103,6 +112,9 @@ std::uint64_t Layout::structural_hash() const {
   for (auto e : shape) h.add(static_cast<std::uint64_t>(e));
   h.add(strides.size());
   for (auto e : strides) h.add(static_cast<std::uint64_t>(e));
+  h.add(static_cast<std::uint64_t>(operand));
+  h.add(static_cast<std::uint64_t>(k_width));
+  h.add(static_cast<std::uint64_t>(transposed));
   return h.value();
 }
 
@@ -111,6 +123,17 @@ Layout shared_layout(std::vector<std::int64_t> shape, std::vector<std::int64_t> 
   l.kind = LayoutKind::Shared;
   l.shape = std::move(shape);
   l.strides = std::move(strides);
+  return l;
+}
+
+Layout dot_operand_layout(const Layout& mma, int operand, std::vector<std::int64_t> shape, int k_width, bool transposed) {
+  Layout l;
+  l.kind = LayoutKind::DotOperand;
+  l.shape = std::move(shape);
+  l.wpc = mma.wpc;
+  l.operand = operand;
+  l.k_width = k_width;
+  l.transposed = transposed;
   return l;
 }
 

@@ -105,8 +105,23 @@ class Verifier {
       case Opcode::TileDot: return k < 2;
       case Opcode::TileLocalStore: return k == 1;
       case Opcode::TileLocalIndex:
+      case Opcode::TileLocalSlice:
+      case Opcode::TileLocalLoad:
       case Opcode::TileLocalDealloc:
       case Opcode::TileAsyncCopy: return k == 0;
+      default: return false;
+    }
+  }
+
+  static bool is_dot_operand_tile(Type t) { return t.is_tile() && t.layout() && t.layout()->is_dot_operand(); }
+
+  /// Whether operand k of an `op` may be a tile of mma fragments (a dot-operand layout): the
+  /// a and b of a dot, and values a loop carries.
+  static bool takes_dot_operand(Opcode op, std::size_t k) {
+    switch (op) {
+      case Opcode::TileDot: return k < 2;
+      case Opcode::Yield:
+      case Opcode::For: return true;
       default: return false;
     }
   }
@@ -126,6 +141,26 @@ class Verifier {
         if (r.element() != ot[0].element() || !std::ranges::equal(r.shape(), s.subspan(1)) ||
             !std::ranges::equal(r.layout()->strides, std::span(from.strides).subspan(1)))
           fail(&inst, "a stage of a ring has the ring's element type, inner shape and strides");
+        break;
+      }
+      case Opcode::TileLocalSlice: {
+        // (shared tile) {offset per dimension} -> the part of it from those offsets, same strides
+        const Type r = one(inst);
+        if (!is_shared_tile(ot[0]) || !is_shared_tile(r) || r.element() != ot[0].element() ||
+            r.shape().size() != ot[0].shape().size() || inst.attrs.size() != ot[0].shape().size() ||
+            r.layout()->strides != ot[0].layout()->strides)
+          fail(&inst, "must be (shared tile<S x T>) {an offset per dimension} -> shared tile<R x T> of the same strides");
+        for (std::size_t d = 0; d < r.shape().size(); ++d)
+          if (inst.int_attr(d) < 0 || inst.int_attr(d) + r.shape()[d] > ot[0].shape()[d])
+            fail(&inst, "the part must lie inside the tile");
+        break;
+      }
+      case Opcode::TileLocalLoad: {
+        const Type r = one(inst);
+        if (!is_shared_tile(ot[0]) || !r.is_tile() || !r.layout() || is_shared_tile(r) ||
+            r.without_layout() != ot[0].without_layout())
+          fail(&inst, "must be (shared tile<S x T>) -> tile<S x T, layout> in registers");
+        if (r.layout()->is_dot_operand() && r.shape().size() != 2) fail(&inst, "loads 2-D dot operands");
         break;
       }
       case Opcode::TileLocalStore:
@@ -195,6 +230,13 @@ class Verifier {
       if (is_shared_tile(ot[k]) && !takes_shared(inst.op, k))
         fail(&inst, "operand " + std::to_string(k) + " is a tile in shared memory, which only dots and the tile.local_* "
                     "and tile.async_copy ops read");
+    for (std::size_t k = 0; k < ot.size(); ++k)
+      if (is_dot_operand_tile(ot[k]) && !takes_dot_operand(inst.op, k))
+        fail(&inst, "operand " + std::to_string(k) + " is a tile of mma fragments, which only dots read");
+    for (auto r : inst.results)
+      if (r < f_.num_values() && is_dot_operand_tile(f_.type_of(r)) && inst.op != Opcode::TileLocalLoad &&
+          inst.op != Opcode::For && inst.op != Opcode::If)
+        fail(&inst, "makes a tile of mma fragments, which only tile.local_load does");
     for (auto r : inst.results)
       if (r < f_.num_values() && f_.value(r).def != static_cast<InstId>(&inst - &f_.inst(0))) fail(&inst, "result does not point back to its instruction");
 
@@ -346,6 +388,8 @@ class Verifier {
         break;
       case Opcode::TileLocalAlloc:
       case Opcode::TileLocalIndex:
+      case Opcode::TileLocalSlice:
+      case Opcode::TileLocalLoad:
         shared_memory_op(inst, ot);
         break;
       case Opcode::TileDot: {
@@ -358,6 +402,14 @@ class Verifier {
         const std::int64_t m = tr & ATransposed ? sa[1] : sa[0], ka = tr & ATransposed ? sa[0] : sa[1];
         const std::int64_t kb = tr & BTransposed ? sb[1] : sb[0], n = tr & BTransposed ? sb[0] : sb[1];
         if (ka != kb || m != sc[0] || n != sc[1]) fail(&inst, "shapes do not make [M, K] @ [K, N] + [M, N]");
+        for (int k = 0; k < 2; ++k) {
+          if (!is_dot_operand_tile(ot[k])) continue;
+          const Layout& l = *ot[k].layout();
+          const bool t = (tr & (k == 0 ? ATransposed : BTransposed)) != 0;
+          const Layout* acc = one(inst).layout();
+          if (l.operand != k || l.transposed != t || (acc && acc->wpc != l.wpc))
+            fail(&inst, std::string("its ") + (k == 0 ? "a" : "b") + " fragments are not the ones this dot reads");
+        }
         break;
       }
       case Opcode::Field:

@@ -198,7 +198,8 @@ class Assigner {
         for (std::size_t k = 0; k < i.regions.size(); ++k) region(id, k);
         break;
       default: {
-        if (has_trait(i.op, TileOp) || !i.regions.empty()) break;
+        // (A terminator's tiles keep their layouts: each region's owner moves them.)
+        if (has_trait(i.op, TileOp) || has_trait(i.op, Terminator) || !i.regions.empty()) break;
         // Elementwise ops on tiles: every tile operand and the result in one layout, the one
         // the result's uses want, else the first tile operand's.
         std::optional<Layout> l;

@@ -65,6 +65,8 @@ struct Copy {
   Layout layout;      ///< how the block's threads share a copy: `width` elements each
   std::int64_t width;
   std::string what;        ///< the ring's use, for reports: "the dot's a operand"
+  InstId dot = kNone;      ///< the tensor-core dot that reads it
+  int operand = 0;         ///< as its a (0) or b (1)
   ValueId buffer = kNone;  ///< the ring, once allocated
 };
 
@@ -171,7 +173,8 @@ class Pipeliner {
     const int bytes = elem.bits() / 8;
     const std::int64_t rows = t.shape()[0], cols = t.shape()[1];
     Copy c{id, Type::void_type(), Type::void_type(), default_layout({rows, cols}, warps_, 16 / bytes), 1,
-           std::string("the dot's ") + (operand == 0 ? "a" : "b") + " operand"};
+           std::string("the dot's ") + (operand == 0 ? "a" : "b") + " operand", static_cast<InstId>(&dot - &f_.inst(0)),
+           operand};
     const AxisInfo off = axis_info(f_, offsets);
     std::int64_t w = std::min<std::int64_t>({c.layout.spt[1], cols, off.contiguity[1], off.divisibility[1],
                                              scalar_divisibility(f_, ptr) / bytes});
@@ -184,6 +187,70 @@ class Pipeliner {
     c.stage = Type::tile(shape, elem, shared_layout(shape, {stride, 1}));
     c.ring = Type::tile(ring_shape, elem, shared_layout(ring_shape, {stage_elems, stride, 1}));
     return c;
+  }
+
+  /// The dot of `loop`'s body (at its top level) whose a and b are the two `copies`, if
+  /// there is one: it is pipelined at the level of its k-steps too (see split_dot).
+  std::optional<InstId> fragment_dot(const Instruction& loop, const std::vector<Copy>& copies) const {
+    if (copies.size() != 2 || copies[0].dot != copies[1].dot || copies[0].operand == copies[1].operand) return std::nullopt;
+    const auto& body = loop.regions[0].body;
+    if (std::find(body.begin(), body.end(), copies[0].dot) == body.end()) return std::nullopt;
+    return copies[0].dot;
+  }
+
+  /// The k-steps of tensor-core dot `dot`: elements of K per mma.sync.
+  std::int64_t k_step(const Instruction& dot) const { return f_.type_of(dot.operands[0]).element() == Type::f32() ? 8 : 16; }
+
+  /// Operand k's fragments of the k-steps from `k0` of tensor-core dot `dot` (k_step(dot)
+  /// elements of K), read from `view`, operand k as the dot reads it in shared memory.
+  ValueId fragments(const Instruction& dot, int k, ValueId view, std::int64_t k0) {
+    const Type vt = f_.type_of(view);
+    const bool transposed = dot_shape(f_, dot).transposed(k);
+    const std::size_t kdim = (k == 0) == transposed ? 0 : 1;
+    std::vector<std::int64_t> shape(vt.shape().begin(), vt.shape().end());
+    std::vector<Attribute> offsets(shape.size(), std::int64_t{0});
+    offsets[kdim] = k0;
+    shape[kdim] = k_step(dot);
+    const Type elem = vt.element();
+    const ValueId part = emit(Opcode::TileLocalSlice, {view}, offsets, Type::tile(shape, elem, shared_layout(shape, vt.layout()->strides)));
+    const Layout& mma = *f_.type_of(dot.results[0]).layout();
+    const int k_width = elem.bits() == 32 ? 1 : 2;
+    return emit(Opcode::TileLocalLoad, {part}, {}, Type::tile(shape, elem, dot_operand_layout(mma, k, shape, k_width, transposed)));
+  }
+
+  /// Emits tensor-core dot `id` (its a and b the current stage's views) k-step by k-step, as
+  /// CUTLASS's multistage mainloop does: each k-step's math runs on fragments read one k-step
+  /// earlier, the first k-step's (`first`) by the previous iteration; before the last k-step's
+  /// math, `turn` waits for the next stage and refills this one, and the next stage's first
+  /// fragments are read from `next_views`. The last k-step is the dot itself (its result is
+  /// the sum). Returns the next stage's first fragments, a's then b's.
+  std::vector<ValueId> split_dot(InstId id, const std::vector<ValueId>& first, const std::function<void()>& turn,
+                                 const std::function<std::vector<ValueId>()>& next_views) {
+    const Instruction dot = f_.inst(id);
+    loc_ = dot.loc;
+    const std::int64_t step = k_step(dot), K = dot_shape(f_, dot).k;
+    const Type acc_type = f_.type_of(dot.results[0]);
+    std::vector<ValueId> cur = first;
+    ValueId acc = dot.operands[2];
+    for (std::int64_t k0 = 0; k0 < K; k0 += step) {
+      std::vector<ValueId> next;
+      if (k0 + step < K) {
+        for (int k = 0; k < 2; ++k) next.push_back(fragments(dot, k, dot.operands[static_cast<std::size_t>(k)], k0 + step));
+      } else {
+        turn();
+        const std::vector<ValueId> views = next_views();
+        loc_ = dot.loc;
+        for (int k = 0; k < 2; ++k) next.push_back(fragments(dot, k, views[static_cast<std::size_t>(k)], 0));
+      }
+      if (k0 + step < K) {
+        acc = emit(Opcode::TileDot, {cur[0], cur[1], acc}, dot.attrs, acc_type);
+      } else {
+        f_.inst(id).operands = {cur[0], cur[1], acc};
+        out_->push_back(id);
+      }
+      cur = std::move(next);
+    }
+    return cur;
   }
 
   // --- Rewriting ----------------------------------------------------------------------------
@@ -299,14 +366,21 @@ class Pipeliner {
     const Predicate lt = Predicate::Lt;
     auto ahead = [&](ValueId iv, int n) { return n == 0 ? iv : add(iv, constant(it, step_value * n)); };
 
-    // Before the loop: the rings, and the copies of the first stages - 1 iterations.
+    // A dot reading both copies is pipelined at the level of its k-steps too (split_dot): all
+    // stages are filled ahead, and the dot turns to the next stage before its last k-step.
+    const std::optional<InstId> frag = fragment_dot(f_.inst(id), copies);
+    const Copy* copy_of[2] = {nullptr, nullptr};
+    for (const Copy& c : copies) copy_of[c.operand] = &c;
+    // Before the loop: the rings, and the copies of the first stages - 1 iterations (stages,
+    // for a split dot, which then reads the first stage's first fragments).
+    std::vector<ValueId> first_fragments;
     if (!copies.empty()) {
       if (staged.empty()) barrier();  // a previous run of this loop has finished reading its stages
       for (Copy& c : copies) {
         loc_ = f_.inst(c.load).loc;
         c.buffer = emit(Opcode::TileLocalAlloc, {}, {c.what}, c.ring);
       }
-      for (int s = 0; s < stages_ - 1; ++s) {
+      for (int s = 0; s < stages_ - (frag ? 0 : 1); ++s) {
         const ValueId iv = ahead(lb, s);
         const ValueId valid = compare(lt, iv, ub);
         clone_closure(closure, iv_arg, iv, [&](InstId l, const std::map<ValueId, ValueId>& map) {
@@ -314,6 +388,15 @@ class Pipeliner {
             if (c.load == l) issue_copy(c, map, emit(Opcode::TileLocalIndex, {c.buffer, i32(s)}, {}, c.stage), valid);
         });
         emit(Opcode::TileAsyncCommit, {});
+      }
+      if (frag) {
+        loc_ = f_.inst(*frag).loc;
+        emit(Opcode::TileAsyncWait, {}, {std::int64_t{stages_ - 1}});
+        barrier();
+        const Instruction dot = f_.inst(*frag);
+        for (int k = 0; k < 2; ++k)
+          first_fragments.push_back(
+              fragments(dot, k, emit(Opcode::TileLocalIndex, {copy_of[k]->buffer, i32(0)}, {}, copy_of[k]->stage), 0));
       }
     }
     // And the first iteration's register loads, when it runs.
@@ -332,8 +415,9 @@ class Pipeliner {
       return arg;
     };
     if (!copies.empty()) stage_arg = carry(i32(0));
-    std::vector<ValueId> pref_args;
+    std::vector<ValueId> pref_args, fragment_args;
     for (ValueId v : first) pref_args.push_back(carry(v));
+    for (ValueId v : first_fragments) fragment_args.push_back(carry(v));
 
     // The body: wait for this iteration's stage, read it, issue the next iteration's loads,
     // run, refill the stage the previous iteration read.
@@ -341,10 +425,16 @@ class Pipeliner {
     out_ = &new_body;
     const std::vector<InstId> old_body = f_.inst(id).regions[0].body;
     const ValueId iv = f_.inst(id).regions[0].args[0];
+    ValueId stage_next = kNone;
     if (!copies.empty()) {
       loc_ = f_.inst(id).loc;
-      emit(Opcode::TileAsyncWait, {}, {std::int64_t{stages_ - 2}});
-      barrier();  // every thread's copies have landed; every warp is done with the previous stage
+      if (frag) {
+        const ValueId inc = add(stage_arg, i32(1));
+        stage_next = select(compare(Predicate::Eq, inc, i32(stages_)), i32(0), inc);
+      } else {
+        emit(Opcode::TileAsyncWait, {}, {std::int64_t{stages_ - 2}});
+        barrier();  // every thread's copies have landed; every warp is done with the previous stage
+      }
       for (const Copy& c : copies) {
         loc_ = f_.inst(c.load).loc;
         const ValueId view = emit(Opcode::TileLocalIndex, {c.buffer, stage_arg}, {}, c.stage);
@@ -365,10 +455,39 @@ class Pipeliner {
     }
     std::set<InstId> gone(loads.begin(), loads.end());
     for (const Copy& c : copies) gone.insert(c.load);
-    for (std::size_t k = 0; k + 1 < old_body.size(); ++k)
-      if (!gone.count(old_body[k])) new_body.push_back(old_body[k]);
+    std::vector<ValueId> next_fragments;
+    for (std::size_t k = 0; k + 1 < old_body.size(); ++k) {
+      if (gone.count(old_body[k])) continue;
+      if (frag && old_body[k] == *frag) {
+        // The turn: this thread's copies of the next stage have landed, and the barrier says
+        // everyone's have, and that every warp has read this stage, refilled with the copies of
+        // iteration i + stages.
+        auto turn = [&] {
+          emit(Opcode::TileAsyncWait, {}, {std::int64_t{stages_ - 2}});
+          barrier();
+          const ValueId iv_r = ahead(iv, stages_);
+          const ValueId valid = compare(lt, iv_r, ub);
+          clone_closure(closure, iv_arg, iv_r, [&](InstId l, const std::map<ValueId, ValueId>& map) {
+            for (const Copy& c : copies)
+              if (c.load == l) issue_copy(c, map, emit(Opcode::TileLocalIndex, {c.buffer, stage_arg}, {}, c.stage), valid);
+          });
+          emit(Opcode::TileAsyncCommit, {});
+        };
+        auto next_views = [&] {
+          std::vector<ValueId> views;
+          for (int c = 0; c < 2; ++c)
+            views.push_back(emit(Opcode::TileLocalIndex, {copy_of[c]->buffer, stage_next}, {}, copy_of[c]->stage));
+          return views;
+        };
+        next_fragments = split_dot(old_body[k], fragment_args, turn, next_views);
+        continue;
+      }
+      new_body.push_back(old_body[k]);
+    }
     std::vector<ValueId> yields = f_.inst(old_body.back()).operands;
-    if (!copies.empty()) {
+    if (frag) {
+      yields.push_back(stage_next);
+    } else if (!copies.empty()) {
       // Issued after the body: its reads of the stage refilled come first (shared-memory
       // accesses stay in program order), its math overlaps the copies.
       loc_ = f_.inst(id).loc;
@@ -384,6 +503,7 @@ class Pipeliner {
       yields.push_back(select(compare(Predicate::Eq, inc, i32(stages_)), i32(0), inc));
     }
     yields.insert(yields.end(), next.begin(), next.end());
+    yields.insert(yields.end(), next_fragments.begin(), next_fragments.end());
     f_.inst(old_body.back()).operands = yields;
     new_body.push_back(old_body.back());
     f_.inst(id).regions[0].body = std::move(new_body);

@@ -127,31 +127,60 @@ auto pipelined_gemm(int stages) {
 
 TEST(TileCodegen, LoopLoadsFeedingADotAreCopiedAheadWithCpAsync) {
   auto compiled = pipelined_gemm(0).compile<>();
-  // Three stages (the default), the first two filled before the loop. Each iteration waits
-  // for its stage, reads its fragments straight from it (no registers, no st.shared), and
-  // after its math refills the stage the previous iteration read.
+  // Three stages (the default), all filled before the loop; the first one's first fragments
+  // are read before it. In the loop the dot goes k-step by k-step on fragments read a k-step
+  // ahead straight from the stage (no registers, no st.shared); before its last k-step it
+  // waits for the next stage, crosses the barrier, refills the stage it read and reads the
+  // next stage's first fragments.
   expect_filecheck(compiled->ptx, R"(
 CHECK: .entry tile_pipelined(
 CHECK-NOT: st.shared
 CHECK: cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16, {{.*}};
 CHECK: cp.async.commit_group;
 CHECK: cp.async.commit_group;
+CHECK: cp.async.commit_group;
 CHECK-NOT: cp.async.commit_group;
-CHECK: cp.async.wait_group 1;
+CHECK: cp.async.wait_group 2;
 CHECK-NEXT: bar.sync 0;
 CHECK: ldmatrix.sync.aligned.m8n8.x4.shared.b16
 CHECK: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
 CHECK: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+CHECK: cp.async.wait_group 1;
+CHECK-NEXT: bar.sync 0;
 CHECK: cp.async.cg.shared.global
 CHECK: cp.async.commit_group;
+CHECK: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+CHECK: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 CHECK: cp.async.wait_group 0;
 )");
   // Three stages of a (64 rows of 32 + 8 padding bf16) and b (32 rows of 64 + 8).
   EXPECT_EQ(compiled->resources.dynamic_shared_bytes, 3 * (64 * 40 * 2 + 32 * 72 * 2));
   auto four = pipelined_gemm(4).compile<>();
-  EXPECT_EQ(four->ptx.find("cp.async.wait_group 3;"), std::string::npos);
+  EXPECT_NE(four->ptx.find("cp.async.wait_group 3;"), std::string::npos);
   EXPECT_NE(four->ptx.find("cp.async.wait_group 2;"), std::string::npos);
+  EXPECT_EQ(four->ptx.find("cp.async.wait_group 4;"), std::string::npos);
   EXPECT_EQ(four->resources.dynamic_shared_bytes, 4 * (64 * 40 * 2 + 32 * 72 * 2));
+}
+
+// Exact f32 dots (FMA from shared memory) of transposed operands in a K loop, whose loads
+// are issued an iteration ahead in registers.
+TEST(TileCodegen, TransposedOperandsOfAnFmaDotInALoop) {
+  for (bool at : {false, true})
+    for (bool bt : {false, true}) {
+      auto k = tile_kernel([=](Tensor<float, 2> c, Tensor<float, 2> a, Tensor<float, 2> b) {
+        auto rm = program_id(0) * 32 + arange(32), rn = program_id(1) * 32 + arange(32), rk = arange(16);
+        auto acc = for_range(0, a.shape(at ? 0 : 1), 16, zeros<float>({32, 32}), [&](i32 k0, Tile<float> acc) {
+          auto ka = k0 + rk;
+          Tile<float> ta = at ? transpose(load(a, {expand_dims(ka, 1), expand_dims(rm, 0)})) : load(a, {expand_dims(rm, 1), expand_dims(ka, 0)});
+          Tile<float> tb = bt ? transpose(load(b, {expand_dims(rn, 1), expand_dims(ka, 0)})) : load(b, {expand_dims(ka, 1), expand_dims(rn, 0)});
+          return dot(ta, tb, acc);
+        });
+        store(c, {expand_dims(rm, 1), expand_dims(rn, 0)}, acc);
+      }, {.name = "dot_transposed_fma"});
+      auto compiled = k.compile<>();
+      EXPECT_NE(compiled->ptx.find("fma.rn.f32"), std::string::npos) << at << bt;
+      EXPECT_EQ(compiled->ptx.find("mma.sync"), std::string::npos) << at << bt;
+    }
 }
 
 TEST(TileCodegen, OtherLoopLoadsArePipelinedOneIterationAheadInRegisters) {

@@ -52,6 +52,64 @@ TEST(PipelineLoopsTest, AGemmLoopCopiesItsDotOperandsIntoRingsOfStages) {
   expect_golden("pipeline_loops_gemm.ir", print(f));
 }
 
+TEST(PipelineLoopsTest, ADotOfTwoCopiesIsPipelinedKStepByKStep) {
+  Function f = pipelined(pipelined_plain_gemm());
+  EXPECT_NO_THROW(verify(f));
+  const int stages = pipeline_stages(f);
+  const Instruction& loop = the_loop(f);
+  // Every stage filled before the loop, then the first stage's first fragments read.
+  EXPECT_EQ(count_ops(f, f.body(), Opcode::TileAsyncCopy), 2 * stages + 2);
+  EXPECT_EQ(count_ops(f, loop.regions[0], Opcode::TileAsyncCopy), 2);
+  EXPECT_EQ(count_ops(f, f.body(), Opcode::TileLocalLoad) - count_ops(f, loop.regions[0], Opcode::TileLocalLoad), 2);
+  // K = 32: two k-steps, so two dots; in the loop the second k-step's fragments of this
+  // stage and the first ones of the next.
+  EXPECT_EQ(count_ops(f, loop.regions[0], Opcode::TileDot), 2);
+  EXPECT_EQ(count_ops(f, loop.regions[0], Opcode::TileLocalLoad), 4);
+  // One wait in the loop, at the turn, before the refill and the last dot.
+  std::vector<Opcode> order;
+  for (InstId id : loop.regions[0].body) {
+    const Opcode op = f.inst(id).op;
+    if (op == Opcode::TileAsyncWait) EXPECT_EQ(f.inst(id).int_attr(), stages - 2);
+    if (op == Opcode::TileAsyncWait || op == Opcode::TileDot || op == Opcode::TileAsyncCommit) order.push_back(op);
+  }
+  EXPECT_EQ(order, (std::vector<Opcode>{Opcode::TileDot, Opcode::TileAsyncWait, Opcode::TileAsyncCommit, Opcode::TileDot}));
+  // The loop carries the accumulator, the stage and the first fragments of a and b.
+  ASSERT_EQ(loop.results.size(), 4u);
+  for (InstId id : loop.regions[0].body)
+    if (f.inst(id).op == Opcode::TileDot)
+      for (int k = 0; k < 2; ++k) {
+        const Layout& l = *f.type_of(f.inst(id).operands[k]).layout();
+        EXPECT_TRUE(l.is_dot_operand());
+        EXPECT_EQ(l.operand, k);
+        EXPECT_EQ(f.type_of(f.inst(id).operands[k]).shape()[k == 0 ? 1 : 0], 16);
+      }
+  expect_golden("pipeline_loops_plain_gemm.ir", print(f));
+}
+
+TEST(PipelineLoopsTest, TheVerifierRefusesFragmentsWhereOtherOpsRead) {
+  Function f = pipelined(pipelined_plain_gemm());
+  InstId loop = kNone;
+  for (InstId id : f.body().body)
+    if (f.inst(id).op == Opcode::For) loop = id;
+  ASSERT_NE(loop, kNone);
+  std::vector<InstId>& body = f.inst(loop).regions[0].body;
+  auto dot = std::find_if(body.begin(), body.end(), [&](InstId i) { return f.inst(i).op == Opcode::TileDot; });
+  ASSERT_NE(dot, body.end());
+  const ValueId frags = f.inst(*dot).operands[0];
+  Instruction add;
+  add.op = Opcode::Add;
+  add.operands = {frags, frags};
+  const InstId id = f.add_inst(add);
+  f.inst(id).results = {f.add_value(f.type_of(frags), id, 0)};
+  body.insert(dot, id);
+  try {
+    verify(f);
+    FAIL() << "an add of mma fragments verified";
+  } catch (const IRError& e) {
+    EXPECT_NE(std::string(e.what()).find("mma fragments"), std::string::npos) << e.what();
+  }
+}
+
 TEST(PipelineLoopsTest, StagesFollowTheFunctionsOption) {
   Function g = pipelined_gemm();
   g.set_tile_stages(5);

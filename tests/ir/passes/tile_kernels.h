@@ -133,6 +133,36 @@ inline Function pipelined_gemm() {
   return f;
 }
 
+/// A plain GEMM's K loop, C = A @ B (bf16 [64, 64] tiles, K in steps of 32): both dot
+/// operands are copied into rings, and the dot is pipelined k-step by k-step.
+inline Function pipelined_plain_gemm() {
+  Function f("pipelined_plain");
+  f.set_tile_warps(4);
+  Builder b(f);
+  ValueId args = b.add_param(Type::record(32, 8));
+  ValueId a = b.field(args, 0, Type::pointer(Type::bf16()), 16);
+  ValueId bp = b.field(args, 8, Type::pointer(Type::bf16()), 16);
+  ValueId c = b.field(args, 16, Type::pointer(Type::f32()), 16);
+  ValueId k_end = b.field(args, 24, Type::i32());
+  const std::array<std::int64_t, 2> mn{64, 64}, mk{64, 32}, kn{32, 64};
+  const std::array<std::int64_t, 1> k32{32};
+  ValueId rows = b.tile_arange(64), cols = b.tile_arange(64), ks = b.tile_arange(32);
+  auto grid = [&](ValueId r, ValueId col, std::span<const std::int64_t> shape, std::int64_t stride) {
+    ValueId rr = b.tile_broadcast(b.tile_expand_dims(r, 1), shape);
+    ValueId cc = b.tile_broadcast(b.tile_expand_dims(col, 0), shape);
+    return b.binary(Opcode::Add, b.binary(Opcode::Mul, rr, b.tile_splat(b.const_int(Type::i32(), stride), shape)), cc);
+  };
+  const std::array<ValueId, 1> init{b.tile_splat(b.const_float(Type::f32(), 0), mn)};
+  auto out = b.for_(b.const_int(Type::i32(), 0), k_end, b.const_int(Type::i32(), 32), init, [&](std::span<const ValueId> it) {
+    ValueId kk = b.binary(Opcode::Add, b.tile_splat(it[0], k32), ks);
+    ValueId ta = b.tile_load(a, grid(rows, kk, mk, 1024));
+    ValueId tb = b.tile_load(bp, grid(kk, cols, kn, 64));
+    return std::vector<ValueId>{b.tile_dot(ta, tb, it[1])};
+  });
+  b.tile_store(c, grid(rows, cols, mn, 64), out[0]);
+  return f;
+}
+
 /// The instructions of opcode `op` in f's region r, at any depth.
 inline int count_ops(const Function& f, const Region& r, Opcode op) {
   int n = 0;

@@ -18,6 +18,7 @@ enum class LayoutKind : std::uint8_t {
   Blocked,  ///< chosen for memory accesses or elementwise work
   Mma,      ///< the accumulator of m16n8 mma.sync: spt [1, 2], tpw [8, 4], order [1, 0]
   Shared,   ///< not in registers: the tile is a buffer in shared memory (see `strides`)
+  DotOperand,  ///< the a or b fragments of mma.sync k-steps, as the tensor cores read them
 };
 
 /// A blocked placement gives each thread `spt[d]` consecutive elements along dimension d,
@@ -31,6 +32,15 @@ enum class LayoutKind : std::uint8_t {
 /// A shared layout (kind Shared) holds no registers: element (i0, i1, ...) of the tile is
 /// sum(i_d * strides[d]) elements from the start of its shared-memory buffer (rows padded so
 /// that the reads of a warp hit distinct banks). spt, tpw, wpc and order are empty.
+///
+/// A dot-operand layout (kind DotOperand) holds operand `operand` (0: a, 1: b) of the
+/// mma.sync k-steps of a dot whose accumulator is the mma layout of warps `wpc` ([wm, wn]):
+/// each thread's registers are its fragments, k-step by k-step, m-tile (n-tile) by m-tile, in
+/// the order mma.sync takes them, `k_width` elements to a 32-bit fragment word (2 for 16-bit
+/// types, 1 for tf32). The a fragments are held by the wn warps of a row of warps alike, the b
+/// fragments by the wm warps of a column. `transposed`: the tile is the operand transposed
+/// ([K, M] for a, [N, K] for b), as the dot reads it (tile_dot.h). Only tile.local_load makes
+/// such tiles and only tile.dot reads them (loops may carry them); spt, tpw and order are empty.
 struct Layout {
   LayoutKind kind = LayoutKind::Blocked;
   std::vector<std::int64_t> shape;  ///< for a slice, the parent's with 1 along the removed dimension
@@ -38,12 +48,17 @@ struct Layout {
   std::vector<int> order;           ///< dimensions, fastest varying first
   int slice_dim = -1;               ///< >= 0: this is the slice without that dimension
   std::vector<std::int64_t> strides;  ///< shared layouts: elements between neighbours along each dimension
+  int operand = 0;                    ///< dot-operand layouts: 0 for a, 1 for b
+  int k_width = 0;                    ///< dot-operand layouts: elements per fragment word
+  bool transposed = false;            ///< dot-operand layouts: the tile is the operand transposed
 
   bool operator==(const Layout&) const = default;
   int rank() const { return static_cast<int>(shape.size()); }
   bool is_slice() const { return slice_dim >= 0; }
   /// Whether the tile lives in shared memory (kind Shared) rather than in registers.
   bool is_shared() const { return kind == LayoutKind::Shared; }
+  /// Whether the tile is a dot operand's mma fragments (kind DotOperand).
+  bool is_dot_operand() const { return kind == LayoutKind::DotOperand; }
   /// A shared layout's buffer size in elements: the outermost extent times its stride.
   std::int64_t shared_elements() const { return shape.empty() ? 0 : shape[0] * strides[0]; }
   /// Whether `o` places every element in the same thread and register as this layout does
@@ -70,7 +85,8 @@ struct Layout {
   /// The same placement for a tile of `s` (same rank; a slice keeps 1 along its dimension).
   Layout with_shape(std::vector<std::int64_t> s) const;
   /// Text form: "#blocked<spt=[1,4], tpw=[8,4], wpc=[4,1], order=[1,0]>", "#mma<warps=[4,2]>",
-  /// "#slice<dim=1, #mma<warps=[4,2]>>", "#shared<strides=[5120,40,1]>".
+  /// "#slice<dim=1, #mma<warps=[4,2]>>", "#shared<strides=[5120,40,1]>",
+  /// "#dot_op<b^T, warps=[4,2], k_width=2>".
   std::string str() const;
   /// A hash of the layout, identical in every process.
   std::uint64_t structural_hash() const;
@@ -78,6 +94,11 @@ struct Layout {
 
 /// The shared layout of a tile of `shape` held with the given element strides.
 Layout shared_layout(std::vector<std::int64_t> shape, std::vector<std::int64_t> strides);
+
+/// The dot-operand layout of operand `operand` (0: a, 1: b) of a dot whose accumulator is in
+/// mma layout `mma`, for a tile of `shape` (the operand's k-steps, `transposed` if it is held
+/// transposed) of elements `k_width` to a 32-bit word.
+Layout dot_operand_layout(const Layout& mma, int operand, std::vector<std::int64_t> shape, int k_width, bool transposed);
 
 /// The layout cutlet gives a tile of `shape` in a block of `warps` warps: `vec` (a power of
 /// two) consecutive elements per thread along the last dimension, lanes along the last
