@@ -202,39 +202,55 @@ class MmaFragments {
     llvm::Value* hsel = b.CreateAnd(b.CreateLShr(lane_, 3), 1);  // matrices 1 and 3: rows + 8
     llvm::Value* ksel = b.CreateLShr(lane_, 4);                    // matrices 2 and 3: k + 8
     auto* v4 = llvm::StructType::get(c_.ctx, {i32, i32, i32, i32});
-    auto* x4 = llvm::InlineAsm::get(llvm::FunctionType::get(v4, {i32}, false),
-                                    "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0, $1, $2, $3}, [$4];", "=r,=r,=r,=r,r", true);
-    auto* x4t = llvm::InlineAsm::get(llvm::FunctionType::get(v4, {i32}, false),
-                                     "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {$0, $1, $2, $3}, [$4];", "=r,=r,=r,=r,r", true);
+    // Each address is a register (the operand's base plus what depends on the lane and warp)
+    // and the constant rest (the m- or n-tile and the k-step), written into the instruction
+    // as its immediate offset: computed into registers, the constants would be separate
+    // loop-invariant values, one register each across the loop.
+    auto ldmatrix = [&](bool trans, llvm::Value* address, std::int64_t bytes) {
+      const std::string text = std::string("ldmatrix.sync.aligned.m8n8.x4") + (trans ? ".trans" : "") + ".shared.b16 {$0, $1, $2, $3}, [$4+" +
+                               std::to_string(bytes) + "];";
+      return b.CreateCall(llvm::InlineAsm::get(llvm::FunctionType::get(v4, {i32}, false), text, "=r,=r,=r,=r,r", true), {address});
+    };
     const std::int64_t eb = et_.bits() / 8;
     llvm::Value* a32 = a.base ? shared_address(c_, a.base) : nullptr;
     llvm::Value* b32 = bop.base ? shared_address(c_, bop.base) : nullptr;
     auto address = [&](llvm::Value* base32, llvm::Value* at) { return b.CreateAdd(base32, b.CreateMul(at, i32c(eb))); };
-    for (std::int64_t mi = 0; a32 && a_regs_.empty() && mi < tiles_m_; ++mi) {
+    if (a32 && a_regs_.empty()) {
       // Matrices 0..3: rows g and g + 8 (hsel) of m-tile mi, at k and k + 8 (ksel); row g + 8h
-      // of m-tile mi is row (2mi + h) * 8 * wm + warp_m * 8 + g.
-      llvm::Value* m0 = b.CreateAdd(b.CreateMul(b.CreateAdd(i32c(2 * mi), hsel), i32c(8 * wm_)), b.CreateMul(warp_m_, i32c(8)));
-      llvm::Value* k0 = b.CreateAdd(i32c(kk), b.CreateMul(ksel, i32c(8)));
-      // Each lane gives one 16-byte row of one matrix: a row of a (m0 + t8, from k0), or of a
-      // transposed a (k0 + t8, from m0), which .trans reads down its columns.
+      // of m-tile mi is row (2mi + h) * 8 * wm + warp_m * 8 + g. Each lane gives one 16-byte
+      // row of one matrix: a row of a (m0 + t8, from k0), or of a transposed a (k0 + t8, from
+      // m0), which .trans reads down its columns.
+      llvm::Value* m0 = b.CreateAdd(b.CreateMul(hsel, i32c(8 * wm_)), b.CreateMul(warp_m_, i32c(8)));
+      llvm::Value* k0 = b.CreateMul(ksel, i32c(8));
       llvm::Value* at = a_transposed_ ? b.CreateAdd(b.CreateMul(b.CreateAdd(k0, t8), i32c(a.stride)), m0)
                                       : b.CreateAdd(b.CreateMul(b.CreateAdd(m0, t8), i32c(a.stride)), k0);
-      llvm::Value* f = b.CreateCall(a_transposed_ ? x4t : x4, {address(a32, at)});
-      for (unsigned i = 0; i < 4; ++i) out[mi * 4 + i] = b.CreateExtractValue(f, i);
+      llvm::Value* lane_address = address(a32, at);
+      for (std::int64_t mi = 0; mi < tiles_m_; ++mi) {
+        const std::int64_t m = 2 * mi * 8 * wm_;
+        const std::int64_t rest = a_transposed_ ? kk * a.stride + m : m * a.stride + kk;
+        llvm::Value* f = ldmatrix(a_transposed_, lane_address, rest * eb);
+        for (unsigned i = 0; i < 4; ++i) out[mi * 4 + i] = b.CreateExtractValue(f, i);
+      }
     }
+    // Matrices 0, 1: k rows kk..kk+15 of n-tile ni; 2, 3: of n-tile ni + 1 (if any). A row of
+    // b (k0 + t8, from n0), which .trans reads down its columns, or of a transposed b (n0 +
+    // t8, from k0), read as it is.
+    llvm::Value* lane_address[2] = {nullptr, nullptr};  // for a pair of n-tiles, for a last single one
     for (std::int64_t ni = 0; b32 && ni < tiles_n_; ni += 2) {
-      // Matrices 0, 1: k rows kk..kk+15 of n-tile ni; 2, 3: of n-tile ni + 1 (if any).
-      llvm::Value* k0 = b.CreateAdd(i32c(kk), b.CreateMul(hsel, i32c(8)));
-      llvm::Value* tile = b.CreateAdd(i32c(ni), ni + 1 < tiles_n_ ? ksel : i32c(0));
-      llvm::Value* n0 = b.CreateAdd(b.CreateMul(tile, i32c(8 * wn_)), b.CreateMul(warp_n_, i32c(8)));
-      // A row of b (k0 + t8, from n0), which .trans reads down its columns, or of a transposed
-      // b (n0 + t8, from k0), read as it is.
-      llvm::Value* at = b_transposed_ ? b.CreateAdd(b.CreateMul(b.CreateAdd(n0, t8), i32c(bop.stride)), k0)
-                                      : b.CreateAdd(b.CreateMul(b.CreateAdd(k0, t8), i32c(bop.stride)), n0);
-      llvm::Value* f = b.CreateCall(b_transposed_ ? x4 : x4t, {address(b32, at)});
+      const bool pair = ni + 1 < tiles_n_;
+      if (!lane_address[pair]) {
+        llvm::Value* k0 = b.CreateMul(hsel, i32c(8));
+        llvm::Value* n0 = b.CreateAdd(b.CreateMul(pair ? ksel : i32c(0), i32c(8 * wn_)), b.CreateMul(warp_n_, i32c(8)));
+        llvm::Value* at = b_transposed_ ? b.CreateAdd(b.CreateMul(b.CreateAdd(n0, t8), i32c(bop.stride)), k0)
+                                        : b.CreateAdd(b.CreateMul(b.CreateAdd(k0, t8), i32c(bop.stride)), n0);
+        lane_address[pair] = address(b32, at);
+      }
+      const std::int64_t n = ni * 8 * wn_;
+      const std::int64_t rest = b_transposed_ ? n * bop.stride + kk : kk * bop.stride + n;
+      llvm::Value* f = ldmatrix(!b_transposed_, lane_address[pair], rest * eb);
       out[tiles_m_ * 4 + ni * 2] = b.CreateExtractValue(f, 0);
       out[tiles_m_ * 4 + ni * 2 + 1] = b.CreateExtractValue(f, 1);
-      if (ni + 1 < tiles_n_) {
+      if (pair) {
         out[tiles_m_ * 4 + ni * 2 + 2] = b.CreateExtractValue(f, 2);
         out[tiles_m_ * 4 + ni * 2 + 3] = b.CreateExtractValue(f, 3);
       }
