@@ -257,13 +257,30 @@ class Pipeliner {
 
   /// Pipelines the loops of region `r` (inner loops first).
   void region(Region& r) {
+    std::map<ValueId, StagedOperand> outer = std::move(staged_);
+    staged_.clear();
     std::vector<InstId> body;
     for (InstId id : std::vector<InstId>(r.body)) {
       for (std::size_t k = 0; k < f_.inst(id).regions.size(); ++k) region(f_.inst(id).regions[k]);
       if (f_.inst(id).op == Opcode::For && warps_ > 0) loop(id, body);
       else body.push_back(id);
     }
+    release_staged(body);
     r.body = std::move(body);
+    staged_ = std::move(outer);
+  }
+
+  /// Releases the buffers of the region's staged operands, each after the last loop reading it.
+  void release_staged(std::vector<InstId>& body) {
+    for (const auto& [value, s] : staged_) {
+      std::vector<InstId> dealloc;
+      out_ = &dealloc;
+      loc_ = f_.inst(s.last_loop).loc;
+      emit(Opcode::TileLocalDealloc, {s.buffer});
+      const auto at = std::find(body.begin(), body.end(), s.last_loop);
+      CUTLET_ASSERT(at != body.end(), "a staged operand's loop is in its region");
+      body.insert(at + 1, dealloc.front());
+    }
   }
 
   /// Copies of the pure instructions of `closure` with the induction variable `iv_arg` read
@@ -306,12 +323,12 @@ class Pipeliner {
   }
 
   /// Stages the operands of `loop`'s top-level tensor-core dots that are defined before the
-  /// loop: each is written to a buffer of its own once, before the loop, and the dots read it
-  /// there. Returns the buffers.
+  /// loop: each is written to a buffer of its own once, before the first loop of the region
+  /// that reads it (attention's q, read by the loops of both causal stages, is written once),
+  /// and the dots read it there. Returns the buffers made for this loop.
   std::vector<ValueId> stage_invariant_operands(InstId loop) {
     std::set<ValueId> inside;
     defined_in(f_, f_.inst(loop).regions[0], inside);
-    std::map<ValueId, ValueId> staged;
     std::vector<ValueId> buffers;
     const std::vector<InstId> ids = f_.inst(loop).regions[0].body;  // emitting moves instructions
     for (InstId id : ids) {
@@ -321,7 +338,7 @@ class Pipeliner {
         const ValueId v = dot.operands[k];
         const Type t = f_.type_of(v);
         if (inside.count(v) || t.layout()->is_shared()) continue;
-        if (!staged.count(v)) {
+        if (!staged_.count(v)) {
           if (buffers.empty()) barrier();  // earlier readers of the arena's bytes are done
           loc_ = dot.loc;
           const std::vector<std::int64_t> shape(t.shape().begin(), t.shape().end());
@@ -329,10 +346,11 @@ class Pipeliner {
           const ValueId buf = emit(Opcode::TileLocalAlloc, {}, {std::string("the dot's ") + (k == 0 ? "a" : "b") + " operand"},
                                    t.without_layout().with_layout(shared_layout(shape, {stride, 1})));
           emit(Opcode::TileLocalStore, {v, buf});
-          staged[v] = buf;
+          staged_[v] = {buf, loop};
           buffers.push_back(buf);
         }
-        f_.inst(id).operands[static_cast<std::size_t>(k)] = staged.at(v);
+        staged_.at(v).last_loop = loop;
+        f_.inst(id).operands[static_cast<std::size_t>(k)] = staged_.at(v).buffer;
       }
     }
     if (!buffers.empty()) barrier();
@@ -357,7 +375,6 @@ class Pipeliner {
     }
     if (copies.empty() && loads.empty()) {
       out.push_back(id);
-      release(staged, out);
       return;
     }
     const ValueId lb = f_.inst(id).operands[0], ub = f_.inst(id).operands[1], step = f_.inst(id).operands[2];
@@ -426,6 +443,18 @@ class Pipeliner {
     const std::vector<InstId> old_body = f_.inst(id).regions[0].body;
     const ValueId iv = f_.inst(id).regions[0].args[0];
     ValueId stage_next = kNone;
+    const bool refill_first = stages_ == 2;
+    auto refill_previous_stage = [&] {
+      loc_ = f_.inst(id).loc;
+      const ValueId iv_r = ahead(iv, stages_ - 1);
+      const ValueId valid = compare(lt, iv_r, ub);
+      const ValueId refill = select(compare(Predicate::Eq, stage_arg, i32(0)), i32(stages_ - 1), add(stage_arg, i32(-1)));
+      clone_closure(closure, iv_arg, iv_r, [&](InstId l, const std::map<ValueId, ValueId>& map) {
+        for (const Copy& c : copies)
+          if (c.load == l) issue_copy(c, map, emit(Opcode::TileLocalIndex, {c.buffer, refill}, {}, c.stage), valid);
+      });
+      emit(Opcode::TileAsyncCommit, {});
+    };
     if (!copies.empty()) {
       loc_ = f_.inst(id).loc;
       if (frag) {
@@ -435,6 +464,11 @@ class Pipeliner {
         emit(Opcode::TileAsyncWait, {}, {std::int64_t{stages_ - 2}});
         barrier();  // every thread's copies have landed; every warp is done with the previous stage
       }
+      // The stage the previous iteration read is refilled with iteration i + stages - 1 right
+      // away when there are two stages (copies issued after the body would be waited for at
+      // once), else after the body: its math starts sooner, and the copies still have
+      // stages - 2 iterations to land.
+      if (!frag && refill_first) refill_previous_stage();
       for (const Copy& c : copies) {
         loc_ = f_.inst(c.load).loc;
         const ValueId view = emit(Opcode::TileLocalIndex, {c.buffer, stage_arg}, {}, c.stage);
@@ -488,17 +522,8 @@ class Pipeliner {
     if (frag) {
       yields.push_back(stage_next);
     } else if (!copies.empty()) {
-      // Issued after the body: its reads of the stage refilled come first (shared-memory
-      // accesses stay in program order), its math overlaps the copies.
       loc_ = f_.inst(id).loc;
-      const ValueId iv_r = ahead(iv, stages_ - 1);
-      const ValueId valid = compare(lt, iv_r, ub);
-      const ValueId refill = select(compare(Predicate::Eq, stage_arg, i32(0)), i32(stages_ - 1), add(stage_arg, i32(-1)));
-      clone_closure(closure, iv_arg, iv_r, [&](InstId l, const std::map<ValueId, ValueId>& map) {
-        for (const Copy& c : copies)
-          if (c.load == l) issue_copy(c, map, emit(Opcode::TileLocalIndex, {c.buffer, refill}, {}, c.stage), valid);
-      });
-      emit(Opcode::TileAsyncCommit, {});
+      if (!refill_first) refill_previous_stage();
       const ValueId inc = add(stage_arg, i32(1));
       yields.push_back(select(compare(Predicate::Eq, inc, i32(stages_)), i32(0), inc));
     }
@@ -513,7 +538,7 @@ class Pipeliner {
     out_ = &out;
     loc_ = f_.inst(id).loc;
     if (!copies.empty()) emit(Opcode::TileAsyncWait, {}, {std::int64_t{0}});
-    std::vector<ValueId> buffers = staged;
+    std::vector<ValueId> buffers;
     for (const Copy& c : copies) buffers.push_back(c.buffer);
     release(buffers, out);
   }
@@ -562,9 +587,17 @@ class Pipeliner {
     for (ValueId b : buffers) emit(Opcode::TileLocalDealloc, {b});
   }
 
+  /// A dot operand from before a loop, written to shared memory once for the loops of its
+  /// region that read it.
+  struct StagedOperand {
+    ValueId buffer;
+    InstId last_loop;  ///< the last loop reading it: the buffer is released after it
+  };
+
   Function& f_;
   const int warps_;
   const int stages_;
+  std::map<ValueId, StagedOperand> staged_;  ///< the current region's
   std::vector<InstId>* out_ = nullptr;
   Location loc_;
 };

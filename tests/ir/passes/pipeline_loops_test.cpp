@@ -125,6 +125,50 @@ TEST(PipelineLoopsTest, StagesFollowTheFunctionsOption) {
       EXPECT_EQ(f.type_of(f.inst(id).results[0]).shape()[0], 5);
 }
 
+TEST(PipelineLoopsTest, AnOperandTwoLoopsReadIsStagedOnceForBoth) {
+  Function f = pipelined(two_loops_one_operand());
+  EXPECT_NO_THROW(verify(f));
+  // q's buffer and a ring per loop; q written to shared memory once.
+  EXPECT_EQ(count_ops(f, f.body(), Opcode::TileLocalStore), 1);
+  EXPECT_EQ(count_ops(f, f.body(), Opcode::TileLocalAlloc), 3);
+  EXPECT_EQ(count_ops(f, f.body(), Opcode::TileLocalDealloc), 3);
+  // Both loops' dots read the same buffer, released after the second loop.
+  std::vector<ValueId> read;
+  std::size_t second_loop = 0, released = 0;
+  const auto& body = f.body().body;
+  for (std::size_t k = 0; k < body.size(); ++k) {
+    const Instruction& inst = f.inst(body[k]);
+    if (inst.op == Opcode::For) {
+      second_loop = k;
+      for (InstId id : inst.regions[0].body)
+        if (f.inst(id).op == Opcode::TileDot) read.push_back(f.inst(id).operands[0]);
+    }
+    if (inst.op == Opcode::TileLocalDealloc && !read.empty() && inst.operands[0] == read[0]) released = k;
+  }
+  ASSERT_EQ(read.size(), 2u);
+  EXPECT_EQ(read[0], read[1]);
+  EXPECT_GT(released, second_loop);
+}
+
+TEST(PipelineLoopsTest, WithTwoStagesTheRefillComesBeforeTheMath) {
+  for (int stages : {2, 3}) {
+    Function g = two_loops_one_operand();
+    g.set_tile_stages(stages);
+    Function f = pipelined(std::move(g));
+    EXPECT_NO_THROW(verify(f));
+    const Instruction& loop = the_loop(f);
+    std::size_t copy = 0, dot = 0;
+    const auto& body = loop.regions[0].body;
+    for (std::size_t k = 0; k < body.size(); ++k) {
+      if (f.inst(body[k]).op == Opcode::TileAsyncCopy) copy = k;
+      if (f.inst(body[k]).op == Opcode::TileDot) dot = k;
+    }
+    ASSERT_GT(copy, 0u);
+    if (stages == 2) EXPECT_LT(copy, dot) << print(f);
+    else EXPECT_GT(copy, dot) << print(f);
+  }
+}
+
 TEST(PipelineLoopsTest, PerThreadKernelsAndLoopsWithoutLoadsAreLeftAlone) {
   Function f = assign_layouts(one_load_two_layouts());
   const std::string text = print(f);

@@ -163,6 +163,40 @@ inline Function pipelined_plain_gemm() {
   return f;
 }
 
+/// Attention's shape of loops: q[64, 32] loaded once, then two loops one after the other (as
+/// the two stages of causal attention), each summing q @ k over blocks of k[32, 64] copied
+/// into a ring.
+inline Function two_loops_one_operand() {
+  Function f("two_loops");
+  f.set_tile_warps(4);
+  Builder b(f);
+  ValueId args = b.add_param(Type::record(32, 8));
+  ValueId q = b.field(args, 0, Type::pointer(Type::bf16()), 16);
+  ValueId k = b.field(args, 8, Type::pointer(Type::bf16()), 16);
+  ValueId c = b.field(args, 16, Type::pointer(Type::f32()), 16);
+  ValueId n = b.field(args, 24, Type::i32());
+  const std::array<std::int64_t, 2> mn{64, 64}, mk{64, 32}, kn{32, 64};
+  ValueId rows = b.tile_arange(64), ks = b.tile_arange(32);
+  auto grid = [&](ValueId r, ValueId col, std::span<const std::int64_t> shape, std::int64_t stride) {
+    ValueId rr = b.tile_broadcast(b.tile_expand_dims(r, 1), shape);
+    ValueId cc = b.tile_broadcast(b.tile_expand_dims(col, 0), shape);
+    return b.binary(Opcode::Add, b.binary(Opcode::Mul, rr, b.tile_splat(b.const_int(Type::i32(), stride), shape)), cc);
+  };
+  ValueId tq = b.tile_load(q, grid(rows, ks, mk, 32));
+  std::array<ValueId, 1> acc{b.tile_splat(b.const_float(Type::f32(), 0), mn)};
+  for (int loop = 0; loop < 2; ++loop) {
+    ValueId lb = loop == 0 ? b.const_int(Type::i32(), 0) : n;
+    ValueId ub = loop == 0 ? n : b.binary(Opcode::Mul, n, b.const_int(Type::i32(), 2));
+    acc[0] = b.for_(lb, ub, b.const_int(Type::i32(), 64), acc, [&](std::span<const ValueId> it) {
+      ValueId cols = b.binary(Opcode::Add, b.tile_splat(it[0], std::array<std::int64_t, 1>{64}), b.tile_arange(64));
+      ValueId tk = b.tile_load(k, grid(ks, cols, kn, 4096));
+      return std::vector<ValueId>{b.tile_dot(tq, tk, it[1])};
+    })[0];
+  }
+  b.tile_store(c, grid(rows, b.tile_arange(64), mn, 64), acc[0]);
+  return f;
+}
+
 /// The instructions of opcode `op` in f's region r, at any depth.
 inline int count_ops(const Function& f, const Region& r, Opcode op) {
   int n = 0;
