@@ -16,6 +16,7 @@ constexpr Pass kPipeline[] = {
     {"pipeline-loops", &pipeline_loops},
     {"rematerialize-conversions", &rematerialize_conversions},
     {"dce-after-layouts", &dead_code_elimination},
+    {"sink-past-loops", &sink_past_loops},
 };
 }  // namespace
 

@@ -39,15 +39,23 @@ Function rematerialize_conversions(Function f);
 ///    of iteration i + stages - 1, one tile.async_commit group per iteration;
 ///  - other loads are issued one iteration ahead into registers (the first before the loop,
 ///    when it runs), carried by the loop.
-/// The loop carries its stage index and its prefetched tiles as extra values. Operands of
-/// the body's tensor-core dots that come from before the loop are written to shared memory
-/// once before it (tile.local_store) and read there. Buffers are released after the loop
-/// (tile.local_dealloc).
+/// With two stages the refill is issued right after the wait (else the copies would be waited
+/// for at once), with more after the body. The loop carries its stage index and its
+/// prefetched tiles as extra values. Operands of the body's tensor-core dots that come from
+/// before the loop are written to shared memory (tile.local_store) once, before the first loop
+/// of the region that reads them, and read there. Buffers are released after the last loop
+/// using them (tile.local_dealloc).
 Function pipeline_loops(Function f);
 
 /// The stages of a function's pipelined loops: KernelOptions::tile_stages, or the default.
 inline constexpr int kDefaultPipelineStages = 3;
 int pipeline_stages(const Function& f);
+
+/// Sinking past loops: a pure instruction (reading no tile in shared memory) whose first use
+/// in its region comes after a `for` or `while` of that region moves to just before that use,
+/// so that its value is not held through the loop; its operands follow it when they have no
+/// earlier use either. Nothing moves into or out of a region, and nothing moves earlier.
+Function sink_past_loops(Function f);
 
 /// Dead-code elimination: drops pure ops, loads and unused allocations whose results are
 /// never used, to a fixed point. Ops with effects (stores, atomics, barriers, warp
