@@ -116,7 +116,7 @@ void BM_tile_attention(benchmark::State& state) {
 }  // namespace
 
 BENCHMARK(BM_tile_attention)->Name("BM_tile_attention")->ArgNames({"d", "causal", "warps", "stages"})
-    ->ArgsProduct({{64, 128}, {0, 1}, {8}, {3}})
+    ->ArgsProduct({{64, 128}, {0, 1}, {4, 8}, {2, 3}})
     ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(kIterations);
 
 }  // namespace cutlet::bench
