@@ -2,6 +2,7 @@
 #include <cublas_v2.h>
 #include <cub/device/device_histogram.cuh>
 #include <cub/device/device_reduce.cuh>
+#include <cub/device/device_scan.cuh>
 #include <cub/device/device_transform.cuh>
 #include <cub/version.cuh>
 
@@ -30,7 +31,7 @@ struct TempStorage {
   }
 };
 
-TempStorage reduce_temp, histogram_temp;
+TempStorage reduce_temp, scan_temp, histogram_temp;
 
 struct Saxpy {
   float a;
@@ -50,6 +51,15 @@ extern "C" int cutlet_cub_reduce_sum(const float* x, float* out, int n, void* st
   if (e == cudaSuccess) e = reduce_temp.reserve(need);
   if (e == cudaSuccess)
     e = cub::DeviceReduce::Sum(reduce_temp.ptr, need, x, out, n, static_cast<cudaStream_t>(stream));
+  return e;
+}
+
+extern "C" int cutlet_cub_inclusive_sum(const float* x, float* out, int n, void* stream) {
+  size_t need = 0;
+  cudaError_t e = cub::DeviceScan::InclusiveSum(nullptr, need, x, out, n, static_cast<cudaStream_t>(stream));
+  if (e == cudaSuccess) e = scan_temp.reserve(need);
+  if (e == cudaSuccess)
+    e = cub::DeviceScan::InclusiveSum(scan_temp.ptr, need, x, out, n, static_cast<cudaStream_t>(stream));
   return e;
 }
 

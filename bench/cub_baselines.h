@@ -17,6 +17,9 @@ int cutlet_cub_saxpy(float a, const float* x, float* y, int n, void* stream);
 /// out[0] = the sum of x[0, n) with cub::DeviceReduce::Sum.
 int cutlet_cub_reduce_sum(const float* x, float* out, int n, void* stream);
 
+/// out[i] = x[0] + ... + x[i] for i < n with cub::DeviceScan::InclusiveSum.
+int cutlet_cub_inclusive_sum(const float* x, float* out, int n, void* stream);
+
 /// hist[b] = the number of samples[i] == b (b < 256; others not counted) with
 /// cub::DeviceHistogram::HistogramEven over levels 0, 1, ..., 256. Overwrites hist.
 int cutlet_cub_histogram256(const unsigned* samples, unsigned* hist, int n, void* stream);

@@ -6,10 +6,11 @@ include(CMakePackageConfigHelpers)
 
 set(cutlet_package_dir "${CMAKE_INSTALL_LIBDIR}/cmake/cutlet")
 
-# The libraries and the umbrella, exported as cutlet::ir ... cutlet::jit and cutlet::cutlet.
+# The libraries and the umbrella, exported as cutlet::ir ... cutlet::jit, cutlet::algorithms and
+# cutlet::cutlet.
 # Their private dependencies (LLVM, NVRTC, nvJitLink, libbacktrace) stay out of the exported
 # link interface: users link cutlet's libraries alone, which find the rest by their run paths.
-install(TARGETS cutlet_ir cutlet_runtime cutlet_backend cutlet_language cutlet_jit cutlet
+install(TARGETS cutlet_ir cutlet_runtime cutlet_backend cutlet_language cutlet_jit cutlet_algorithms cutlet
   EXPORT cutletTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(EXPORT cutletTargets NAMESPACE cutlet:: DESTINATION ${cutlet_package_dir})
@@ -19,7 +20,7 @@ install(EXPORT cutletTargets NAMESPACE cutlet:: DESTINATION ${cutlet_package_dir
 export(EXPORT cutletTargets NAMESPACE cutlet:: FILE ${PROJECT_BINARY_DIR}/cutletTargets.cmake)
 
 # Each library's include/ holds only its public headers (private ones sit beside the sources).
-foreach(library_dir ir runtime backend dsl/language dsl/jit dsl)
+foreach(library_dir ir runtime backend dsl/language dsl/jit dsl algorithms)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${library_dir}/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 endforeach()
 install(FILES ${CUTLET_GENERATED_INCLUDE_DIR}/cutlet/version.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/cutlet)

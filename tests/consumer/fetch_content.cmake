@@ -23,7 +23,7 @@ endif()
 # Every target of the parent's build system, but for CMake's own (install, edit_cache, ...) and
 # the empty custom targets that LLVMConfig.cmake defines for builds inside LLVM's tree
 # (intrinsics_gen, omp_gen, ...TableGen; in no `all`).
-set(expected cutlet_ir cutlet_runtime cutlet_backend cutlet_language cutlet_jit cutlet_consumer)
+set(expected cutlet_ir cutlet_runtime cutlet_backend cutlet_language cutlet_jit cutlet_algorithms cutlet_consumer)
 set(cmake_utilities edit_cache rebuild_cache install local strip list_install_components test package
   package_source)
 file(STRINGS "${build}/CMakeFiles/TargetDirectories.txt" target_dirs)
@@ -63,7 +63,7 @@ if(EXISTS "${build}/compile_commands.json")
   if(NOT consumer_command MATCHES "-std=(c|gnu)\\+\\+20")
     message(FATAL_ERROR "cutlet::cutlet did not make the parent's program C++20: ${consumer_command}")
   endif()
-  foreach(include_dir dsl/include dsl/jit/include ir/include runtime/include _deps/cutlet-build/include)
+  foreach(include_dir dsl/include dsl/jit/include algorithms/include ir/include runtime/include _deps/cutlet-build/include)
     string(FIND "${consumer_command}" "${include_dir}" at)
     if(at EQUAL -1)
       message(FATAL_ERROR "cutlet::cutlet did not put ${include_dir} on the include path: ${consumer_command}")

@@ -1,0 +1,39 @@
+// The algorithms' argument checks (detail/host_checks.h).
+#include "cutlet/algorithms/detail/host_checks.h"
+
+#include <string>
+
+#include "cutlet/error.h"
+
+namespace cutlet::algorithms::detail {
+
+std::int32_t checked_count(std::size_t n, std::int64_t max_count, const char* algorithm) {
+  if (n > static_cast<std::size_t>(max_count))
+    throw Error(std::string("cutlet::algorithms::") + algorithm + ": " + std::to_string(n) +
+                " elements are more than it takes (" + std::to_string(max_count) +
+                "; its kernels count elements in 32 bits)");
+  return static_cast<std::int32_t>(n);
+}
+
+void check_aligned(std::uint64_t address, const char* algorithm, const char* which) {
+  if (address % 16 != 0)
+    throw Error(std::string("cutlet::algorithms::") + algorithm + ": the " + which + " buffer starts at address " +
+                std::to_string(address) +
+                ", which is not 16-byte aligned; its kernels access memory in 16-byte vectors (buffers cutlet "
+                "allocates are aligned; wrap an aligned address)");
+}
+
+void check_size(std::size_t have, std::size_t need, const char* algorithm, const char* which) {
+  if (have < need)
+    throw Error(std::string("cutlet::algorithms::") + algorithm + ": the " + which + " buffer holds " +
+                std::to_string(have) + " elements but " + std::to_string(need) + " are needed");
+}
+
+void check_device(const Device& buffer_device, const Stream& stream, const char* algorithm, const char* which) {
+  if (buffer_device.ordinal() != stream.device().ordinal())
+    throw Error(std::string("cutlet::algorithms::") + algorithm + ": the " + which + " buffer is on device " +
+                std::to_string(buffer_device.ordinal()) + " but the stream is of device " +
+                std::to_string(stream.device().ordinal()));
+}
+
+}  // namespace cutlet::algorithms::detail

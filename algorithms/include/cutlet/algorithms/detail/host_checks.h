@@ -1,0 +1,29 @@
+// The host-side checks the algorithms make on their arguments before launching.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "cutlet/runtime/device.h"
+#include "cutlet/runtime/stream.h"
+
+namespace cutlet::algorithms::detail {
+
+/// `n` elements as the kernels' i32 count; throws Error naming `algorithm` when n exceeds
+/// `max_count`.
+std::int32_t checked_count(std::size_t n, std::int64_t max_count, const char* algorithm);
+
+/// Throws Error naming `algorithm` and `which` buffer unless `address` is 16-byte aligned,
+/// as the kernels' vector loads and stores need (every Buffer allocated by cutlet is; a
+/// Buffer::wrap of an offset address may not be).
+void check_aligned(std::uint64_t address, const char* algorithm, const char* which);
+
+/// Throws Error naming `algorithm` and `which` buffer unless it holds at least `need`
+/// elements (`have`).
+void check_size(std::size_t have, std::size_t need, const char* algorithm, const char* which);
+
+/// Throws Error naming `algorithm` and `which` buffer unless a buffer of `buffer_device`
+/// belongs to `stream`'s device.
+void check_device(const Device& buffer_device, const Stream& stream, const char* algorithm, const char* which);
+
+}  // namespace cutlet::algorithms::detail

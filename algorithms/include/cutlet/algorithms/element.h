@@ -1,0 +1,71 @@
+// The element types the algorithms take, and what a user operator must be.
+#pragma once
+
+#include <concepts>
+#include <cstdint>
+#include <type_traits>
+
+#include "cutlet/language/value.h"
+
+namespace cutlet::algorithms {
+
+/// The element types every algorithm takes (input, output and histogram samples): float,
+/// double, std::int32_t, std::uint32_t, std::int64_t and std::uint64_t. 16-bit floats, 8- and
+/// 16-bit integers and bool are not algorithm elements.
+template <class T>
+concept Element = std::same_as<T, float> || std::same_as<T, double> || std::same_as<T, std::int32_t> ||
+                  std::same_as<T, std::uint32_t> || std::same_as<T, std::int64_t> ||
+                  std::same_as<T, std::uint64_t>;
+
+/// An operator is a stateless callable (a captureless lambda, or an empty struct such as
+/// algorithms::plus) over cutlet values: it runs once per kernel specialization, while the
+/// kernel is traced, and its code is inlined into the algorithm's kernel. Stateless because
+/// the kernels are built once per operator type: a captured host value would be frozen into
+/// the first kernel built.
+template <class Op>
+concept Stateless = std::is_empty_v<Op> && std::default_initializable<Op> && std::copy_constructible<Op>;
+
+/// A binary operator on T: op(Value<T>, Value<T>) returns something that converts to Value<T>
+/// (a Value, a Var, a loaded element). reduce needs it associative and commutative; the scans
+/// need it associative only (it is applied in sequence order). It must have no side effects
+/// and be defined for every pair of values (the algorithms also apply it to values they then
+/// discard).
+template <class Op, class T>
+concept BinaryOperator = Stateless<Op> && std::invocable<const Op&, Value<T>, Value<T>> &&
+                         std::convertible_to<std::invoke_result_t<const Op&, Value<T>, Value<T>>, Value<T>>;
+
+/// A unary transform from In to Out: op(Value<In>) converts to Value<Out>.
+template <class Op, class In, class Out>
+concept UnaryTransform = Stateless<Op> && std::invocable<const Op&, Value<In>> &&
+                         std::convertible_to<std::invoke_result_t<const Op&, Value<In>>, Value<Out>>;
+
+/// A binary transform from (A, B) to Out: op(Value<A>, Value<B>) converts to Value<Out>.
+template <class Op, class A, class B, class Out>
+concept BinaryTransform = Stateless<Op> && std::invocable<const Op&, Value<A>, Value<B>> &&
+                          std::convertible_to<std::invoke_result_t<const Op&, Value<A>, Value<B>>, Value<Out>>;
+
+/// The short name of an element type in kernel names: "f32", "f64", "i32", "u32", "i64", "u64".
+template <Element T>
+constexpr const char* element_name() {
+  if constexpr (std::is_same_v<T, float>) return "f32";
+  else if constexpr (std::is_same_v<T, double>) return "f64";
+  else if constexpr (std::is_same_v<T, std::int32_t>) return "i32";
+  else if constexpr (std::is_same_v<T, std::uint32_t>) return "u32";
+  else if constexpr (std::is_same_v<T, std::int64_t>) return "i64";
+  else return "u64";
+}
+
+namespace detail {
+
+/// Elements of T in one 16-byte vector access (4 of 4 bytes, 2 of 8).
+template <Element T>
+inline constexpr int kVectorLanes = 16 / static_cast<int>(sizeof(T));
+
+/// op(a, b) as a Value<T>, traced where it is called (the operator's code is inlined).
+template <class T, class Op>
+Value<T> call_op(const Op& op, const Value<T>& a, const Value<T>& b) {
+  return Value<T>(op(a, b));
+}
+
+}  // namespace detail
+}  // namespace cutlet::algorithms

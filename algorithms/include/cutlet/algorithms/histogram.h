@@ -1,0 +1,173 @@
+// histogram_even: counts of samples in equal-width bins, privatized in shared memory.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <type_traits>
+
+#include "cutlet/algorithms/detail/histogram_levels.h"
+#include "cutlet/algorithms/detail/host_checks.h"
+#include "cutlet/algorithms/detail/launch_shape.h"
+#include "cutlet/algorithms/element.h"
+#include "cutlet/algorithms/workspace.h"
+#include "cutlet/jit/kernel.h"
+#include "cutlet/language/atomic.h"
+#include "cutlet/language/control.h"
+#include "cutlet/language/index.h"
+#include "cutlet/language/memory.h"
+#include "cutlet/language/pointer.h"
+#include "cutlet/language/vector.h"
+#include "cutlet/runtime/buffer.h"
+#include "cutlet/runtime/stream.h"
+
+namespace cutlet::algorithms {
+
+/// Threads per block of the histogram kernels.
+inline constexpr int kHistogramBlock = 256;
+/// The most bins counted in shared memory (48 KiB of u32 counters per block); more bins are
+/// counted with global atomics directly.
+inline constexpr int kHistogramSharedBins = 48 * 1024 / 4;
+/// The most samples histogram_even takes.
+inline constexpr std::int64_t kHistogramMaxCount = std::numeric_limits<std::int32_t>::max();
+
+namespace detail {
+
+/// What maps a sample to its bin besides the lower level: bins / (upper - lower) in T for
+/// floats, upper - lower as a u64 for integers.
+template <class T>
+using HistogramScale = std::conditional_t<std::is_floating_point_v<T>, T, std::uint64_t>;
+
+/// An integer sample's distance from 0 in two's complement, as a u64 (differences of two are
+/// exact modulo 2^64).
+template <class T>
+u64 as_u64(const Value<T>& s) {
+  if constexpr (std::is_signed_v<T>) return bitcast<std::uint64_t>(cast<std::int64_t>(s));
+  else return cast<std::uint64_t>(s);
+}
+
+/// The bin of a sample lower <= s < upper: floats, min(int((s - lower) * scale), bins - 1) in
+/// T's arithmetic; integers, (s - lower) * bins / (upper - lower) exactly, in 64 bits.
+template <class T>
+i32 bin_of(const Value<T>& s, const Value<T>& lower, const i32& bins, const Value<HistogramScale<T>>& scale) {
+  if constexpr (std::is_floating_point_v<T>) {
+    i32 b = cast<std::int32_t>((s - lower) * scale);
+    return min(b, bins - 1);
+  } else {
+    u64 d = as_u64<T>(s) - as_u64<T>(lower);
+    return cast<std::int32_t>(d * cast<std::uint64_t>(bins) / scale);
+  }
+}
+
+/// The histogram kernel: a grid-stride loop over 16-byte vectors of samples, then the
+/// n % lanes last samples one per thread of block 0. Privatized: each block counts into its
+/// own `bins` counters in dynamic shared memory with block-scope atomics, then adds its
+/// nonzero counts to `hist` with one global atomic per bin. Otherwise it counts into `hist`
+/// with global atomics. `hist` must be zero before the launch.
+template <bool Privatized, class T>
+void histogram_body(const Ptr<std::uint32_t>& hist, const Ptr<T>& samples, const i32& n, const i32& bins,
+                    const Value<T>& lower, const Value<T>& upper, const Value<HistogramScale<T>>& scale) {
+  constexpr int V = kVectorLanes<T>;
+  i32 tid = thread_idx().x;
+  std::optional<SharedPtr<std::uint32_t>> local;
+  if constexpr (Privatized) {
+    local = dynamic_shared<std::uint32_t>();
+    for_range(tid, bins, kHistogramBlock, [&](i32 b) { (*local)[b] = 0u; });
+    syncthreads();
+  }
+  auto count = [&](const Value<T>& s) {
+    if_((s >= lower) & (s < upper), [&] {
+      i32 b = bin_of<T>(s, lower, bins, scale);
+      if constexpr (Privatized) atomic_add((*local)[b], 1u, Scope::Block);
+      else atomic_add(hist[b], 1u);
+    });
+  };
+  i32 vectors = n / V;
+  for_range(block_idx().x * kHistogramBlock + tid, vectors, grid_dim().x * kHistogramBlock, [&](i32 i) {
+    Vec<T, V> v = samples.template vload<V>(i);
+    for (int j = 0; j < V; ++j) count(v[j]);
+  });
+  i32 tail = vectors * V + block_idx().x * kHistogramBlock + tid;
+  if_(tail < n, [&] { count(samples[tail].load()); });
+  if constexpr (Privatized) {
+    syncthreads();
+    for_range(tid, bins, kHistogramBlock, [&](i32 b) {
+      u32 c = (*local)[b];
+      if_(c != 0u, [&] { atomic_add(hist[b], c); });
+    });
+  }
+}
+
+/// Makes the histogram kernel for (Privatized, T).
+template <bool Privatized, class T>
+auto make_histogram_kernel() {
+  return cutlet::kernel(
+      [](Ptr<std::uint32_t> hist, Ptr<T> samples, i32 n, i32 bins, Value<T> lower, Value<T> upper,
+         Value<HistogramScale<T>> scale) {
+        histogram_body<Privatized, T>(hist, samples, n, bins, lower, upper, scale);
+      },
+      {.name = std::string(Privatized ? "cutlet_histogram_even_shared_" : "cutlet_histogram_even_global_") +
+               element_name<T>()});
+}
+
+}  // namespace detail
+
+/// The histogram kernel for samples of type T (made at the first use, then shared): counting
+/// in shared memory (Privatized, for at most kHistogramSharedBins bins) or with global atomics.
+template <bool Privatized, Element T>
+auto& histogram_kernel() {
+  static auto k = detail::make_histogram_kernel<Privatized, T>();
+  return k;
+}
+
+/// histogram[b] = the number of samples s (of the n = samples.size()) with lower <= s < upper
+/// that fall in bin b, for the bins = num_levels - 1 equal-width bins between the levels
+/// lower and upper, queued on `stream` without host synchronization. The first `bins`
+/// counters are overwritten (others are left alone); samples outside [lower, upper), and NaNs,
+/// are not counted. The bin of s: for floats, min(int((s - lower) * (bins / (upper - lower))),
+/// bins - 1), computed in T; for integers, (s - lower) * bins / (upper - lower), exactly.
+/// Counts are exact (integer atomics), so the result is the same on every run.
+///
+/// num_levels >= 2, lower < upper, and for 64-bit integers (upper - lower) * bins must fit
+/// in 64 bits; `histogram` holds at least `bins` counters. Both buffers are of the stream's
+/// device; `samples` is 16-byte aligned. Up to kHistogramSharedBins bins, each block counts
+/// in shared memory; beyond, in global memory. At most kHistogramMaxCount samples. Throws
+/// cutlet::Error for bad arguments.
+template <Element T>
+void histogram_even(const Stream& stream, const Buffer<T>& samples, Buffer<std::uint32_t>& histogram,
+                    int num_levels, T lower, T upper) {
+  detail::check_num_levels(num_levels);
+  detail::check_bounds(lower < upper, static_cast<double>(lower), static_cast<double>(upper));
+  const int bins = num_levels - 1;
+  const std::int32_t n = detail::checked_count(samples.size(), kHistogramMaxCount, "histogram_even");
+  detail::check_size(histogram.size(), static_cast<std::size_t>(bins), "histogram_even", "histogram");
+  detail::check_device(histogram.device(), stream, "histogram_even", "histogram");
+  detail::HistogramScale<T> scale;
+  if constexpr (std::is_floating_point_v<T>) {
+    scale = static_cast<T>(bins) / (upper - lower);
+  } else {
+    using W = std::conditional_t<std::is_signed_v<T>, std::int64_t, std::uint64_t>;
+    scale = static_cast<std::uint64_t>(static_cast<W>(upper)) - static_cast<std::uint64_t>(static_cast<W>(lower));
+    detail::check_integer_range(scale, bins);
+  }
+  detail::zero_bytes(stream, histogram.data(), static_cast<std::size_t>(bins) * sizeof(std::uint32_t));
+  if (n == 0) return;
+  detail::check_device(samples.device(), stream, "histogram_even", "samples");
+  detail::check_aligned(samples.data(), "histogram_even", "samples");
+  const std::int64_t vectors = n / detail::kVectorLanes<T> + 1;
+  if (bins <= kHistogramSharedBins) {
+    const int grid = detail::streaming_grid(stream.device(), vectors, kHistogramBlock, 4);
+    histogram_kernel<true, T>().launch(
+        stream,
+        {.grid = grid, .block = kHistogramBlock, .shared_bytes = static_cast<std::size_t>(bins) * sizeof(std::uint32_t)},
+        histogram, samples, n, bins, lower, upper, scale);
+  } else {
+    const int grid = detail::streaming_grid(stream.device(), vectors, kHistogramBlock, 8);
+    histogram_kernel<false, T>().launch(stream, {.grid = grid, .block = kHistogramBlock}, histogram, samples, n, bins,
+                                        lower, upper, scale);
+  }
+}
+
+}  // namespace cutlet::algorithms

@@ -1,0 +1,64 @@
+// Ready-made operators for the algorithms: sums, products, minima, maxima and bitwise ones.
+#pragma once
+
+#include "cutlet/language/value.h"
+
+namespace cutlet::algorithms {
+
+/// a + b (associative and commutative for integers; for floats up to rounding).
+struct plus {
+  template <class A, class B>
+  auto operator()(const A& a, const B& b) const {
+    return a + b;
+  }
+};
+
+/// a * b.
+struct multiplies {
+  template <class A, class B>
+  auto operator()(const A& a, const B& b) const {
+    return a * b;
+  }
+};
+
+/// The smaller of a and b (cutlet::min: for floats, if one is NaN, the other).
+struct minimum {
+  template <class A, class B>
+  auto operator()(const A& a, const B& b) const {
+    return cutlet::min(a, b);
+  }
+};
+
+/// The larger of a and b (cutlet::max: for floats, if one is NaN, the other).
+struct maximum {
+  template <class A, class B>
+  auto operator()(const A& a, const B& b) const {
+    return cutlet::max(a, b);
+  }
+};
+
+/// a & b (integers).
+struct bit_and {
+  template <class A, class B>
+  auto operator()(const A& a, const B& b) const {
+    return a & b;
+  }
+};
+
+/// a | b (integers).
+struct bit_or {
+  template <class A, class B>
+  auto operator()(const A& a, const B& b) const {
+    return a | b;
+  }
+};
+
+/// a ^ b (integers).
+struct bit_xor {
+  template <class A, class B>
+  auto operator()(const A& a, const B& b) const {
+    return a ^ b;
+  }
+};
+
+}  // namespace cutlet::algorithms

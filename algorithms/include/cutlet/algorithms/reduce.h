@@ -1,0 +1,203 @@
+// reduce: the reduction of a buffer with a user operator, in two deterministic passes.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "cutlet/algorithms/detail/host_checks.h"
+#include "cutlet/algorithms/detail/launch_shape.h"
+#include "cutlet/algorithms/detail/maybe.h"
+#include "cutlet/algorithms/detail/tree.h"
+#include "cutlet/algorithms/detail/warp_block.h"
+#include "cutlet/algorithms/element.h"
+#include "cutlet/algorithms/workspace.h"
+#include "cutlet/jit/kernel.h"
+#include "cutlet/language/control.h"
+#include "cutlet/language/index.h"
+#include "cutlet/language/memory.h"
+#include "cutlet/language/pointer.h"
+#include "cutlet/runtime/buffer.h"
+#include "cutlet/runtime/stream.h"
+
+namespace cutlet::algorithms {
+
+/// Threads per block of both reduce kernels.
+inline constexpr int kReduceBlock = 256;
+/// 16-byte vectors each thread of the first pass loads per tile (all before combining any).
+inline constexpr int kReduceUnroll = 4;
+/// Blocks per SM of the first pass (a full SM of 2048 threads).
+inline constexpr int kReduceBlocksPerSm = 8;
+/// The most elements reduce takes.
+inline constexpr std::int64_t kReduceMaxCount = std::numeric_limits<std::int32_t>::max();
+
+namespace detail {
+
+/// The first pass: block b reduces its share of in[0, n) into partials[b]. The input is read
+/// in tiles of kReduceBlock * kReduceUnroll 16-byte vectors (thread t loads vectors t,
+/// t + kReduceBlock, ... of a tile, coalesced), tiles going to blocks block-cyclically (a
+/// grid-stride loop); then the partial last tile with bounds checks, and the n % lanes last
+/// elements one per thread of block 0. Each block must get at least one element (see
+/// reduce_grid).
+template <class T, class Op>
+void reduce_partials_body(const Ptr<T>& partials, const Ptr<T>& in, const i32& n) {
+  const Op op{};
+  constexpr int V = kVectorLanes<T>;
+  constexpr int kTile = kReduceBlock * kReduceUnroll;  // vectors per tile
+  i32 tid = thread_idx().x;
+  i32 vectors = n / V;
+  Var<T> acc;
+  Var<bool> has = false;
+  auto add = [&](const Value<T>& s) {
+    acc = select(has.get(), call_op<T>(op, acc.get(), s), s);
+    has = true;
+  };
+  auto lanes_of = [&](const Vec<T, V>& v, std::vector<Value<T>>& out) {
+    for (int j = 0; j < V; ++j) out.push_back(v[j]);
+  };
+
+  i32 full_tiles = vectors / kTile;
+  for_range(block_idx().x, full_tiles, grid_dim().x, [&](i32 t) {
+    Ptr<T> first = in + (t * kTile + tid) * V;  // this thread's first vector; constant offsets after
+    std::vector<Vec<T, V>> loaded;
+    for (int k = 0; k < kReduceUnroll; ++k) loaded.push_back(first.template vload<V>(k * kReduceBlock));
+    std::vector<Value<T>> values;
+    for (const auto& v : loaded) lanes_of(v, values);
+    add(tree_reduce<T>(op, values));
+  });
+  i32 partial = full_tiles * kTile;
+  if_((partial < vectors) & (block_idx().x == full_tiles % grid_dim().x), [&] {
+    for (int k = 0; k < kReduceUnroll; ++k) {
+      i32 i = partial + tid + k * kReduceBlock;
+      if_(i < vectors, [&] {
+        std::vector<Value<T>> values;
+        lanes_of(in.template vload<V>(i), values);
+        add(tree_reduce<T>(op, values));
+      });
+    }
+  });
+  i32 tail = vectors * V + block_idx().x * kReduceBlock + tid;
+  if_(tail < n, [&] { add(in[tail].load()); });
+
+  Maybe<T> total = block_reduce<kReduceBlock, T>(op, Maybe<T>{acc.get(), has.get()});
+  if_(tid == 0, [&] { partials[block_idx().x] = total.value; });
+}
+
+/// The second pass, one block: out[0] = init op (partials[0] op ... op partials[count - 1]),
+/// or init when count is 0.
+template <class T, class Op>
+void reduce_final_body(const Ptr<T>& out, const Ptr<T>& partials, const i32& count, const Value<T>& init) {
+  const Op op{};
+  i32 tid = thread_idx().x;
+  Var<T> acc;
+  Var<bool> has = false;
+  for_range(tid, count, kReduceBlock, [&](i32 i) {
+    Value<T> p = partials[i];
+    acc = select(has.get(), call_op<T>(op, acc.get(), p), p);
+    has = true;
+  });
+  Maybe<T> total = block_reduce<kReduceBlock, T>(op, Maybe<T>{acc.get(), has.get()});
+  if_(tid == 0, [&] { out[0] = select(total.present, call_op<T>(op, init, total.value), init); });
+}
+
+/// Makes reduce's first-pass kernel for (T, Op).
+template <class T, class Op>
+auto make_reduce_partials_kernel() {
+  return cutlet::kernel([](Ptr<T> partials, Ptr<T> in, i32 n) { reduce_partials_body<T, Op>(partials, in, n); },
+                        {.name = std::string("cutlet_reduce_partials_") + element_name<T>()});
+}
+/// Makes reduce's second-pass kernel for (T, Op).
+template <class T, class Op>
+auto make_reduce_final_kernel() {
+  return cutlet::kernel(
+      [](Ptr<T> out, Ptr<T> partials, i32 count, Value<T> init) { reduce_final_body<T, Op>(out, partials, count, init); },
+      {.name = std::string("cutlet_reduce_final_") + element_name<T>()});
+}
+
+/// The two kernels of reduce for (T, Op), built once per process (the first call) and
+/// specialized per device by Kernel's cache.
+template <class T, class Op>
+struct ReduceKernels {
+  decltype(make_reduce_partials_kernel<T, Op>()) partials = make_reduce_partials_kernel<T, Op>();
+  decltype(make_reduce_final_kernel<T, Op>()) final_pass = make_reduce_final_kernel<T, Op>();
+};
+
+/// Blocks of reduce's first pass for n > 0 elements of T on `device`: at most
+/// kReduceBlocksPerSm per SM and at most one per (possibly partial) tile, so that every block
+/// gets at least one element.
+template <class T>
+int reduce_grid(const Device& device, std::int64_t n) {
+  const std::int64_t vectors = n / kVectorLanes<T>;
+  if (vectors == 0) return 1;
+  return streaming_grid(device, vectors, std::int64_t{kReduceBlock} * kReduceUnroll, kReduceBlocksPerSm);
+}
+
+}  // namespace detail
+
+/// The kernels reduce launches for element type T and operator type Op (made at the first
+/// use, then shared by every call): `.partials` (the first pass) and `.final_pass`. For
+/// inspection (their PTX and resources through compile()) and compiling ahead (compile_for).
+template <Element T, class Op>
+  requires BinaryOperator<Op, T>
+detail::ReduceKernels<T, Op>& reduce_kernels() {
+  static detail::ReduceKernels<T, Op> kernels;
+  return kernels;
+}
+
+/// Bytes of temporary storage reduce needs on `device` for `n` elements of T (for
+/// Workspace::borrow): one T per block of the first pass.
+template <Element T>
+std::size_t reduce_workspace_bytes(const Device& device, std::size_t n) {
+  const int grid = n == 0 ? 1 : detail::reduce_grid<T>(device, static_cast<std::int64_t>(n));
+  return static_cast<std::size_t>(grid) * sizeof(T);
+}
+
+/// out[0] = init op x[0] op x[1] op ... op x[n-1], for the n = in.size() elements of `in`,
+/// queued on `stream` (no host synchronization); out[0] = init when `in` is empty.
+///
+/// `op` must be associative and commutative: the elements are combined in an order and a
+/// grouping of the algorithm's choosing. The first pass has a fixed grid (a function of n and
+/// the device's SM count); each block combines its elements, then its threads' and warps'
+/// results in a fixed order, and writes one partial; a second one-block pass combines the
+/// partials in a fixed order. No floating-point atomics: for a given device, n and input the
+/// result is the same, bit for bit, on every run (for floats it may differ from a sequential
+/// sum by rounding, and between devices of different SM counts).
+///
+/// `in` and `out` (at least one element) must be of the stream's device, `in` 16-byte aligned
+/// (every Buffer cutlet allocates is). At most kReduceMaxCount elements. Temporary storage
+/// (reduce_workspace_bytes) comes from `workspace`. Throws cutlet::Error for bad arguments.
+template <Element T, class Op>
+  requires BinaryOperator<Op, T>
+void reduce(const Stream& stream, const Buffer<T>& in, Buffer<T>& out, Op op, T init,
+            const Workspace& workspace = {}) {
+  const std::int32_t n = detail::checked_count(in.size(), kReduceMaxCount, "reduce");
+  detail::check_size(out.size(), 1, "reduce", "output");
+  detail::check_device(out.device(), stream, "reduce", "output");
+  if (n > 0) {
+    detail::check_device(in.device(), stream, "reduce", "input");
+    detail::check_aligned(in.data(), "reduce", "input");
+  }
+  const Device device = stream.device();
+  const int grid = n == 0 ? 0 : detail::reduce_grid<T>(device, n);
+  const std::size_t slots = static_cast<std::size_t>(std::max(grid, 1));
+  detail::Scratch scratch = detail::acquire(workspace, stream, slots * sizeof(T), "reduce");
+  const Buffer<T> partials = Buffer<T>::wrap(scratch.address(), slots, device);
+  auto& kernels = reduce_kernels<T, Op>();
+  if (grid > 0) kernels.partials.launch(stream, {.grid = grid, .block = kReduceBlock}, partials, in, n);
+  kernels.final_pass.launch(stream, {.grid = 1, .block = kReduceBlock}, out, partials, grid, init);
+}
+
+/// As reduce, returning the result to the host: waits for the stream (the one host
+/// synchronization), with the one-element output from the stream's device default pool.
+template <Element T, class Op>
+  requires BinaryOperator<Op, T>
+T reduce_value(const Stream& stream, const Buffer<T>& in, Op op, T init, const Workspace& workspace = {}) {
+  Buffer<T> out(1, stream);
+  reduce(stream, in, out, op, init, workspace);
+  return out.to_host(stream)[0];
+}
+
+}  // namespace cutlet::algorithms

@@ -1,0 +1,290 @@
+// inclusive_scan and exclusive_scan with a user operator: a single-pass scan with decoupled
+// look-back (Merrill and Garland, "Single-pass Parallel Prefix Scan with Decoupled Look-back").
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "cutlet/algorithms/detail/host_checks.h"
+#include "cutlet/algorithms/detail/maybe.h"
+#include "cutlet/algorithms/detail/scan_layout.h"
+#include "cutlet/algorithms/detail/warp_block.h"
+#include "cutlet/algorithms/element.h"
+#include "cutlet/algorithms/workspace.h"
+#include "cutlet/jit/kernel.h"
+#include "cutlet/language/atomic.h"
+#include "cutlet/language/control.h"
+#include "cutlet/language/index.h"
+#include "cutlet/language/math.h"
+#include "cutlet/language/memory.h"
+#include "cutlet/language/pointer.h"
+#include "cutlet/language/vector.h"
+#include "cutlet/language/warp.h"
+#include "cutlet/runtime/buffer.h"
+#include "cutlet/runtime/launch.h"
+#include "cutlet/runtime/stream.h"
+
+namespace cutlet::algorithms {
+
+/// Threads per block of the scan kernel; one block per tile.
+inline constexpr int kScanBlock = 256;
+/// Consecutive elements per thread: two 16-byte vectors (8 of 4 bytes, 4 of 8 bytes).
+template <Element T>
+inline constexpr int kScanItems = 2 * detail::kVectorLanes<T>;
+/// Elements per tile.
+template <Element T>
+inline constexpr int kScanTile = kScanBlock * kScanItems<T>;
+/// The most elements the scans take (the kernel's i32 indices reach one tile past the end).
+inline constexpr std::int64_t kScanMaxCount = std::numeric_limits<std::int32_t>::max() - (1 << 16);
+
+namespace detail {
+
+/// One tile of the scan, in one block. The block takes the next tile id from an atomic
+/// counter (so a block waits only for tiles whose blocks started before it: no deadlock
+/// whatever order the GPU schedules blocks in), loads kScanItems<T> consecutive elements per
+/// thread (two 16-byte vectors in a full tile), scans them (the thread's items, warp scans
+/// with shuffles, the warps' totals through shared memory), and takes the tile's exclusive
+/// prefix from the tiles before it:
+///
+///  - status per tile: a u32 flag (invalid, aggregate, prefix) with the values in their own
+///    arrays, aggregates[t] (the tile's reduction) and prefixes[t] (the reduction of tiles
+///    0..t); each value is written once, then its flag with a release atomic, and read after
+///    an acquire atomic read of the flag, from L2 (ld.global.cg). This works for 8-byte
+///    elements too, which one 64-bit status word could not hold with its flag.
+///  - look-back: warp 0 publishes the tile's aggregate, then its 32 lanes read the flags of
+///    the 32 preceding tiles (lane k the tile k + 1 before), spinning while a flag is invalid.
+///    The window's values up to the nearest prefix (all 32 when there is none) are combined
+///    in tile order (the farther tile first: the operator need not be commutative) and put in
+///    front of what the later windows gave; the window after it starts 32 tiles earlier,
+///    until a prefix has been met. Lane 0 then publishes the tile's inclusive prefix.
+///
+/// Exclusive: the scan starts from `init`, which tile 0 puts in front of its prefix.
+/// Out-of-range items of the last tile hold zeros and are never stored; as the valid items
+/// come first, no valid result depends on them.
+template <bool Exclusive, class T, class Op>
+void scan_tile_body(const Ptr<T>& out, const Ptr<T>& in, const i32& n, const Value<T>& init,
+                    const Ptr<std::uint32_t>& counter, const Ptr<std::uint32_t>& flags, const Ptr<T>& aggregates,
+                    const Ptr<T>& prefixes) {
+  const Op op{};
+  constexpr int V = kVectorLanes<T>;
+  constexpr int kItems = kScanItems<T>;
+  constexpr int kTile = kScanTile<T>;
+  constexpr int kWarps = kScanBlock / warp_size;
+  auto warp_totals = shared_array<T>(kWarps);
+  auto tile_slot = shared_array<std::int32_t>(1);
+  auto tile_prefix = shared_array<T>(1);
+  i32 tid = thread_idx().x;
+  i32 lane = tid & 31;
+  i32 warp = tid >> 5;
+
+  // 1. This block's tile: the next one in the order blocks started.
+  if_(tid == 0, [&] { tile_slot[0] = cast<std::int32_t>(atomic_add(counter[0], 1u)); });
+  syncthreads();
+  i32 tile = tile_slot[0];
+
+  // 2. The thread's items and their reduction, in order.
+  i32 first = tile * kTile + tid * kItems;
+  i32 tile_end = tile * kTile + kTile;
+  Var<T> item[kItems];
+  if_(tile_end <= n,
+      [&] {
+        Ptr<T> mine = in + first;
+        for (int k = 0; k < kItems / V; ++k) {
+          Vec<T, V> v = mine.template vload<V>(k);
+          for (int j = 0; j < V; ++j) item[k * V + j] = v[j];
+        }
+      },
+      [&] {
+        for (int j = 0; j < kItems; ++j) if_(first + j < n, [&] { item[j] = in[first + j].load(); });
+      });
+  std::vector<Value<T>> items;
+  for (int j = 0; j < kItems; ++j) items.push_back(item[j].get());
+  Value<T> thread_total = items[0];
+  for (int j = 1; j < kItems; ++j) thread_total = call_op<T>(op, thread_total, items[j]);
+
+  // 3. Block scan of the thread totals: warp scans, then the warps' totals in order.
+  Value<T> warp_inclusive = warp_inclusive_scan<T>(op, thread_total);
+  if_(lane == warp_size - 1, [&] { warp_totals[warp] = warp_inclusive; });
+  syncthreads();
+  Value<T> running = warp_totals[0].load();  // warps 0..w
+  Value<T> warp_prefix = running;              // warps before this one (for warp > 0)
+  for (int w = 1; w < kWarps; ++w) {
+    running = call_op<T>(op, running, warp_totals[w].load());
+    if (w < kWarps - 1) warp_prefix = select(warp > w, running, warp_prefix);
+  }
+  Value<T> aggregate = running;
+  Value<T> lane_exclusive = shfl_up_sync(full_mask, warp_inclusive, 1);
+  // The items of the tile before this thread's.
+  Maybe<T> thread_prefix = combine(op, Maybe<T>{warp_prefix, warp > 0}, Maybe<T>{lane_exclusive, lane > 0});
+
+  // 4. Publish and look back (warp 0).
+  if_(warp == 0, [&] {
+    if_(tile == 0,
+        [&] {
+          if_(lane == 0, [&] {
+            if constexpr (Exclusive) {
+              prefixes[0] = call_op<T>(op, init, aggregate);
+              tile_prefix[0] = init;
+            } else {
+              prefixes[0] = aggregate;
+            }
+            atomic_exchange(flags[0], kTilePrefix, Scope::Device, Order::Release);
+          });
+        },
+        [&] {
+          if_(lane == 0, [&] {
+            aggregates[tile] = aggregate;
+            atomic_exchange(flags[tile], kTileAggregate, Scope::Device, Order::Release);
+          });
+          Var<T> exclusive;               // the tiles looked at so far, in order (lane 0)
+          Var<bool> first_window = true;
+          Var<bool> done = false;
+          Var<std::int32_t> end = tile;   // this window: tiles [end - 32, end)
+          while_([&] { return !done.get(); }, [&] {
+            i32 j = end - 1 - lane;  // lane 0: the nearest tile
+            // No tile before tile 0: never reached, as tile 0 only ever publishes a prefix.
+            Var<std::uint32_t> flag = kTilePrefix;
+            if_(j >= 0, [&] {
+              flag = atomic_or(flags[j], 0u, Scope::Device, Order::Acquire);
+              while_([&] { return flag.get() == kTileInvalid; },
+                     [&] { flag = atomic_or(flags[j], 0u, Scope::Device, Order::Acquire); });
+            });
+            u32 is_prefix = ballot_sync(full_mask, flag.get() == kTilePrefix);
+            // Lanes up to the nearest prefix take part (all lanes when there is none).
+            i32 stop = select(is_prefix != 0u, ffs(cast<std::int32_t>(is_prefix)) - 1, warp_size - 1);
+            Value<bool> takes_part = (lane <= stop) & (j >= 0);
+            Var<T> value;
+            if_(takes_part, [&] {
+              value = if_(flag.get() == kTilePrefix, [&] { return prefixes.load(j, CacheHint::CacheGlobal); },
+                          [&] { return aggregates.load(j, CacheHint::CacheGlobal); });
+            });
+            Maybe<T> window = warp_reduce<true, T>(op, Maybe<T>{value.get(), takes_part});
+            exclusive = select(first_window.get(), window.value, call_op<T>(op, window.value, exclusive.get()));
+            first_window = false;
+            done = is_prefix != 0u;
+            end -= warp_size;
+          });
+          if_(lane == 0, [&] {
+            prefixes[tile] = call_op<T>(op, exclusive.get(), aggregate);
+            atomic_exchange(flags[tile], kTilePrefix, Scope::Device, Order::Release);
+            tile_prefix[0] = exclusive;
+          });
+        });
+  });
+  syncthreads();
+
+  // 5. Everything before the thread's first item, then its results in order, and store.
+  Value<bool> tile_has_prefix = Exclusive ? Value<bool>(true) : Value<bool>(tile > 0);
+  Maybe<T> carry = combine(op, Maybe<T>{tile_prefix[0].load(), tile_has_prefix}, thread_prefix);
+  std::vector<Value<T>> results;
+  if constexpr (Exclusive) {
+    Value<T> r = carry.value;  // present: init at least
+    for (int j = 0; j < kItems; ++j) {
+      results.push_back(r);
+      if (j + 1 < kItems) r = call_op<T>(op, r, items[j]);
+    }
+  } else {
+    Value<T> r = select(carry.present, call_op<T>(op, carry.value, items[0]), items[0]);
+    results.push_back(r);
+    for (int j = 1; j < kItems; ++j) {
+      r = call_op<T>(op, r, items[j]);
+      results.push_back(r);
+    }
+  }
+  if_(tile_end <= n,
+      [&] {
+        Ptr<T> mine = out + first;
+        for (int k = 0; k < kItems / V; ++k) {
+          Vec<T, V> v = Vec<T, V>::splat(T{});
+          for (int j = 0; j < V; ++j) v = v.with(j, results[k * V + j]);
+          mine.template vstore<V>(k, v);
+        }
+      },
+      [&] {
+        for (int j = 0; j < kItems; ++j) if_(first + j < n, [&] { out[first + j] = results[j]; });
+      });
+}
+
+/// Makes the scan kernel for (Exclusive, T, Op).
+template <bool Exclusive, class T, class Op>
+auto make_scan_kernel() {
+  return cutlet::kernel(
+      [](Ptr<T> out, Ptr<T> in, i32 n, Value<T> init, Ptr<std::uint32_t> counter, Ptr<std::uint32_t> flags,
+         Ptr<T> aggregates, Ptr<T> prefixes) {
+        scan_tile_body<Exclusive, T, Op>(out, in, n, init, counter, flags, aggregates, prefixes);
+      },
+      {.name = std::string(Exclusive ? "cutlet_exclusive_scan_" : "cutlet_inclusive_scan_") + element_name<T>()});
+}
+
+/// Queues the scan of `in` into `out` on `stream`; `init` is used by exclusive scans only.
+template <bool Exclusive, class T, class Kernel>
+void launch_scan(Kernel& kernel, const Stream& stream, const Buffer<T>& in, Buffer<T>& out, T init,
+                 const Workspace& workspace, const char* algorithm) {
+  const std::int32_t n = checked_count(in.size(), kScanMaxCount, algorithm);
+  if (n == 0) return;
+  check_size(out.size(), static_cast<std::size_t>(n), algorithm, "output");
+  check_device(in.device(), stream, algorithm, "input");
+  check_device(out.device(), stream, algorithm, "output");
+  check_aligned(in.data(), algorithm, "input");
+  check_aligned(out.data(), algorithm, "output");
+  const Device device = stream.device();
+  const long long tiles = ceil_div(n, kScanTile<T>);
+  const ScanLayout layout = scan_layout(tiles, sizeof(T));
+  Scratch scratch = acquire(workspace, stream, layout.total_bytes, algorithm);
+  zero_bytes(stream, scratch.address(), layout.zeroed_bytes);
+  const auto tile_count = static_cast<std::size_t>(tiles);
+  const auto counter = Buffer<std::uint32_t>::wrap(scratch.address() + layout.counter, 1, device);
+  const auto flags = Buffer<std::uint32_t>::wrap(scratch.address() + layout.flags, tile_count, device);
+  const auto aggregates = Buffer<T>::wrap(scratch.address() + layout.aggregates, tile_count, device);
+  const auto prefixes = Buffer<T>::wrap(scratch.address() + layout.prefixes, tile_count, device);
+  kernel.launch(stream, {.grid = tiles, .block = kScanBlock}, out, in, n, init, counter, flags, aggregates, prefixes);
+}
+
+}  // namespace detail
+
+/// The kernel of inclusive_scan (Exclusive false) or exclusive_scan (true) for element type T
+/// and operator type Op (made at the first use, then shared), for inspection and compiling
+/// ahead.
+template <bool Exclusive, Element T, class Op>
+  requires BinaryOperator<Op, T>
+auto& scan_kernel() {
+  static auto k = detail::make_scan_kernel<Exclusive, T, Op>();
+  return k;
+}
+
+/// Bytes of temporary storage the scans need for `n` elements of T (for Workspace::borrow): a
+/// tile counter, and a status flag, an aggregate and a prefix per tile of kScanTile<T>.
+template <Element T>
+std::size_t scan_workspace_bytes(std::size_t n) {
+  if (n == 0) return 0;
+  return detail::scan_layout(static_cast<std::int64_t>((n + kScanTile<T> - 1) / kScanTile<T>), sizeof(T)).total_bytes;
+}
+
+/// out[i] = in[0] op in[1] op ... op in[i] for the n = in.size() elements, applied in that
+/// order (`op` must be associative; it need not be commutative), queued on `stream` in one
+/// kernel launch (after a memset of the tile status), without host synchronization. For
+/// floats the grouping differs from a sequential loop (results may differ by rounding) but is
+/// fixed: the same on every run.
+///
+/// `out` holds at least n elements and may be `in` (a scan in place). Both must be of the
+/// stream's device and 16-byte aligned. At most kScanMaxCount elements. Temporary storage
+/// (scan_workspace_bytes) comes from `workspace`. Throws cutlet::Error for bad arguments.
+template <Element T, class Op>
+  requires BinaryOperator<Op, T>
+void inclusive_scan(const Stream& stream, const Buffer<T>& in, Buffer<T>& out, Op op, const Workspace& workspace = {}) {
+  detail::launch_scan<false>(scan_kernel<false, T, Op>(), stream, in, out, T{}, workspace, "inclusive_scan");
+}
+
+/// out[0] = init and out[i] = init op in[0] op ... op in[i - 1] for i < n = in.size(),
+/// applied in that order; otherwise as inclusive_scan.
+template <Element T, class Op>
+  requires BinaryOperator<Op, T>
+void exclusive_scan(const Stream& stream, const Buffer<T>& in, Buffer<T>& out, Op op, T init,
+                    const Workspace& workspace = {}) {
+  detail::launch_scan<true>(scan_kernel<true, T, Op>(), stream, in, out, init, workspace, "exclusive_scan");
+}
+
+}  // namespace cutlet::algorithms

@@ -1,0 +1,106 @@
+// Shared by the algorithm tests: inputs of every element type, the sizes around the
+// algorithms' tile and block boundaries, and non-commutative operators with CPU twins.
+#pragma once
+
+#include <cutlet/algorithms.h>
+#include <cutlet/cutlet.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <random>
+#include <set>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace cutlet::test {
+
+/// n random elements of T: floats in [-1, 1]; integers small enough (|x| <= 1000, or
+/// [0, 1000] unsigned) that sums of millions of them do not overflow.
+template <class T>
+std::vector<T> algorithm_input(std::size_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<T> v(n);
+  if constexpr (std::is_floating_point_v<T>) {
+    std::uniform_real_distribution<T> d(T(-1), T(1));
+    for (auto& x : v) x = d(rng);
+  } else if constexpr (std::is_signed_v<T>) {
+    std::uniform_int_distribution<T> d(T(-1000), T(1000));
+    for (auto& x : v) x = d(rng);
+  } else {
+    std::uniform_int_distribution<T> d(T(0), T(1000));
+    for (auto& x : v) x = d(rng);
+  }
+  return v;
+}
+
+/// n random 64-bit words (any bits), for the packed non-commutative operators.
+inline std::vector<std::uint64_t> random_words(std::size_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<std::uint64_t> v(n);
+  for (auto& x : v) x = rng();
+  return v;
+}
+
+/// Sizes 0, 1, small odd ones, one below, at and above each multiple k * `tile` for k in
+/// {1, 2, 3}, an odd count of several tiles, and one that fills `large_tiles` tiles plus an
+/// odd remainder: every full/partial tile case and every vector tail.
+inline std::vector<std::size_t> boundary_sizes(std::size_t tile, std::size_t large_tiles) {
+  std::set<std::size_t> s{0, 1, 2, 3, 5, 7, 31, 32, 33, 255, 256, 257};
+  for (std::size_t k = 1; k <= 3; ++k)
+    for (long d : {-1L, 0L, 1L}) s.insert(static_cast<std::size_t>(static_cast<long>(k * tile) + d));
+  s.insert(7 * tile + 13);
+  s.insert(large_tiles * tile + 2 * tile / 3 + 1);
+  return {s.begin(), s.end()};
+}
+
+/// The CPU twin of mat2x2_product: the packed 2x2 matrices of 16-bit entries
+/// [x0 x1; x2 x3] (entry k in bits 16k..16k+15), multiplied modulo 2^16. Associative and not
+/// commutative.
+inline std::uint64_t mat2x2_product_host(std::uint64_t x, std::uint64_t y) {
+  auto e = [](std::uint64_t m, int k) { return (m >> (16 * k)) & 0xffffu; };
+  const std::uint64_t p0 = (e(x, 0) * e(y, 0) + e(x, 1) * e(y, 2)) & 0xffffu;
+  const std::uint64_t p1 = (e(x, 0) * e(y, 1) + e(x, 1) * e(y, 3)) & 0xffffu;
+  const std::uint64_t p2 = (e(x, 2) * e(y, 0) + e(x, 3) * e(y, 2)) & 0xffffu;
+  const std::uint64_t p3 = (e(x, 2) * e(y, 1) + e(x, 3) * e(y, 3)) & 0xffffu;
+  return p0 | (p1 << 16) | (p2 << 32) | (p3 << 48);
+}
+
+/// The product of packed 2x2 matrices, traced (see mat2x2_product_host).
+struct mat2x2_product {
+  u64 operator()(const u64& x, const u64& y) const {
+    auto e = [](const u64& m, int k) { return (m >> (16 * k)) & 0xffffu; };
+    u64 p0 = (e(x, 0) * e(y, 0) + e(x, 1) * e(y, 2)) & 0xffffu;
+    u64 p1 = (e(x, 0) * e(y, 1) + e(x, 1) * e(y, 3)) & 0xffffu;
+    u64 p2 = (e(x, 2) * e(y, 0) + e(x, 3) * e(y, 2)) & 0xffffu;
+    u64 p3 = (e(x, 2) * e(y, 1) + e(x, 3) * e(y, 3)) & 0xffffu;
+    return p0 | (p1 << 16) | (p2 << 32) | (p3 << 48);
+  }
+};
+
+/// The CPU twin of affine_then: packed affine maps x -> m*x + c modulo 2^16 (m in the high
+/// half of a u32, c in the low half); affine_then(f, g) is "f, then g": m = g.m * f.m,
+/// c = g.m * f.c + g.c. Associative and not commutative.
+inline std::uint32_t affine_then_host(std::uint32_t f, std::uint32_t g) {
+  const std::uint32_t fm = f >> 16, fc = f & 0xffffu, gm = g >> 16, gc = g & 0xffffu;
+  const std::uint32_t m = (gm * fm) & 0xffffu, c = (gm * fc + gc) & 0xffffu;
+  return (m << 16) | c;
+}
+
+/// Composition of packed affine maps, traced (see affine_then_host).
+struct affine_then {
+  u32 operator()(const u32& f, const u32& g) const {
+    u32 fm = f >> 16u, fc = f & 0xffffu, gm = g >> 16u, gc = g & 0xffffu;
+    u32 m = (gm * fm) & 0xffffu;
+    u32 c = (gm * fc + gc) & 0xffffu;
+    return (m << 16u) | c;
+  }
+};
+
+/// The element type's name, for messages.
+template <class T>
+std::string element_label() {
+  return algorithms::element_name<T>();
+}
+
+}  // namespace cutlet::test

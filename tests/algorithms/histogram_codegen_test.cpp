@@ -1,0 +1,44 @@
+// The PTX of histogram_even's kernels for every sample type: shared-memory atomics into the
+// block's bins and one global atomic per bin in the privatized kernel, global atomics alone in
+// the other, 16-byte sample loads, and no calls.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "algorithms/algorithm_test_support.h"
+#include "filecheck_support.h"
+
+using namespace cutlet;
+namespace alg = cutlet::algorithms;
+
+namespace {
+
+constexpr const char* kNoCall = "CHECK-NOT: {{[[:space:]]call(\\.uni)?[[:space:]]}}\n";
+
+template <class T>
+void check_type() {
+  SCOPED_TRACE(test::element_label<T>());
+  const std::string name = test::element_label<T>();
+  const std::string v = sizeof(T) == 4 ? "v4" : "v2";
+  auto shared = alg::histogram_kernel<true, T>().compile();
+  EXPECT_FALSE(shared->cubin.empty());
+  expect_filecheck(shared->ptx, "CHECK: .visible .entry cutlet_histogram_even_shared_" + name + "(\n" + kNoCall +
+                                    "CHECK: ld.global." + v + "\n" + kNoCall +
+                                    "CHECK: atom.relaxed.cta.shared.add.u32\n" + kNoCall + "CHECK: bar.sync\n" +
+                                    kNoCall + "CHECK: atom.global.add.u32\n" + kNoCall);
+  auto global = alg::histogram_kernel<false, T>().compile();
+  expect_filecheck(global->ptx, "CHECK: .visible .entry cutlet_histogram_even_global_" + name + "(\n" + kNoCall +
+                                    "CHECK-NOT: atom.{{.*}}shared\n" + "CHECK: atom.global.add.u32\n" + kNoCall +
+                                    "CHECK-NOT: atom.{{.*}}shared\n");
+}
+
+TEST(AlgorithmsHistogramCodegen, EverySampleType) {
+  check_type<float>();
+  check_type<double>();
+  check_type<std::int32_t>();
+  check_type<std::uint32_t>();
+  check_type<std::int64_t>();
+  check_type<std::uint64_t>();
+}
+
+}  // namespace

@@ -1,0 +1,80 @@
+// The PTX of the look-back scan kernels for every element type: the operator inlined (no
+// call), 16-byte vector loads and stores, the tile counter and the status flags' release and
+// acquire atomics, and a non-commutative operator on 64-bit elements.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "algorithms/algorithm_test_support.h"
+#include "filecheck_support.h"
+
+using namespace cutlet;
+namespace alg = cutlet::algorithms;
+
+namespace {
+
+template <bool Exclusive, class T, class Op>
+void check_scan_kernel() {
+  SCOPED_TRACE(std::string(Exclusive ? "exclusive " : "inclusive ") + test::element_label<T>());
+  auto compiled = alg::scan_kernel<Exclusive, T, Op>().compile();
+  EXPECT_FALSE(compiled->cubin.empty());
+  const std::string v = sizeof(T) == 4 ? "v4" : "v2";
+  expect_filecheck(compiled->ptx, std::string("CHECK: .visible .entry cutlet_") +
+                                      (Exclusive ? "exclusive" : "inclusive") + "_scan_" + test::element_label<T>() +
+                                      R"((
+CHECK-NOT: {{[[:space:]]call(\.uni)?[[:space:]]}}
+CHECK: atom.global.add.u32
+CHECK-NOT: {{[[:space:]]call(\.uni)?[[:space:]]}}
+CHECK: ld.global.)" + v + R"(
+CHECK-NOT: {{[[:space:]]call(\.uni)?[[:space:]]}}
+CHECK: shfl.sync.up
+CHECK-NOT: {{[[:space:]]call(\.uni)?[[:space:]]}}
+CHECK: atom.release.gpu.global.exch.b32
+CHECK-NOT: {{[[:space:]]call(\.uni)?[[:space:]]}}
+CHECK: atom.acquire.gpu.global.or.b32
+CHECK-NOT: {{[[:space:]]call(\.uni)?[[:space:]]}}
+CHECK: ld.global.cg
+CHECK-NOT: {{[[:space:]]call(\.uni)?[[:space:]]}}
+CHECK: st.global.)" + v + R"(
+CHECK-NOT: {{[[:space:]]call(\.uni)?[[:space:]]}}
+)");
+}
+
+template <class T>
+void check_type() {
+  check_scan_kernel<false, T, alg::plus>();
+  check_scan_kernel<true, T, alg::plus>();
+  check_scan_kernel<false, T, alg::maximum>();
+  auto last = [](Value<T> a, Value<T> b) { return select(b != T(0), b, a); };  // not commutative
+  check_scan_kernel<true, T, decltype(last)>();
+}
+
+TEST(AlgorithmsScanCodegen, EveryElementTypeBothScans) {
+  check_type<float>();
+  check_type<double>();
+  check_type<std::int32_t>();
+  check_type<std::uint32_t>();
+  check_type<std::int64_t>();
+  check_type<std::uint64_t>();
+}
+
+TEST(AlgorithmsScanCodegen, MatrixProductInlined) {
+  auto ptx = alg::scan_kernel<false, std::uint64_t, test::mat2x2_product>().compile()->ptx;
+  expect_filecheck(ptx, R"(
+CHECK: .visible .entry cutlet_inclusive_scan_u64(
+CHECK-NOT: {{[[:space:]]call(\.uni)?[[:space:]]}}
+CHECK: mul.lo.s64
+CHECK-NOT: {{[[:space:]]call(\.uni)?[[:space:]]}}
+)");
+}
+
+TEST(AlgorithmsScanCodegen, WorkspaceLayout) {
+  // A counter, then per tile a flag, an aggregate and a prefix, each array 256-byte aligned.
+  const std::size_t tile = alg::kScanTile<float>;
+  EXPECT_EQ(alg::scan_workspace_bytes<float>(0), 0u);
+  EXPECT_EQ(alg::scan_workspace_bytes<float>(1), 4u * 256);
+  EXPECT_EQ(alg::scan_workspace_bytes<float>(64 * tile), 256u + 256 + 2 * 256);
+  EXPECT_EQ(alg::scan_workspace_bytes<double>(64 * alg::kScanTile<double> + 1), 256u + 512 + 2 * 768);
+}
+
+}  // namespace
