@@ -277,9 +277,12 @@ class Pipeliner {
       out_ = &dealloc;
       loc_ = f_.inst(s.last_loop).loc;
       emit(Opcode::TileLocalDealloc, {s.buffer});
-      const auto at = std::find(body.begin(), body.end(), s.last_loop);
+      auto at = std::find(body.begin(), body.end(), s.last_loop);
       CUTLET_ASSERT(at != body.end(), "a staged operand's loop is in its region");
-      body.insert(at + 1, dealloc.front());
+      // After the loop's own epilogue: its wait for the last copies and its rings' releases.
+      for (++at; at != body.end() && (f_.inst(*at).op == Opcode::TileAsyncWait || f_.inst(*at).op == Opcode::TileLocalDealloc); ++at) {
+      }
+      body.insert(at, dealloc.front());
     }
   }
 

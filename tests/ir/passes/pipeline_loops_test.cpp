@@ -130,7 +130,7 @@ TEST(PipelineLoopsTest, AnOperandTwoLoopsReadIsStagedOnceForBoth) {
   EXPECT_NO_THROW(verify(f));
   // q's buffer and a ring per loop; q written to shared memory once.
   EXPECT_EQ(count_ops(f, f.body(), Opcode::TileLocalStore), 1);
-  EXPECT_EQ(count_ops(f, f.body(), Opcode::TileLocalAlloc), 3);
+  EXPECT_EQ(count_ops(f, f.body(), Opcode::TileLocalAlloc), 3) << print(f);
   EXPECT_EQ(count_ops(f, f.body(), Opcode::TileLocalDealloc), 3);
   // Both loops' dots read the same buffer, released after the second loop.
   std::vector<ValueId> read;

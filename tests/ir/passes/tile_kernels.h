@@ -185,8 +185,9 @@ inline Function two_loops_one_operand() {
   ValueId tq = b.tile_load(q, grid(rows, ks, mk, 32));
   std::array<ValueId, 1> acc{b.tile_splat(b.const_float(Type::f32(), 0), mn)};
   for (int loop = 0; loop < 2; ++loop) {
-    ValueId lb = loop == 0 ? b.const_int(Type::i32(), 0) : n;
-    ValueId ub = loop == 0 ? n : b.binary(Opcode::Mul, n, b.const_int(Type::i32(), 2));
+    ValueId split = b.binary(Opcode::Mul, n, b.const_int(Type::i32(), 64));  // aligned, so that k is copied
+    ValueId lb = loop == 0 ? b.const_int(Type::i32(), 0) : split;
+    ValueId ub = loop == 0 ? split : b.binary(Opcode::Mul, n, b.const_int(Type::i32(), 128));
     acc[0] = b.for_(lb, ub, b.const_int(Type::i32(), 64), acc, [&](std::span<const ValueId> it) {
       ValueId cols = b.binary(Opcode::Add, b.tile_splat(it[0], std::array<std::int64_t, 1>{64}), b.tile_arange(64));
       ValueId tk = b.tile_load(k, grid(ks, cols, kn, 4096));
