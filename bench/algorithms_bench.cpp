@@ -86,48 +86,44 @@ Env& env() {
   return *e;
 }
 
-/// algorithms::reduce (two passes, deterministic) and CUB's DeviceReduce::Sum in the same
-/// iterations: counters GB/s (bytes read), cub_GB/s, vs_cub.
+/// Times `run` and `cub_run`, moving `bytes` each, in the same iterations: counters GB/s,
+/// cub_GB/s, vs_cub, and the registers of `kernel`.
+template <class K, class Run, class CubRun>
+void time_against_cub(benchmark::State& state, double bytes, const K& kernel, Run&& run, CubRun&& cub_run) {
+  Env& e = env();
+  SameRun runs;
+  runs.add("cutlet", run);
+  runs.add("cub", cub_run);
+  std::vector<double> ms;
+  for (auto _ : state) {
+    ms.push_back(runs.iterate(e.stream, kReps));
+    state.SetIterationTime(ms.back() * 1e-3);
+  }
+  set_bandwidth_counters(state, ms, bytes);
+  const double cub = bytes / (runs.median_ms("cub") * 1e-3) / 1e9;
+  state.counters["cub_GB/s"] = cub;
+  state.counters["vs_cub"] = state.counters["GB/s"] / cub;
+  state.counters["regs"] = registers_of(kernel);
+}
+
+/// algorithms::reduce (two passes, deterministic) against CUB's DeviceReduce::Sum (bytes read).
 void BM_algorithms_reduce(benchmark::State& state) {
   if (!require_gpu(state)) return;
   guarded(state, [](benchmark::State& state) {
     Env& e = env();
-    SameRun runs;
-    runs.add("cutlet", [&] { e.run_reduce(); });
-    runs.add("cub", [&] { e.run_cub_reduce(); });
-    std::vector<double> ms;
-    for (auto _ : state) {
-      ms.push_back(runs.iterate(e.stream, kReps));
-      state.SetIterationTime(ms.back() * 1e-3);
-    }
-    set_bandwidth_counters(state, ms, kReduceBytes);
-    const double cub = kReduceBytes / (runs.median_ms("cub") * 1e-3) / 1e9;
-    state.counters["cub_GB/s"] = cub;
-    state.counters["vs_cub"] = state.counters["GB/s"] / cub;
-    state.counters["regs"] = registers_of(alg::reduce_kernels<float, alg::plus>().partials);
+    time_against_cub(state, kReduceBytes, alg::reduce_kernels<float, alg::plus>().partials, [&] { e.run_reduce(); },
+                     [&] { e.run_cub_reduce(); });
   });
 }
 
-/// algorithms::inclusive_scan (single pass, decoupled look-back) and CUB's
-/// DeviceScan::InclusiveSum in the same iterations: counters GB/s (bytes read and written),
-/// cub_GB/s, vs_cub.
+/// algorithms::inclusive_scan (single pass, decoupled look-back) against CUB's
+/// DeviceScan::InclusiveSum (bytes read and written).
 void BM_algorithms_scan(benchmark::State& state) {
   if (!require_gpu(state)) return;
   guarded(state, [](benchmark::State& state) {
     Env& e = env();
-    SameRun runs;
-    runs.add("cutlet", [&] { e.run_scan(); });
-    runs.add("cub", [&] { e.run_cub_scan(); });
-    std::vector<double> ms;
-    for (auto _ : state) {
-      ms.push_back(runs.iterate(e.stream, kReps));
-      state.SetIterationTime(ms.back() * 1e-3);
-    }
-    set_bandwidth_counters(state, ms, kScanBytes);
-    const double cub = kScanBytes / (runs.median_ms("cub") * 1e-3) / 1e9;
-    state.counters["cub_GB/s"] = cub;
-    state.counters["vs_cub"] = state.counters["GB/s"] / cub;
-    state.counters["regs"] = registers_of(alg::scan_kernel<false, float, alg::plus>());
+    time_against_cub(state, kScanBytes, alg::scan_kernel<false, float, alg::plus>(), [&] { e.run_scan(); },
+                     [&] { e.run_cub_scan(); });
   });
 }
 

@@ -284,6 +284,7 @@ class Pipeliner {
       }
       body.insert(at, dealloc.front());
     }
+    out_ = nullptr;  // `dealloc` is gone
   }
 
   /// Copies of the pure instructions of `closure` with the induction variable `iv_arg` read

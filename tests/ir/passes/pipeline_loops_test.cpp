@@ -47,8 +47,9 @@ TEST(PipelineLoopsTest, AGemmLoopCopiesItsDotOperandsIntoRingsOfStages) {
   // The loop carries its accumulators, the sums, the stage and the next scales.
   EXPECT_EQ(loop.results.size(), 5u);
   for (InstId id : loop.regions[0].body)
-    if (f.inst(id).op == Opcode::TileDot)
+    if (f.inst(id).op == Opcode::TileDot) {
       for (int k = 0; k < 2; ++k) EXPECT_TRUE(f.type_of(f.inst(id).operands[k]).layout()->is_shared());
+    }
   expect_golden("pipeline_loops_gemm.ir", print(f));
 }
 
@@ -69,7 +70,9 @@ TEST(PipelineLoopsTest, ADotOfTwoCopiesIsPipelinedKStepByKStep) {
   std::vector<Opcode> order;
   for (InstId id : loop.regions[0].body) {
     const Opcode op = f.inst(id).op;
-    if (op == Opcode::TileAsyncWait) EXPECT_EQ(f.inst(id).int_attr(), stages - 2);
+    if (op == Opcode::TileAsyncWait) {
+      EXPECT_EQ(f.inst(id).int_attr(), stages - 2);
+    }
     if (op == Opcode::TileAsyncWait || op == Opcode::TileDot || op == Opcode::TileAsyncCommit) order.push_back(op);
   }
   EXPECT_EQ(order, (std::vector<Opcode>{Opcode::TileDot, Opcode::TileAsyncWait, Opcode::TileAsyncCommit, Opcode::TileDot}));
@@ -121,8 +124,9 @@ TEST(PipelineLoopsTest, StagesFollowTheFunctionsOption) {
     if (f.inst(id).op == Opcode::TileAsyncWait) waits_for_three = f.inst(id).int_attr() == 3;
   EXPECT_TRUE(waits_for_three);
   for (InstId id : f.body().body)
-    if (f.inst(id).op == Opcode::TileLocalAlloc && f.type_of(f.inst(id).results[0]).shape().size() == 3)
+    if (f.inst(id).op == Opcode::TileLocalAlloc && f.type_of(f.inst(id).results[0]).shape().size() == 3) {
       EXPECT_EQ(f.type_of(f.inst(id).results[0]).shape()[0], 5);
+    }
 }
 
 TEST(PipelineLoopsTest, AnOperandTwoLoopsReadIsStagedOnceForBoth) {

@@ -2,10 +2,18 @@
 #pragma once
 
 #include <array>
+#include <span>
 
 #include "cutlet/ir/builder.h"
 
 namespace cutlet::ir::test {
+
+/// Offsets r[:, None] * stride + col[None, :] of a row-major tile of `shape`.
+inline ValueId offsets_grid(Builder& b, ValueId r, ValueId col, std::span<const std::int64_t> shape, std::int64_t stride) {
+  ValueId rr = b.tile_broadcast(b.tile_expand_dims(r, 1), shape);
+  ValueId cc = b.tile_broadcast(b.tile_expand_dims(col, 0), shape);
+  return b.binary(Opcode::Add, b.binary(Opcode::Mul, rr, b.tile_splat(b.const_int(Type::i32(), stride), shape)), cc);
+}
 
 /// C[64, 64] = sum over k of A[64, 32] B[32, 64] (bf16) + bias, in a loop over K; the
 /// epilogue adds a bias row and stores through offsets built from aranges.
@@ -20,21 +28,16 @@ inline Function gemm_with_bias() {
   ValueId k_end = b.add_param(Type::i32());
   const std::array<std::int64_t, 2> mn{64, 64}, mk{64, 32}, kn{32, 64};
   ValueId rows = b.tile_arange(64), cols = b.tile_arange(64), ks = b.tile_arange(32);
-  auto grid = [&](ValueId r, ValueId col, std::span<const std::int64_t> shape, std::int64_t stride) {
-    ValueId rr = b.tile_broadcast(b.tile_expand_dims(r, 1), shape);
-    ValueId cc = b.tile_broadcast(b.tile_expand_dims(col, 0), shape);
-    return b.binary(Opcode::Add, b.binary(Opcode::Mul, rr, b.tile_splat(b.const_int(Type::i32(), stride), shape)), cc);
-  };
   ValueId zero = b.tile_splat(b.const_float(Type::f32(), 0), mn);
   const std::array<ValueId, 1> init{zero};
   auto acc = b.for_(b.const_int(Type::i32(), 0), k_end, b.const_int(Type::i32(), 32), init, [&](std::span<const ValueId> args) {
     ValueId kk = b.binary(Opcode::Add, b.tile_splat(args[0], std::array<std::int64_t, 1>{32}), ks);
-    ValueId ta = b.tile_load(a, grid(rows, kk, mk, 1024));
-    ValueId tb = b.tile_load(bp, grid(kk, cols, kn, 64));
+    ValueId ta = b.tile_load(a, offsets_grid(b, rows, kk, mk, 1024));
+    ValueId tb = b.tile_load(bp, offsets_grid(b, kk, cols, kn, 64));
     return std::vector<ValueId>{b.tile_dot(ta, tb, args[1])};
   });
   ValueId brow = b.tile_broadcast(b.tile_expand_dims(b.tile_load(bias, cols), 0), mn);
-  b.tile_store(c, grid(rows, cols, mn, 64), b.binary(Opcode::Add, acc[0], brow));
+  b.tile_store(c, offsets_grid(b, rows, cols, mn, 64), b.binary(Opcode::Add, acc[0], brow));
   return f;
 }
 
@@ -111,25 +114,20 @@ inline Function pipelined_gemm() {
   const std::array<std::int64_t, 2> mn{64, 64}, mk{64, 32}, kn{32, 64};
   const std::array<std::int64_t, 1> k32{32};
   ValueId rows = b.tile_arange(64), cols = b.tile_arange(64), ks = b.tile_arange(32);
-  auto grid = [&](ValueId r, ValueId col, std::span<const std::int64_t> shape, std::int64_t stride) {
-    ValueId rr = b.tile_broadcast(b.tile_expand_dims(r, 1), shape);
-    ValueId cc = b.tile_broadcast(b.tile_expand_dims(col, 0), shape);
-    return b.binary(Opcode::Add, b.binary(Opcode::Mul, rr, b.tile_splat(b.const_int(Type::i32(), stride), shape)), cc);
-  };
-  ValueId tq = b.tile_load(q, grid(rows, ks, mk, 32));
+  ValueId tq = b.tile_load(q, offsets_grid(b, rows, ks, mk, 32));
   const std::array<ValueId, 3> init{b.tile_splat(b.const_float(Type::f32(), 0), mn), b.tile_splat(b.const_float(Type::f32(), 0), mn),
                                     b.tile_splat(b.const_float(Type::f32(), 0), k32)};
   auto out = b.for_(b.const_int(Type::i32(), 0), k_end, b.const_int(Type::i32(), 32), init, [&](std::span<const ValueId> it) {
     ValueId kk = b.binary(Opcode::Add, b.tile_splat(it[0], k32), ks);
-    ValueId ta = b.tile_load(a, grid(rows, kk, mk, 1024));
-    ValueId tb = b.tile_load(bp, grid(kk, cols, kn, 64));
-    ValueId tb2 = b.tile_load(bp, grid(kk, cols, kn, 64));  // each copy feeds one dot
+    ValueId ta = b.tile_load(a, offsets_grid(b, rows, kk, mk, 1024));
+    ValueId tb = b.tile_load(bp, offsets_grid(b, kk, cols, kn, 64));
+    ValueId tb2 = b.tile_load(bp, offsets_grid(b, kk, cols, kn, 64));  // each copy feeds one dot
     ValueId s = b.tile_load(scale, kk);
     return std::vector<ValueId>{b.tile_dot(ta, tb, it[1]), b.tile_dot(tq, tb2, it[2]), b.binary(Opcode::Add, it[3], s)};
   });
   ValueId sums = b.tile_broadcast(b.tile_expand_dims(out[2], 0), std::array<std::int64_t, 2>{64, 32});
-  b.tile_store(c, grid(rows, cols, mn, 64), b.binary(Opcode::Add, out[0], out[1]));
-  b.tile_store(c, grid(rows, ks, mk, 64), sums);
+  b.tile_store(c, offsets_grid(b, rows, cols, mn, 64), b.binary(Opcode::Add, out[0], out[1]));
+  b.tile_store(c, offsets_grid(b, rows, ks, mk, 64), sums);
   return f;
 }
 
@@ -147,19 +145,14 @@ inline Function pipelined_plain_gemm() {
   const std::array<std::int64_t, 2> mn{64, 64}, mk{64, 32}, kn{32, 64};
   const std::array<std::int64_t, 1> k32{32};
   ValueId rows = b.tile_arange(64), cols = b.tile_arange(64), ks = b.tile_arange(32);
-  auto grid = [&](ValueId r, ValueId col, std::span<const std::int64_t> shape, std::int64_t stride) {
-    ValueId rr = b.tile_broadcast(b.tile_expand_dims(r, 1), shape);
-    ValueId cc = b.tile_broadcast(b.tile_expand_dims(col, 0), shape);
-    return b.binary(Opcode::Add, b.binary(Opcode::Mul, rr, b.tile_splat(b.const_int(Type::i32(), stride), shape)), cc);
-  };
   const std::array<ValueId, 1> init{b.tile_splat(b.const_float(Type::f32(), 0), mn)};
   auto out = b.for_(b.const_int(Type::i32(), 0), k_end, b.const_int(Type::i32(), 32), init, [&](std::span<const ValueId> it) {
     ValueId kk = b.binary(Opcode::Add, b.tile_splat(it[0], k32), ks);
-    ValueId ta = b.tile_load(a, grid(rows, kk, mk, 1024));
-    ValueId tb = b.tile_load(bp, grid(kk, cols, kn, 64));
+    ValueId ta = b.tile_load(a, offsets_grid(b, rows, kk, mk, 1024));
+    ValueId tb = b.tile_load(bp, offsets_grid(b, kk, cols, kn, 64));
     return std::vector<ValueId>{b.tile_dot(ta, tb, it[1])};
   });
-  b.tile_store(c, grid(rows, cols, mn, 64), out[0]);
+  b.tile_store(c, offsets_grid(b, rows, cols, mn, 64), out[0]);
   return f;
 }
 
@@ -177,12 +170,7 @@ inline Function two_loops_one_operand() {
   ValueId n = b.field(args, 24, Type::i32());
   const std::array<std::int64_t, 2> mn{64, 64}, mk{64, 32}, kn{32, 64};
   ValueId rows = b.tile_arange(64), ks = b.tile_arange(32);
-  auto grid = [&](ValueId r, ValueId col, std::span<const std::int64_t> shape, std::int64_t stride) {
-    ValueId rr = b.tile_broadcast(b.tile_expand_dims(r, 1), shape);
-    ValueId cc = b.tile_broadcast(b.tile_expand_dims(col, 0), shape);
-    return b.binary(Opcode::Add, b.binary(Opcode::Mul, rr, b.tile_splat(b.const_int(Type::i32(), stride), shape)), cc);
-  };
-  ValueId tq = b.tile_load(q, grid(rows, ks, mk, 32));
+  ValueId tq = b.tile_load(q, offsets_grid(b, rows, ks, mk, 32));
   std::array<ValueId, 1> acc{b.tile_splat(b.const_float(Type::f32(), 0), mn)};
   for (int loop = 0; loop < 2; ++loop) {
     ValueId split = b.binary(Opcode::Mul, n, b.const_int(Type::i32(), 64));  // aligned, so that k is copied
@@ -190,11 +178,11 @@ inline Function two_loops_one_operand() {
     ValueId ub = loop == 0 ? split : b.binary(Opcode::Mul, n, b.const_int(Type::i32(), 128));
     acc[0] = b.for_(lb, ub, b.const_int(Type::i32(), 64), acc, [&](std::span<const ValueId> it) {
       ValueId cols = b.binary(Opcode::Add, b.tile_splat(it[0], std::array<std::int64_t, 1>{64}), b.tile_arange(64));
-      ValueId tk = b.tile_load(k, grid(ks, cols, kn, 4096));
+      ValueId tk = b.tile_load(k, offsets_grid(b, ks, cols, kn, 4096));
       return std::vector<ValueId>{b.tile_dot(tq, tk, it[1])};
     })[0];
   }
-  b.tile_store(c, grid(rows, b.tile_arange(64), mn, 64), acc[0]);
+  b.tile_store(c, offsets_grid(b, rows, b.tile_arange(64), mn, 64), acc[0]);
   return f;
 }
 
