@@ -140,11 +140,11 @@ LlvmResult run_llvm(const ir::Function& f, const CompileOptions& o, bool keep_ir
   const std::string arch = o.target.arch();
   auto t0 = Clock::now();
   backend::LoweringOptions lo{o.fma_contraction, o.flush_denormals, o.approx_math, o.line_info};
-  backend::SharedArena arena;
+  ir::Function lowered;
   std::unique_ptr<llvm::Module> module;
   {
     detail::ScopedRange range{"lower", f.name(), arch};
-    module = backend::lower_to_llvm(f, ctx, lo, &arena);
+    module = backend::lower_to_llvm(f, ctx, lo, &lowered);
     std::string err;
     llvm::raw_string_ostream es(err);
     if (llvm::verifyModule(*module, &es))
@@ -152,7 +152,7 @@ LlvmResult run_llvm(const ir::Function& f, const CompileOptions& o, bool keep_ir
                           "' is invalid; this is a bug in cutlet, please report it:\n" + err);
   }
   r.lower_ms = ms_since(t0);
-  if (f.is_kernel()) backend::check_shared_memory(f, *module, arena, o.target);
+  if (f.is_kernel()) backend::check_shared_memory(lowered, *module, o.target);
   r.dynamic_shared_bytes = backend::reserved_dynamic_shared(*module);
   const bool dump_llvm = dump_enabled("llvm", f.name());
   if (keep_ir || dump_llvm) r.llvm_ir = module_text(*module);

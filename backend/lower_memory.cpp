@@ -3,6 +3,7 @@
 #include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/IntrinsicsNVPTX.h>
 
+#include "cutlet/error.h"
 #include "lowering.h"
 
 namespace cutlet::backend {
@@ -18,9 +19,15 @@ llvm::GlobalVariable* dynamic_shared_base(LoweringContext& c) {
   return g;
 }
 
-std::int64_t arena_allocate(LoweringContext& c, std::int64_t bytes, std::int64_t align, std::string what) {
+std::int64_t take_shared(LoweringContext& c, std::int64_t bytes) {
   const ir::Instruction* op = c.current;
-  return c.arena.allocate(bytes, align, std::move(what), op ? ir::mnemonic(op->op) : "", op ? op->loc : ir::Location{});
+  CUTLET_ASSERT(op != nullptr, "shared memory taken outside of an op");
+  if (c.shared_taken >= op->shared.size() || op->shared[c.shared_taken].bytes != bytes)
+    throw InternalError("cutlet internal error: the lowering of " + std::string(ir::mnemonic(op->op)) + " in kernel '" +
+                        c.fn.name() + "' needs a shared-memory buffer of " + std::to_string(bytes) + " bytes that allocate-shared " +
+                        "did not place (it placed " + std::to_string(op->shared.size()) + " for it); this is a bug in cutlet, " +
+                        "please report it");
+  return op->shared[c.shared_taken++].offset;
 }
 
 namespace {
@@ -99,10 +106,12 @@ llvm::Value* lower_vector_store(LoweringContext& c, const ir::Instruction& inst)
   return nullptr;
 }
 
-// Static shared arrays are module globals in address space 3, one per op.
+// A kernel's shared arrays are in its arena (allocate-shared placed them); a device
+// function's are module globals in address space 3, one per op.
 llvm::Value* lower_shared_alloc(LoweringContext& c, const ir::Instruction& inst) {
-  if (auto it = c.shared_arrays.find(&inst); it != c.shared_arrays.end())
-    return c.b.CreateInBoundsGEP(c.b.getInt8Ty(), dynamic_shared_base(c), c.b.getInt32(static_cast<std::uint32_t>(it->second)));
+  if (!inst.shared.empty())
+    return c.b.CreateInBoundsGEP(c.b.getInt8Ty(), dynamic_shared_base(c),
+                                 c.b.getInt32(static_cast<std::uint32_t>(take_shared(c, inst.shared[0].bytes))));
   ir::Type elem = c.fn.type_of(inst.results[0]).element();
   auto* at = llvm::ArrayType::get(llvm_type(c.ctx, elem), static_cast<std::uint64_t>(inst.int_attr()));
   auto* g = new llvm::GlobalVariable(c.module, at, false, llvm::GlobalValue::InternalLinkage, llvm::UndefValue::get(at),

@@ -44,9 +44,9 @@ llvm::Value* pack(LoweringContext& c, llvm::Type* elem, const std::vector<llvm::
   return v;
 }
 
-llvm::Value* shared_buffer(LoweringContext& c, llvm::Type* elem, std::int64_t count, const char* what) {
+llvm::Value* shared_buffer(LoweringContext& c, llvm::Type* elem, std::int64_t count) {
   const std::int64_t bytes = count * static_cast<std::int64_t>(c.module.getDataLayout().getTypeAllocSize(elem));
-  const std::int64_t at = arena_allocate(c, bytes, 16, what);
+  const std::int64_t at = take_shared(c, bytes);
   return c.b.CreateInBoundsGEP(c.b.getInt8Ty(), dynamic_shared_base(c), c.b.getInt32(static_cast<std::uint32_t>(at)));
 }
 
@@ -66,8 +66,7 @@ llvm::Value* linear(LoweringContext& c, const std::vector<llvm::Value*>& coords,
 }
 
 llvm::Value* through_shared(LoweringContext& c, llvm::Value* v, const TileLayout& from, const TileLayout& to,
-                            const std::function<llvm::Value*(const std::vector<llvm::Value*>&)>& source_of,
-                            const char* what) {
+                            const std::function<llvm::Value*(const std::vector<llvm::Value*>&)>& source_of) {
   auto& b = c.b;
   llvm::Type* elem = llvm::cast<llvm::FixedVectorType>(v->getType())->getElementType();
   const bool is_bool = elem->isIntegerTy(1);
@@ -75,7 +74,7 @@ llvm::Value* through_shared(LoweringContext& c, llvm::Value* v, const TileLayout
   const std::vector<std::int64_t> shape = from.tile_shape();
   std::int64_t count = 1;
   for (auto e : shape) count *= e;
-  auto* buf = shared_buffer(c, stored, count, what);
+  auto* buf = shared_buffer(c, stored, count);
   barrier(c);  // earlier readers of these bytes are done
   auto regs = unpack(c, v);
   auto fc = thread_coords(b, from);
@@ -95,8 +94,7 @@ llvm::Value* through_shared(LoweringContext& c, llvm::Value* v, const TileLayout
 
 llvm::Value* relayout(LoweringContext& c, llvm::Value* v, const TileLayout& from, const TileLayout& to) {
   const std::vector<std::int64_t> shape = from.tile_shape();
-  return through_shared(c, v, from, to, [&](const std::vector<llvm::Value*>& at) { return linear(c, at, shape); },
-                        "layout conversion");
+  return through_shared(c, v, from, to, [&](const std::vector<llvm::Value*>& at) { return linear(c, at, shape); });
 }
 
 namespace {
@@ -121,13 +119,12 @@ llvm::Value* lower_splat(LoweringContext& c, const ir::Instruction& inst) {
 
 llvm::Value* blocked(LoweringContext& c, ir::ValueId x, TileLayout* out) {
   const TileLayout& l = layout_of(c, x);
-  if (!l.is_slice()) {
-    *out = l;
-    return c.get(x);
-  }
-  ir::Type t = c.fn.type_of(x);
-  *out = default_layout({t.shape().begin(), t.shape().end()}, c.warps);
-  return relayout(c, c.get(x), l, *out);
+  if (l.is_slice())
+    throw InternalError("cutlet internal error: " + std::string(ir::mnemonic(c.current->op)) + " in kernel '" + c.fn.name() +
+                        "' reads a tile in a slice layout where it needs a blocked one, and no tile.convert_layout moves it; " +
+                        "this is a bug in cutlet, please report it");
+  *out = l;
+  return c.get(x);
 }
 
 namespace {
@@ -376,8 +373,7 @@ llvm::Value* lower_permute_or_reshape(LoweringContext& c, const ir::Instruction&
         std::vector<llvm::Value*> src(dst.size());
         for (std::size_t d = 0; d < dst.size(); ++d) src[static_cast<std::size_t>(inst.int_attr(d))] = dst[d];
         return linear(c, src, sshape);
-      },
-      reshape ? "reshape" : "permute");
+      });
 }
 
 }  // namespace
@@ -385,8 +381,11 @@ llvm::Value* lower_permute_or_reshape(LoweringContext& c, const ir::Instruction&
 
 llvm::Value* tile_in_layout(LoweringContext& c, ir::ValueId v, const TileLayout& l) {
   const TileLayout& have = layout_of(c, v);
-  if (have.same_placement(l)) return c.get(v);
-  return relayout(c, c.get(v), have, l);
+  if (!have.same_placement(l))
+    throw InternalError("cutlet internal error: " + std::string(ir::mnemonic(c.current->op)) + " in kernel '" + c.fn.name() +
+                        "' reads a tile in " + have.str() + " where it needs " + l.str() +
+                        ", and no tile.convert_layout moves it; this is a bug in cutlet, please report it");
+  return c.get(v);
 }
 
 const TileLayout& result_layout(const LoweringContext& c, ir::ValueId v) {
@@ -395,24 +394,14 @@ const TileLayout& result_layout(const LoweringContext& c, ir::ValueId v) {
   return *l;
 }
 
-SavedValues prepare_tile_operands(LoweringContext& c, const ir::Instruction& inst) {
-  SavedValues saved;
-  if (inst.results.empty() || !c.fn.type_of(inst.results[0]).is_tile()) return saved;
+void place_elementwise_results(LoweringContext& c, const ir::Instruction& inst) {
+  if (inst.results.empty() || !c.fn.type_of(inst.results[0]).is_tile()) return;
   const TileLayout l = result_layout(c, inst.results[0]);
-  for (ir::ValueId v : inst.operands) {
-    if (!c.fn.type_of(v).is_tile() || layout_of(c, v) == l) continue;
-    if (std::none_of(saved.begin(), saved.end(), [&](const auto& s) { return s.first == v; })) {
-      saved.emplace_back(v, c.values[v]);
-      c.values[v] = tile_in_layout(c, v, l);
-    }
-  }
+  for (ir::ValueId v : inst.operands)
+    if (c.fn.type_of(v).is_tile()) tile_in_layout(c, v, l);
   for (ir::ValueId r : inst.results) c.layouts[r] = l;
-  return saved;
 }
 
-void restore_tile_operands(LoweringContext& c, const SavedValues& saved) {
-  for (const auto& [v, x] : saved) c.values[v] = x;
-}
 
 namespace {
 /// The one op that moves a tile between layouts (see ir::assign_layouts; what is cheap to
@@ -421,7 +410,9 @@ namespace {
 llvm::Value* lower_convert_layout(LoweringContext& c, const ir::Instruction& inst) {
   const TileLayout& to = result_layout(c, inst.results[0]);
   c.layouts[inst.results[0]] = to;
-  return tile_in_layout(c, inst.operands[0], to);
+  const TileLayout& from = layout_of(c, inst.operands[0]);
+  if (from.same_placement(to)) return c.get(inst.operands[0]);
+  return relayout(c, c.get(inst.operands[0]), from, to);
 }
 }  // namespace
 

@@ -119,15 +119,10 @@ class MmaFragments {
   /// Elements per fragment word.
   int word_elems() const { return tf32_ ? 1 : 2; }
 
-  /// Takes a's fragments from `regs`, a's registers in layout `l`, instead of shared memory:
-  /// possible when a is [M, K] in the mma accumulator layout of whole rows per warp (an
-  /// earlier dot's result, as attention's P) with this dot's rows per warp, since the
+  /// Takes a's fragments from `regs`, a's registers in layout `l`, instead of shared memory
+  /// (ir::dot_a_from_registers): a is [M, K] in the mma accumulator layout of whole rows per
+  /// warp (an earlier dot's result, as attention's P) with this dot's rows per warp, and the
   /// accumulator of n-tiles 2t and 2t + 1 holds exactly the a fragment of k-step t.
-  static bool a_fits_registers(const TileLayout& l, const TileLayout& mma) {
-    return l.rank() == 2 && !l.is_slice() && l.spt == std::vector<int>{1, 2} && l.tpw == std::vector<int>{8, 4} &&
-           l.order == std::vector<int>{1, 0} && l.wpc[1] == 1 && l.wpc[0] == mma.wpc[0] && mma.wpc[1] == 1 &&
-           l.shape[0] == mma.shape[0];
-  }
   void use_a_registers(std::vector<llvm::Value*> regs, const TileLayout& l) {
     a_regs_ = std::move(regs);
     a_layout_ = l;
@@ -277,7 +272,7 @@ LoweringContext::SharedTile dot_operand_buffer(LoweringContext& c, const ir::Ins
   const ir::Type t = c.fn.type_of(dot.operands[k]);
   auto s = t.shape();
   const std::int64_t stride = ir::dot_operand_stride((k == 0) != ir::dot_shape(c.fn, dot).transposed(k), s[1], t.element());
-  return {shared_buffer(c, llvm_type(c.ctx, t.element()), s[0] * stride, k == 0 ? "dot operand a" : "dot operand b"), stride};
+  return {shared_buffer(c, llvm_type(c.ctx, t.element()), s[0] * stride), stride};
 }
 
 std::vector<llvm::Value*> load_dot_fragments(LoweringContext& c, const ir::Layout& l, ir::Type elem, llvm::Value* base,
@@ -310,14 +305,13 @@ llvm::Value* lower_dot_mma(LoweringContext& c, const ir::Instruction& inst, cons
   llvm::Type* elem = llvm_type(c.ctx, et);
   MmaFragments frags(c, inst);
   // a comes straight from its registers when it is an accumulator of whole rows per warp (see
-  // MmaFragments::a_fits_registers). Otherwise each operand is read where it is when it is a
+  // ir::dot_a_from_registers). Otherwise each operand is read where it is when it is a
   // tile in shared memory (a pipelined loop's stage, or staged before the loop), else from
   // registers written to a buffer of its own.
   // An operand in a dot-operand layout is its fragments already (a tile.local_load's).
   auto shared = [&](int k) { return c.fn.type_of(inst.operands[k]).layout()->is_shared(); };
   auto fragments = [&](int k) { return c.fn.type_of(inst.operands[k]).layout()->is_dot_operand(); };
-  const bool a_in_registers = !tf32 && !dims.a_transposed && !shared(0) && !fragments(0) &&
-                              MmaFragments::a_fits_registers(layout_of(c, inst.operands[0]), mma);
+  const bool a_in_registers = ir::dot_a_from_registers(c.fn, inst);
   if (a_in_registers) frags.use_a_registers(unpack(c, c.get(inst.operands[0])), layout_of(c, inst.operands[0]));
   SharedOperand ops[2] = {{nullptr, 0}, {nullptr, 0}};
   bool from_registers = false;
@@ -389,8 +383,8 @@ llvm::Value* lower_dot_fma(LoweringContext& c, const ir::Instruction& inst) {
   // Each operand as its tile is (maybe transposed), in rows padded by one element.
   auto sa = c.fn.type_of(inst.operands[0]).shape(), sb = c.fn.type_of(inst.operands[1]).shape();
   const std::int64_t a_stride = sa[1] + 1, b_stride = sb[1] + 1;
-  auto* as = shared_buffer(c, elem, sa[0] * a_stride, "dot operand a");
-  auto* bs = shared_buffer(c, elem, sb[0] * b_stride, "dot operand b");
+  auto* as = shared_buffer(c, elem, sa[0] * a_stride);
+  auto* bs = shared_buffer(c, elem, sb[0] * b_stride);
   const TileLayout l = layout_of(c, inst.operands[2]);
   auto acc = unpack(c, c.get(inst.operands[2]));
   barrier(c);

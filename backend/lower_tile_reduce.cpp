@@ -76,7 +76,7 @@ std::vector<Tuple> reduce_regs(LoweringContext& c, const std::vector<Tuple>& reg
     for (std::size_t i = 0; i < n; ++i) {
       llvm::Type* t = part[0][i]->getType();
       slot_types.push_back(t->isIntegerTy(1) ? b.getInt8Ty() : t);
-      bufs.push_back(shared_buffer(c, slot_types.back(), count, "cross-warp reduction"));
+      bufs.push_back(shared_buffer(c, slot_types.back(), count));
     }
     llvm::Value* tid = b.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x, {}, {});
     // Warps beyond `warps` along k hold copies; they write (the same values) to the slots of
@@ -227,7 +227,7 @@ std::vector<Tuple> scan_regs(LoweringContext& c, std::vector<Tuple> regs, const 
       std::int64_t count = std::int64_t{reps} * W;
       for (auto e : line_layout.tile_shape()) count *= e;
       slot_types.push_back(t->isIntegerTy(1) ? b.getInt8Ty() : t);
-      bufs.push_back(shared_buffer(c, slot_types.back(), count, "cross-warp scan"));
+      bufs.push_back(shared_buffer(c, slot_types.back(), count));
     }
     // A slot per (line, repetition, warp along k), lines numbered by their coordinates off k.
     auto line_coords = thread_coords(b, line_layout);

@@ -1,6 +1,6 @@
 // Lowering of the ops of tiles in shared memory (the pipeline-loops pass makes them): a tile
-// in a shared layout is lowered to its buffer's address; tile.local_alloc places the buffer
-// in the kernel's arena until its tile.local_dealloc; tile.local_slice is an address within
+// in a shared layout is lowered to its buffer's address; tile.local_alloc's buffer is where
+// allocate-shared placed it, until its tile.local_dealloc; tile.local_slice is an address within
 // it; tile.local_load reads a tile into registers (a dot's fragments with ldmatrix, other
 // layouts element by element); tile.async_copy has each thread copy
 // its 4- to 16-byte pieces of a tile from global memory straight into a stage with cp.async,
@@ -18,38 +18,16 @@ const ir::Layout& shared_layout_of(LoweringContext& c, ir::ValueId v) { return *
 
 std::int64_t element_bytes(LoweringContext& c, ir::ValueId v) { return c.fn.type_of(v).element().bits() / 8; }
 
-/// What a tile.local_alloc's buffer holds, for the arena's report.
-std::string describe(LoweringContext& c, const ir::Instruction& inst) {
-  const ir::Type t = c.fn.type_of(inst.results[0]);
-  const ir::Layout& l = *t.layout();
-  auto dims = [&](std::size_t from) {
-    std::string r;
-    for (std::size_t d = from; d < l.shape.size(); ++d) r += (d > from ? "x" : "") + std::to_string(l.shape[d]);
-    return r;
-  };
-  const std::string of = inst.attrs.empty() ? std::string() : " of " + inst.string_attr();
-  if (l.rank() == 3)
-    return "cp.async stage ring" + of + " (" + std::to_string(l.shape[0]) + " stages x " +
-           std::to_string(l.strides[0] * element_bytes(c, inst.results[0])) + " bytes, " + dims(1) + " tile)";
-  return "buffer" + of + " (" + dims(0) + " tile, staged before the loop)";
-}
-
 llvm::Value* lower_local_alloc(LoweringContext& c, const ir::Instruction& inst) {
   const ir::ValueId r = inst.results[0];
   const std::int64_t bytes = (shared_layout_of(c, r).shared_elements() * element_bytes(c, r) + 127) / 128 * 128;
-  const std::int64_t at = c.arena.allocate(bytes, 128, describe(c, inst), ir::mnemonic(inst.op), inst.loc, /*held=*/true);
-  c.local_buffers[r] = at;
+  const std::int64_t at = take_shared(c, bytes);
   c.layouts[r] = shared_layout_of(c, r);
   return c.b.CreateInBoundsGEP(c.b.getInt8Ty(), dynamic_shared_base(c), c.b.getInt32(static_cast<std::uint32_t>(at)));
 }
 
-llvm::Value* lower_local_dealloc(LoweringContext& c, const ir::Instruction& inst) {
-  auto it = c.local_buffers.find(inst.operands[0]);
-  CUTLET_ASSERT(it != c.local_buffers.end(), "tile.local_dealloc of a buffer that is not live");
-  c.arena.release(it->second);
-  c.local_buffers.erase(it);
-  return nullptr;
-}
+/// The buffer's bytes are free for later ops from here on (allocate-shared placed them so).
+llvm::Value* lower_local_dealloc(LoweringContext&, const ir::Instruction&) { return nullptr; }
 
 llvm::Value* lower_local_index(LoweringContext& c, const ir::Instruction& inst) {
   auto& b = c.b;

@@ -64,24 +64,25 @@ const LoweringTable& table() {
   return t;
 }
 
-/// While an op is lowered: it is the op the arena's new buffers serve, and they are released
-/// (free for later ops) once it is done.
+/// While an op is lowered: it is the op whose shared-memory buffers are taken (an op inlined
+/// into it, as a reduction's combiner, has its own).
 class OpScope {
  public:
-  OpScope(LoweringContext& c, const ir::Instruction& inst) : c_(c), mark_(c.arena.mark()), outer_(c.current) {
+  OpScope(LoweringContext& c, const ir::Instruction& inst) : c_(c), outer_(c.current), outer_taken_(c.shared_taken) {
     c.current = &inst;
+    c.shared_taken = 0;
   }
   ~OpScope() {
-    c_.arena.release_to(mark_);
     c_.current = outer_;
+    c_.shared_taken = outer_taken_;
   }
   OpScope(const OpScope&) = delete;
   OpScope& operator=(const OpScope&) = delete;
 
  private:
   LoweringContext& c_;
-  std::size_t mark_;
   const ir::Instruction* outer_;
+  std::size_t outer_taken_;
 };
 
 class Walker {
@@ -118,13 +119,10 @@ class Walker {
     OpScope scope(c_, inst);
     LowerFn fn = table().get(inst.op);
     CUTLET_ASSERT(fn != nullptr, "an opcode without a lowering entry");
-    // Elementwise ops on tiles work on the thread's registers, once their operands share a
-    // layout; tile ops place their results themselves.
-    const bool elementwise_on_tiles = !ir::has_trait(inst.op, ir::TileOp) && has_tile_operand(inst);
-    SavedValues saved;
-    if (elementwise_on_tiles) saved = prepare_tile_operands(c_, inst);
+    // Elementwise ops on tiles work on the thread's registers, their operands placed as their
+    // results; tile ops place their results themselves.
+    if (!ir::has_trait(inst.op, ir::TileOp) && has_tile_operand(inst)) place_elementwise_results(c_, inst);
     llvm::Value* v = fn(c_, inst);
-    if (elementwise_on_tiles) restore_tile_operands(c_, saved);
     if (!inst.results.empty()) c_.values[inst.results[0]] = v;
     // Each tile is made in the layout its type gives it (the layouts are the IR's decision).
     for (ir::ValueId r : inst.results)
@@ -262,25 +260,23 @@ constexpr const char* kReservedSharedFlag = "cutlet.reserved_dynamic_shared";
 /// How a lowered function is seen from outside its module.
 enum class Visibility { Kernel, Private, Exported };
 
-/// Lowers `fn` (and, first, the device functions it calls) into `module`.
-/// Places the shared_arrays of region `r` (at any depth) in the arena, before any op's buffers.
-void place_shared_arrays(LoweringContext& c, const ir::Region& r) {
-  for (ir::InstId id : r.body) {
-    const ir::Instruction& inst = c.fn.inst(id);
-    for (const ir::Region& sub : inst.regions) place_shared_arrays(c, sub);
-    if (inst.op != ir::Opcode::SharedAlloc) continue;
-    ir::Type elem = c.fn.type_of(inst.results[0]).element();
-    const std::int64_t bytes = inst.int_attr() * ((elem.bits() + 7) / 8);
-    c.shared_arrays[&inst] = c.arena.allocate(bytes, 16, "shared_array<" + elem.str() + ">(" + std::to_string(inst.int_attr()) + ")",
-                                              ir::mnemonic(inst.op), inst.loc);
-  }
+/// Whether tile kernel `fn` has tiles without layouts (it did not go through the pipeline).
+bool lacks_layouts(const ir::Function& fn);
+
+/// `fn` as the lowering takes it: with layouts (for a tile kernel) and its shared memory
+/// placed, running what it lacks of the pipeline.
+ir::Function prepared(const ir::Function& fn) {
+  if (lacks_layouts(fn)) return ir::run_pipeline_from(fn, "assign-layouts");
+  if (fn.shared_bytes() < 0) return ir::allocate_shared(fn);
+  return fn;
 }
 
+/// Lowers `fn` (prepared; and, first, the device functions it calls) into `module`.
 llvm::Function* lower_function(const ir::Function& fn, llvm::Module& module, const LoweringOptions& options,
-                               Visibility visibility, SharedArena* arena) {
+                               Visibility visibility) {
   llvm::LLVMContext& ctx = module.getContext();
   for (const auto& callee : fn.callees())
-    if (!module.getFunction(callee->name())) lower_function(*callee, module, options, Visibility::Private, nullptr);
+    if (!module.getFunction(callee->name())) lower_function(prepared(*callee), module, options, Visibility::Private);
 
   std::vector<llvm::Type*> params;
   for (auto p : fn.params()) params.push_back(llvm_type(ctx, fn.type_of(p)));
@@ -338,8 +334,6 @@ llvm::Function* lower_function(const ir::Function& fn, llvm::Module& module, con
 
   LoweringContext c{fn, ctx, module, function, b, entry, std::vector<llvm::Value*>(fn.num_values(), nullptr), options};
   for (std::size_t i = 0; i < fn.params().size(); ++i) c.values[fn.params()[i]] = function->getArg(static_cast<unsigned>(i));
-  // A kernel's shared_arrays go to the bottom of its arena, live for the whole kernel.
-  if (visibility == Visibility::Kernel) place_shared_arrays(c, fn.body());
   std::unique_ptr<DebugInfo> debug;
   if (options.line_info) {
     debug = std::make_unique<DebugInfo>(module, *function, fn);
@@ -347,10 +341,9 @@ llvm::Function* lower_function(const ir::Function& fn, llvm::Module& module, con
     debug->set_location(entry, {});
   }
   auto returned = Walker(c, debug.get()).region(fn.body());
-  if (arena) *arena = c.arena;
-  if (c.arena.peak() > 0) {
+  if (fn.shared_bytes() > 0) {
     // The user's dynamic shared memory starts after the kernel's own, 16-byte aligned.
-    const std::int64_t user_at = (c.arena.peak() + 15) / 16 * 16;
+    const std::int64_t user_at = (fn.shared_bytes() + 15) / 16 * 16;
     for (auto* gep : c.user_dynamic_shared) gep->setOperand(1, b.getInt32(static_cast<std::uint32_t>(user_at)));
     module.addModuleFlag(llvm::Module::Warning, kReservedSharedFlag, static_cast<std::uint32_t>(user_at));
   }
@@ -410,18 +403,17 @@ bool lacks_layouts(const ir::Function& fn, const ir::Region& r) {
   return false;
 }
 
-/// Whether tile kernel `fn` has tiles without layouts (it did not go through the pipeline).
 /// Only the values of its instructions count: passes leave the values of the instructions
 /// they removed behind.
 bool lacks_layouts(const ir::Function& fn) { return fn.tile_warps() > 0 && lacks_layouts(fn, fn.body()); }
 }  // namespace
 
 std::unique_ptr<llvm::Module> lower_to_llvm(const ir::Function& fn, llvm::LLVMContext& ctx, const LoweringOptions& options,
-                                            SharedArena* arena) {
+                                            ir::Function* lowered) {
   auto module = new_module(fn.name(), ctx);
-  const Visibility vis = fn.is_kernel() ? Visibility::Kernel : Visibility::Exported;
-  if (lacks_layouts(fn)) lower_function(ir::run_pipeline_from(fn, "assign-layouts"), *module, options, vis, arena);
-  else lower_function(fn, *module, options, vis, arena);
+  ir::Function f = prepared(fn);
+  lower_function(f, *module, options, fn.is_kernel() ? Visibility::Kernel : Visibility::Exported);
+  if (lowered) *lowered = std::move(f);
   return module;
 }
 

@@ -14,7 +14,6 @@
 #include <llvm/IR/Module.h>
 
 #include "cutlet/ir/function.h"
-#include "shared_arena.h"
 #include "tile_layout.h"
 
 namespace cutlet::backend {
@@ -45,17 +44,10 @@ struct LoweringContext {
     llvm::Value* base;
     std::int64_t stride;
   };
-  /// The arena offsets of the tile.local_alloc buffers live now, by value.
-  std::map<ir::ValueId, std::int64_t> local_buffers;
-  /// The kernel's own shared memory (conversions, reductions, stage rings: see
-  /// shared_arena.h), at the start of its dynamic shared memory; dynamic_shared() gives the
-  /// user the memory after it.
-  SharedArena arena;
-  /// The op being lowered (named by the arena's buffers).
+  /// The op being lowered, and how many of its shared-memory buffers (Instruction::shared,
+  /// placed by ir::allocate_shared at the start of the dynamic shared memory) it took so far.
   const ir::Instruction* current = nullptr;
-  /// A kernel's shared_arrays: their offsets in the arena, where they live for the whole
-  /// kernel (a device function's arrays are static shared variables).
-  std::map<const ir::Instruction*, std::int64_t> shared_arrays;
+  std::size_t shared_taken = 0;
   /// The pointers dynamic_shared() returned, moved past the pool once its size is known.
   std::vector<llvm::GetElementPtrInst*> user_dynamic_shared;
 
@@ -66,9 +58,10 @@ struct LoweringContext {
 
 /// The start of the kernel's dynamic shared memory (one external array per module).
 llvm::GlobalVariable* dynamic_shared_base(LoweringContext& c);
-/// Places a buffer of `bytes` in the kernel's shared-memory arena for the op being lowered
-/// (c.current), live until that op is lowered; returns its byte offset in dynamic shared memory.
-std::int64_t arena_allocate(LoweringContext& c, std::int64_t bytes, std::int64_t align, std::string what);
+/// The next of the shared-memory buffers allocate-shared placed for the op being lowered
+/// (c.current), which must be `bytes` long: its byte offset in dynamic shared memory. An op
+/// lowered with other sizes than shared_requests gave is an InternalError.
+std::int64_t take_shared(LoweringContext& c, std::int64_t bytes);
 /// The dynamic shared memory a lowered kernel module reserved (0 if none).
 int reserved_dynamic_shared(const llvm::Module& module);
 
@@ -104,16 +97,16 @@ void register_tile_shared(LoweringTable& t);
 
 /// The layout tile value v is made in: its type's (assigned by ir::assign_layouts).
 const TileLayout& result_layout(const LoweringContext& c, ir::ValueId v);
-/// Tile operands of an elementwise op (add, cmp, select, cast, math, ...) are brought to
-/// the result's layout (assign-layouts placed them so) and the results get it; the values the
-/// op should see are swapped into c.values until restore_tile_operands.
-using SavedValues = std::vector<std::pair<ir::ValueId, llvm::Value*>>;
-SavedValues prepare_tile_operands(LoweringContext& c, const ir::Instruction& inst);
-void restore_tile_operands(LoweringContext& c, const SavedValues& saved);
+/// An elementwise op on tiles (add, cmp, select, cast, math, ...) works on the thread's
+/// registers: its results take the layout of its type, which places elements as its tile
+/// operands' layouts do (assign-layouts converted them explicitly; anything else is an
+/// InternalError).
+void place_elementwise_results(LoweringContext& c, const ir::Instruction& inst);
 /// The lowering of `op` (nullptr for region ops and terminators).
 LowerFn lowering_of(ir::Opcode op);
-/// Tile value v in layout `l`: as it is when its layout places elements as `l` does, else
-/// converted through shared memory.
+/// Tile value v, which an op reads in layout `l`: its registers, when its layout places
+/// elements as `l` does. Only tile.convert_layout moves tiles between placements; an operand
+/// in another placement is an InternalError (a missing conversion).
 llvm::Value* tile_in_layout(LoweringContext& c, ir::ValueId v, const TileLayout& l);
 
 /// A warp shuffle (shfl.sync `kind` over the lanes of `mask`, with the clamp of CUDA's
@@ -133,8 +126,9 @@ llvm::Value* inline_ptx(LoweringContext& c, llvm::Type* result, const std::strin
 
 /// Builds an LLVM module for `fn`: a kernel entry point, or (for a device function) a
 /// visible function other code can link against; the device functions it calls come first.
-/// `arena`, if given, receives the kernel's shared-memory arena (its peak and the buffers live then).
+/// Functions that did not go through the pipeline get their layouts and shared memory first;
+/// `lowered`, if given, receives the function as lowered (its shared-memory plan included).
 std::unique_ptr<llvm::Module> lower_to_llvm(const ir::Function& fn, llvm::LLVMContext& ctx, const LoweringOptions& options,
-                                            SharedArena* arena = nullptr);
+                                            ir::Function* lowered = nullptr);
 
 }  // namespace cutlet::backend

@@ -1,6 +1,8 @@
 // Shared-memory limits of a lowered kernel, checked before linking.
 #include "shared_memory_limit.h"
 
+#include <algorithm>
+
 #include <llvm/IR/GlobalVariable.h>
 
 #include "cutlet/backend/compiler.h"
@@ -38,7 +40,7 @@ std::int64_t static_shared_bytes(const llvm::Module& m) {
   return total;
 }
 
-void check_shared_memory(const ir::Function& fn, const llvm::Module& m, const SharedArena& arena, const Target& target) {
+void check_shared_memory(const ir::Function& fn, const llvm::Module& m, const Target& target) {
   const std::int64_t statics = static_shared_bytes(m);
   const std::string kernel = "cutlet: kernel '" + fn.name() + "' ";
   if (statics > Target::max_static_shared) {
@@ -50,17 +52,19 @@ void check_shared_memory(const ir::Function& fn, const llvm::Module& m, const Sh
                        "\nUse smaller shared_arrays, or dynamic_shared<T>() sized by LaunchConfig::shared_bytes (up to " +
                        std::to_string(target.max_shared_per_block()) + " bytes per block on " + target.arch() + ").");
   }
-  const std::int64_t total = statics + (arena.peak() + 15) / 16 * 16;
+  const std::int64_t arena = std::max<std::int64_t>(fn.shared_bytes(), 0);
+  const std::int64_t total = statics + (arena + 15) / 16 * 16;
   if (total <= target.max_shared_per_block()) return;
   std::string msg = kernel + "needs " + std::to_string(total) + " bytes of shared memory per block (" +
-                    std::to_string(arena.peak()) + " for its tiles at their peak" +
+                    std::to_string(arena) + " for its tiles at their peak" +
                     (statics ? " + " + std::to_string(statics) + " of shared_arrays" : std::string()) + "), more than the " +
                     std::to_string(target.max_shared_per_block()) + " a block can have on " + target.arch() +
                     ". Live at the peak:";
   bool rings = false;
-  for (const SharedArena::Buffer& b : arena.peak_buffers()) {
-    msg += "\n  - " + std::to_string(b.bytes) + " bytes: " + b.what + " for the " + b.op + " at " + where(b.loc);
-    rings = rings || b.what.find("stage ring") != std::string::npos;
+  for (const ir::SharedPeakBuffer& b : fn.shared_peak()) {
+    msg += "\n  - " + std::to_string(b.buffer.bytes) + " bytes: " + b.buffer.what + " for the " + std::string(ir::mnemonic(b.op)) +
+           " at " + where(b.loc);
+    rings = rings || b.buffer.what.find("stage ring") != std::string::npos;
   }
   msg += "\nUse smaller tiles in the ops named (BLOCK_M, BLOCK_N, BLOCK_K)";
   if (rings) msg += ", or fewer pipeline stages (KernelOptions::tile_stages, now " + std::to_string(ir::pipeline_stages(fn)) + ")";

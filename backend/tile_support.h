@@ -21,10 +21,10 @@ const TileLayout& layout_of(LoweringContext& c, ir::ValueId v);
 /// The registers of a thread's tile vector, and a vector from registers.
 std::vector<llvm::Value*> unpack(LoweringContext& c, llvm::Value* v);
 llvm::Value* pack(LoweringContext& c, llvm::Type* elem, const std::vector<llvm::Value*>& regs);
-/// A shared-memory buffer of `count` elements, 16-byte aligned, in the kernel's arena: live
-/// while the op being lowered is, reused by later ops (which cross a barrier before writing).
-/// `what` names its use in the arena's report.
-llvm::Value* shared_buffer(LoweringContext& c, llvm::Type* elem, std::int64_t count, const char* what);
+/// The next shared-memory buffer of the op being lowered, of `count` elements (see
+/// take_shared): live while the op runs, reused by later ops (which cross a barrier before
+/// writing).
+llvm::Value* shared_buffer(LoweringContext& c, llvm::Type* elem, std::int64_t count);
 /// The 32-bit shared-window address of shared-memory pointer `p`, for inline PTX.
 llvm::Value* shared_address(LoweringContext& c, llvm::Value* p);
 /// bar.sync 0.
@@ -32,16 +32,15 @@ void barrier(LoweringContext& c);
 /// The row-major linear index of `coords` in `shape` (i32).
 llvm::Value* linear(LoweringContext& c, const std::vector<llvm::Value*>& coords, const std::vector<std::int64_t>& shape);
 /// The one way tiles move through shared memory: registers `v` of layout `from` are written
-/// at their row-major positions (in from's tile shape) to an arena buffer named `what`, and
+/// at their row-major positions (in from's tile shape) to the op's next shared buffer, and
 /// each register of layout `to` reads the position `source_of` gives for its coordinates; a
 /// barrier before the writes and one before the reads.
 llvm::Value* through_shared(LoweringContext& c, llvm::Value* v, const TileLayout& from, const TileLayout& to,
-                            const std::function<llvm::Value*(const std::vector<llvm::Value*>&)>& source_of,
-                            const char* what);
+                            const std::function<llvm::Value*(const std::vector<llvm::Value*>&)>& source_of);
 /// Registers `v` of layout `from` moved to layout `to` (same tile shape) through shared memory.
 llvm::Value* relayout(LoweringContext& c, llvm::Value* v, const TileLayout& from, const TileLayout& to);
 
-/// A shared-memory buffer (in the arena, for the op being lowered) for operand k (0: a, 1: b)
+/// A shared-memory buffer (the next of the op being lowered) for operand k (0: a, 1: b)
 /// of tensor-core dot `dot`, laid out as the dot's fragment reads want it.
 LoweringContext::SharedTile dot_operand_buffer(LoweringContext& c, const ir::Instruction& dot, int k);
 /// The registers of a tile in dot-operand layout `l` (layout.h) of `elem`s, read from shared

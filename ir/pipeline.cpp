@@ -17,6 +17,7 @@ constexpr Pass kPipeline[] = {
     {"rematerialize-conversions", &rematerialize_conversions},
     {"dce-after-layouts", &dead_code_elimination},
     {"sink-past-loops", &sink_past_loops},
+    {"allocate-shared", &allocate_shared},
 };
 }  // namespace
 

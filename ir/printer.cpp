@@ -27,6 +27,7 @@ class Printer {
     if (!f_.is_kernel()) out_ += " -> " + f_.return_type().str();
     if (f_.tile_warps() > 0) out_ += " warps " + std::to_string(f_.tile_warps());
     if (f_.tile_stages() > 0) out_ += " stages " + std::to_string(f_.tile_stages());
+    if (f_.shared_bytes() > 0) out_ += " shared " + std::to_string(f_.shared_bytes());
     out_ += " {\n";
     region_body(f_.body(), 1);
     out_ += "}\n";
@@ -127,6 +128,15 @@ class Printer {
     return s;
   }
 
+  /// The op's shared-memory buffers (allocate-shared): " smem(@offset bytes, ...)".
+  static std::string shared_text(const Instruction& inst) {
+    if (inst.shared.empty()) return {};
+    std::string s = " smem(";
+    for (std::size_t i = 0; i < inst.shared.size(); ++i)
+      s += (i ? ", @" : "@") + std::to_string(inst.shared[i].offset) + " " + std::to_string(inst.shared[i].bytes);
+    return s + ")";
+  }
+
   void region_body(const Region& r, int depth) {
     for (InstId id : r.body) instruction(f_.inst(id), depth);
   }
@@ -164,6 +174,7 @@ class Printer {
         for (std::size_t i = 0; i < inst.results.size(); ++i)
           out_ += (i ? ", " : "") + f_.type_of(inst.results[i]).str();
       }
+      out_ += shared_text(inst);
     } else {
       std::string body;
       std::swap(body, out_);
@@ -181,6 +192,7 @@ class Printer {
         for (std::size_t i = 0; i < inst.results.size(); ++i)
           out_ += (i ? ", " : " ") + f_.type_of(inst.results[i]).str();
       }
+      out_ += shared_text(inst);
       out_ += body;
     }
     if (locs_ && inst.loc.known()) {

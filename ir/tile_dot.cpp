@@ -20,6 +20,17 @@ bool dot_uses_mma(const Function& fn, const Instruction& dot, int warps) {
   return mma_layout(s.m, s.n, warps).has_value() && s.k % (f32 ? 8 : 16) == 0;
 }
 
+bool dot_a_from_registers(const Function& fn, const Instruction& dot) {
+  const Type a = fn.type_of(dot.operands[0]);
+  const Layout* l = a.layout();
+  const Layout* mma = fn.type_of(dot.results[0]).layout();
+  if (!l || !mma || a.element() == Type::f32() || dot_shape(fn, dot).a_transposed || l->is_shared() || l->is_dot_operand())
+    return false;
+  return l->rank() == 2 && !l->is_slice() && l->spt == std::vector<int>{1, 2} && l->tpw == std::vector<int>{8, 4} &&
+         l->order == std::vector<int>{1, 0} && l->wpc[1] == 1 && l->wpc[0] == mma->wpc[0] && mma->wpc[1] == 1 &&
+         l->shape[0] == mma->shape[0];
+}
+
 std::int64_t dot_operand_stride(bool along_k, std::int64_t cols, Type elem) {
   // 16-bit elements: rows 16 bytes apart modulo 128, so ldmatrix's eight 16-byte row reads
   // cover all banks. tf32: rows along K are read as words at row g, column q (g < 8, q < 4):

@@ -42,6 +42,14 @@ struct Region {
   std::vector<InstId> body;
 };
 
+/// A buffer in a kernel's shared-memory arena (the start of the block's dynamic shared
+/// memory), placed by the allocate-shared pass (passes.h).
+struct SharedBuffer {
+  std::int64_t offset = 0;  ///< byte offset in the arena
+  std::int64_t bytes = 0;
+  std::string what;         ///< what it holds: "layout conversion", "cp.async stage ring of a (...)", ...
+};
+
 /// One operation. Region ops (if, for, while) own their regions:
 ///  - `if %c` : regions {then, else}; each ends in `yield` of the results.
 ///  - `for %lb, %ub, %step, %init...` : one region with args (%iv, %carried...); it ends in
@@ -57,10 +65,22 @@ struct Instruction {
   std::vector<Attribute> attrs;
   std::vector<Region> regions;
   Location loc;
+  /// The shared memory the op uses, placed by allocate-shared: its scratch buffers (live while
+  /// it runs), a tile.local_alloc's buffer (until its tile.local_dealloc) or a kernel's
+  /// shared_array (for the whole kernel). Empty before that pass and for ops that need none.
+  std::vector<SharedBuffer> shared;
 
   std::int64_t int_attr(std::size_t i = 0) const { return std::get<std::int64_t>(attrs.at(i)); }
   double float_attr(std::size_t i = 0) const { return std::get<double>(attrs.at(i)); }
   const std::string& string_attr(std::size_t i = 0) const { return std::get<std::string>(attrs.at(i)); }
+};
+
+/// A buffer live when a kernel's shared-memory arena reached its size, and the op it serves:
+/// what a message about a kernel that needs too much shared memory lists.
+struct SharedPeakBuffer {
+  SharedBuffer buffer;
+  Opcode op{};
+  Location loc;
 };
 
 /// Where a value comes from: an instruction result or a region argument.
@@ -121,6 +141,16 @@ class Function {
   int tile_stages() const { return tile_stages_; }
   void set_tile_stages(int s) { tile_stages_ = s; }
 
+  /// The bytes of shared memory the function's own ops use at their peak: the size of its
+  /// arena, which the user's dynamic shared memory follows. -1 until allocate-shared ran.
+  std::int64_t shared_bytes() const { return shared_bytes_; }
+  /// The buffers live at that peak, lowest offset first.
+  const std::vector<SharedPeakBuffer>& shared_peak() const { return shared_peak_; }
+  void set_shared_plan(std::int64_t bytes, std::vector<SharedPeakBuffer> peak) {
+    shared_bytes_ = bytes;
+    shared_peak_ = std::move(peak);
+  }
+
   Instruction& inst(InstId id) { return insts_.at(id); }
   const Instruction& inst(InstId id) const { return insts_.at(id); }
   const ValueInfo& value(ValueId id) const { return values_.at(id); }
@@ -148,6 +178,8 @@ class Function {
   std::vector<bool> noalias_;
   int tile_warps_ = 0;
   int tile_stages_ = 0;
+  std::int64_t shared_bytes_ = -1;
+  std::vector<SharedPeakBuffer> shared_peak_;
   Region body_;
   std::vector<Instruction> insts_;
   std::vector<ValueInfo> values_;

@@ -22,6 +22,13 @@ DotShape dot_shape(const Function& fn, const Instruction& dot);
 /// multiple of 16 (8 for tf32). Other dots are computed with FMAs.
 bool dot_uses_mma(const Function& fn, const Instruction& dot, int warps);
 
+/// Whether tensor-core dot `dot` (laid out: its result in an mma layout) reads its a
+/// fragments straight from a's registers: a 16-bit a, not transposed, in registers (not in
+/// shared memory, not fragments already), held as mma accumulators are ([1, 2] per thread,
+/// 8 x 4 lanes, the warps split M alone, as many as the result's). Otherwise a is read from
+/// shared memory (staged there when it is in registers).
+bool dot_a_from_registers(const Function& fn, const Instruction& dot);
+
 /// The row stride, in elements, of a tensor-core dot operand held in shared memory as rows
 /// of `cols` elements of `elem` (`along_k`: its rows run along K, as a [M, K] a or a
 /// transposed b [N, K]; otherwise along M or N): rows are padded so that the fragment reads

@@ -57,6 +57,20 @@ int pipeline_stages(const Function& f);
 /// earlier use either. Nothing moves into or out of a region, and nothing moves earlier.
 Function sink_past_loops(Function f);
 
+/// Shared-memory allocation, last: places every buffer the function's ops need
+/// (shared_requests in shared_memory.h: layout conversions, permutes, cross-warp reductions
+/// and scans, dot operands staged from registers, the stage rings and staged operands of
+/// pipelined loops, a kernel's shared_arrays) in one arena, by liveness, as Triton's
+/// allocation analysis does. A kernel's shared_arrays go to the bottom, live throughout; in
+/// program order, a tile.local_alloc's buffer lives until its tile.local_dealloc and an op's
+/// scratch while it runs. Each buffer goes at the lowest aligned offset where it overlaps no
+/// live one, so buffers whose lifetimes do not overlap share bytes. Each op's buffers are set
+/// in Instruction::shared, the arena's size and the buffers live at its peak in
+/// Function::set_shared_plan. Reuse is safe: every op writing a buffer crosses a block
+/// barrier first (after the last reads of the bytes' previous user), and a pipelined loop
+/// waits for its last copies before its rings are released.
+Function allocate_shared(Function f);
+
 /// Dead-code elimination: drops pure ops, loads and unused allocations whose results are
 /// never used, to a fixed point. Ops with effects (stores, atomics, barriers, warp
 /// collectives, region ops) are kept.

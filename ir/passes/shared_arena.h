@@ -1,15 +1,7 @@
-// Internal: the one shared-memory arena of a kernel. Every buffer the tile lowering needs
-// (layout conversions, cross-warp reductions and scans, dot operands staged from registers)
-// and every buffer of the IR's tile.local_alloc (the stage rings of pipelined loops, dot
-// operands staged before a loop) is placed in the kernel's dynamic shared memory by
-// liveness, as Triton's allocation analysis does: an op's scratch buffer is live while the
-// op is lowered; a tile.local_alloc's from the alloc to its tile.local_dealloc. Each new
-// buffer goes at the lowest offset where it overlaps no live buffer, so buffers whose
-// lifetimes do not overlap share bytes; the arena's size is the highest end ever live.
-//
-// Reuse is safe because every op that writes a buffer crosses a block barrier first (after
-// the previous user's reads of the same bytes), and a pipelined loop waits for its last
-// cp.async copies before its stage rings are released.
+// Internal to allocate-shared: first-fit placement of live buffers in one arena and its
+// high-water mark. Each new buffer goes at the lowest aligned offset where it overlaps no
+// live buffer, so buffers whose lifetimes do not overlap share bytes; the arena's size is the
+// highest end ever live.
 #pragma once
 
 #include <cstdint>
@@ -18,15 +10,15 @@
 
 #include "cutlet/ir/function.h"
 
-namespace cutlet::backend {
+namespace cutlet::ir {
 
 class SharedArena {
  public:
   /// One live buffer: what it holds, for whom, and where in the arena.
   struct Buffer {
-    std::string what;     ///< "layout conversion", "stage ring (3 x 10240 bytes)", ...
-    std::string op;       ///< the IR op it serves ("tile.dot")
-    ir::Location loc;     ///< that op's source line
+    std::string what;     ///< "layout conversion", "cp.async stage ring of a (...)", ...
+    Opcode op{};          ///< the IR op it serves
+    Location loc;         ///< that op's source line
     std::int64_t offset = 0;
     std::int64_t bytes = 0;
     std::size_t id = 0;  ///< allocation number
@@ -36,7 +28,7 @@ class SharedArena {
   /// Places `bytes` at the lowest offset aligned to `align` (a power of two) where they
   /// overlap no live buffer; returns that byte offset in the arena. The buffer lives until
   /// release_to() of a mark taken before it, or, when `held`, until release(offset).
-  std::int64_t allocate(std::int64_t bytes, std::int64_t align, std::string what, std::string op, ir::Location loc,
+  std::int64_t allocate(std::int64_t bytes, std::int64_t align, std::string what, Opcode op, Location loc,
                         bool held = false);
   /// The number of allocations so far, to release back to.
   std::size_t mark() const { return next_id_; }
@@ -57,4 +49,4 @@ class SharedArena {
   std::int64_t peak_ = 0;
 };
 
-}  // namespace cutlet::backend
+}  // namespace cutlet::ir

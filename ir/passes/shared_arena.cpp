@@ -1,14 +1,14 @@
-// The kernel's shared-memory arena: first-fit placement of live buffers and its high-water mark.
+// A shared-memory arena: first-fit placement of live buffers and its high-water mark.
 #include "shared_arena.h"
 
 #include <algorithm>
 
 #include "cutlet/error.h"
 
-namespace cutlet::backend {
+namespace cutlet::ir {
 
-std::int64_t SharedArena::allocate(std::int64_t bytes, std::int64_t align, std::string what, std::string op,
-                                   ir::Location loc, bool held) {
+std::int64_t SharedArena::allocate(std::int64_t bytes, std::int64_t align, std::string what, Opcode op, Location loc,
+                                   bool held) {
   CUTLET_ASSERT(bytes >= 0 && align > 0 && (align & (align - 1)) == 0, "a bad shared-memory allocation");
   // First fit: the lowest aligned gap between live buffers (kept sorted by offset).
   std::int64_t at = 0;
@@ -17,7 +17,7 @@ std::int64_t SharedArena::allocate(std::int64_t bytes, std::int64_t align, std::
     if (at + bytes <= pos->offset) break;
     at = std::max(at, (pos->offset + pos->bytes + align - 1) / align * align);
   }
-  live_.insert(pos, {std::move(what), std::move(op), loc, at, bytes, next_id_++, held});
+  live_.insert(pos, {std::move(what), op, loc, at, bytes, next_id_++, held});
   if (at + bytes > peak_) {
     peak_ = at + bytes;
     peak_buffers_ = live_;
@@ -35,4 +35,4 @@ void SharedArena::release(std::int64_t offset) {
   CUTLET_ASSERT(n == 1, "a release of a shared-memory buffer that is not held");
 }
 
-}  // namespace cutlet::backend
+}  // namespace cutlet::ir
