@@ -8,5 +8,6 @@
 #include "cutlet/algorithms/operators.h"
 #include "cutlet/algorithms/reduce.h"
 #include "cutlet/algorithms/scan.h"
+#include "cutlet/algorithms/segmented_reduce.h"
 #include "cutlet/algorithms/transform.h"
 #include "cutlet/algorithms/workspace.h"
