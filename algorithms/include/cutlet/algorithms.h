@@ -1,6 +1,7 @@
-// cutlet's parallel algorithms: reduce, transform, inclusive and exclusive scans and
-// histogram_even over Buffers, written in cutlet's SIMT language, the user's operator traced
-// and inlined into each kernel. Include this one header; link cutlet::cutlet.
+// cutlet's parallel algorithms: reduce, segmented_reduce, transform, inclusive and exclusive
+// scans, select_if, select_flagged and histogram_even over Buffers, written in cutlet's SIMT
+// language, the user's operator traced and inlined into each kernel. Include this one header;
+// link cutlet::cutlet.
 #pragma once
 
 #include "cutlet/algorithms/element.h"
@@ -8,6 +9,7 @@
 #include "cutlet/algorithms/operators.h"
 #include "cutlet/algorithms/reduce.h"
 #include "cutlet/algorithms/scan.h"
+#include "cutlet/algorithms/select.h"
 #include "cutlet/algorithms/segmented_reduce.h"
 #include "cutlet/algorithms/transform.h"
 #include "cutlet/algorithms/workspace.h"
