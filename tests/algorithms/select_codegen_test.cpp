@@ -64,7 +64,7 @@ TEST(AlgorithmsSelectCodegen, FlagsOfEveryWidth) {
   // (two 16-byte accesses).
   auto bytes = alg::select_flagged_kernel<float, std::uint8_t>().compile()->ptx;
   expect_filecheck(bytes, std::string("CHECK: .visible .entry cutlet_select_flagged_f32_u8(\n") +
-                           "CHECK: ld.global.{{(v4.u8|u32|b32)}}\n");
+                           "CHECK: ld.global.{{(v4\\.[bu]8|[bu]32)}}\n");
   auto words = alg::select_flagged_kernel<float, std::int32_t>().compile()->ptx;
   expect_filecheck(words, std::string("CHECK: .visible .entry cutlet_select_flagged_f32_i32(\n") +
                             "CHECK-COUNT-2: ld.global.v4\n");

@@ -46,7 +46,7 @@ namespace detail {
 /// its items (load_tile_items), asks `selector` which to keep (a vector of Value<bool>, [k *
 /// V + j], and'ed with being below n), ranks them in each warp's rows from ballots, and warp 0
 /// scans the tile's row counts and takes the tile's offset from the tiles before it (look-back
-/// over packed u32 counts); each thread then stores its kept items at their offsets. A
+/// over counts packed with their flags); each thread then stores its kept items at their offsets. A
 /// warp's row is contiguous in the input, so its kept items are too in the output. The last
 /// tile writes the total to num_selected[0].
 template <class T, class Selector>
