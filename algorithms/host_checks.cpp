@@ -8,10 +8,14 @@
 namespace cutlet::algorithms::detail {
 
 std::int32_t checked_count(std::size_t n, std::int64_t max_count, const char* algorithm) {
+  return checked_count(n, max_count, algorithm, "elements");
+}
+
+std::int32_t checked_count(std::size_t n, std::int64_t max_count, const char* algorithm, const char* what) {
   if (n > static_cast<std::size_t>(max_count))
-    throw Error(std::string("cutlet::algorithms::") + algorithm + ": " + std::to_string(n) +
-                " elements are more than it takes (" + std::to_string(max_count) +
-                "; its kernels count elements in 32 bits)");
+    throw Error(std::string("cutlet::algorithms::") + algorithm + ": " + std::to_string(n) + " " + what +
+                " are more than it takes (" + std::to_string(max_count) + "; its kernels count " + what +
+                " in 32 bits)");
   return static_cast<std::int32_t>(n);
 }
 

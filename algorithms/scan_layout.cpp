@@ -1,4 +1,4 @@
-// The look-back scan's temporary storage layout (detail/scan_layout.h).
+// The look-back's temporary storage layouts (detail/scan_layout.h).
 #include "cutlet/algorithms/detail/scan_layout.h"
 
 namespace cutlet::algorithms::detail {
@@ -17,6 +17,14 @@ ScanLayout scan_layout(std::int64_t tiles, std::size_t element_bytes) {
   l.zeroed_bytes = l.aggregates;
   l.prefixes = l.aggregates + aligned(count * element_bytes);
   l.total_bytes = l.prefixes + aligned(count * element_bytes);
+  return l;
+}
+
+PackedScanLayout packed_scan_layout(std::int64_t tiles) {
+  PackedScanLayout l;
+  l.counter = 0;
+  l.words = aligned(sizeof(std::uint32_t));
+  l.total_bytes = l.words + aligned(static_cast<std::size_t>(tiles) * sizeof(std::uint64_t));
   return l;
 }
 

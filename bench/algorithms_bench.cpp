@@ -1,9 +1,16 @@
-// cutlet::algorithms against CUB at 2^28 floats (1 GiB), timed in the same iterations:
-// BM_algorithms_reduce (algorithms::reduce with plus vs cub::DeviceReduce::Sum) and
-// BM_algorithms_scan (algorithms::inclusive_scan with plus vs cub::DeviceScan::InclusiveSum).
-// Both results are checked against the CPU before timing.
+// cutlet::algorithms against CUB at 2^28 elements (1 GiB), timed in the same iterations:
+// BM_algorithms_reduce (algorithms::reduce with plus vs cub::DeviceReduce::Sum),
+// BM_algorithms_scan (algorithms::inclusive_scan with plus vs cub::DeviceScan::InclusiveSum),
+// BM_algorithms_segmented_reduce (algorithms::segmented_reduce with plus over 2^16 segments of
+// 4096 floats vs cub::DeviceSegmentedReduce::Sum), BM_algorithms_select_if (x > 0, about half
+// of the floats, vs cub::DeviceSelect::If) and BM_algorithms_unique (i32 keys in runs of 1 to
+// 8 vs cub::DeviceSelect::Unique). Every result is checked against the CPU before timing.
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <memory>
+#include <random>
 
 #include <cutlet/algorithms.h>
 
@@ -15,24 +22,51 @@ namespace {
 namespace alg = cutlet::algorithms;
 
 constexpr int kN = 1 << 28;
+constexpr int kSegments = 1 << 16;
+constexpr int kSegmentLength = kN / kSegments;  // 4096
 constexpr int kReps = 10;
 constexpr int kIterations = 30;
 constexpr double kReduceBytes = sizeof(float) * double(kN);        // read once
 constexpr double kScanBytes = 2.0 * sizeof(float) * double(kN);    // read and written once
+// Read once, and the sums and offsets.
+constexpr double kSegmentedBytes = kReduceBytes + (2.0 * kSegments + 1) * 4;
+
+/// select_if's predicate: x > 0.
+struct Positive {
+  Value<bool> operator()(const f32& x) const { return x > 0.0f; }
+};
 
 struct Env {
   Device device{0};
   Stream stream{device};
-  Buffer<float> x{kN, device}, y{kN, device}, out{1, device};
+  Buffer<float> x{kN, device}, y{kN, device}, out{1, device}, sums{kSegments, device};
+  Buffer<std::int32_t> offsets{kSegments + 1, device}, keys{kN, device}, unique_keys{kN, device}, count{1, device};
   std::vector<float> hx;
+  std::vector<std::int32_t> hkeys;
+  double select_bytes = 0, unique_bytes = 0;  // read once, the kept items written once
 
   Env() {
     fill_random(stream, x, 47);
     hx = x.to_host(stream);
+    std::vector<std::int32_t> ho(kSegments + 1);
+    for (int s = 0; s <= kSegments; ++s) ho[s] = s * kSegmentLength;
+    offsets.copy_from_host(stream, ho);
+    // Keys in runs of 1 to 8 (4.5 on average), each run's key the run's index.
+    hkeys.resize(kN);
+    std::mt19937_64 rng(53);
+    for (std::int32_t i = 0, run = 0; i < kN; ++run)
+      for (int len = 1 + static_cast<int>(rng() % 8); len > 0 && i < kN; --len) hkeys[i++] = run;
+    keys.copy_from_host(stream, hkeys);
     check_reduce("cutlet::algorithms::reduce", [&] { run_reduce(); });
     check_reduce("cub::DeviceReduce::Sum", [&] { run_cub_reduce(); });
     check_scan("cutlet::algorithms::inclusive_scan", [&] { run_scan(); });
     check_scan("cub::DeviceScan::InclusiveSum", [&] { run_cub_scan(); });
+    check_segmented("cutlet::algorithms::segmented_reduce", [&] { run_segmented(); });
+    check_segmented("cub::DeviceSegmentedReduce::Sum", [&] { run_cub_segmented(); });
+    select_bytes = check_select("cutlet::algorithms::select_if", [&] { run_select(); });
+    check_select("cub::DeviceSelect::If", [&] { run_cub_select(); });
+    unique_bytes = check_unique("cutlet::algorithms::unique", [&] { run_unique(); });
+    check_unique("cub::DeviceSelect::Unique", [&] { run_cub_unique(); });
   }
 
   void run_reduce() { alg::reduce(stream, x, out, alg::plus{}, 0.0f); }
@@ -46,6 +80,26 @@ struct Env {
     check_cub(cutlet_cub_inclusive_sum(reinterpret_cast<const float*>(x.data()), reinterpret_cast<float*>(y.data()),
                                        kN, stream.handle()),
               "cub::DeviceScan::InclusiveSum");
+  }
+
+  void run_segmented() { alg::segmented_reduce(stream, x, sums, offsets, alg::plus{}, 0.0f); }
+  void run_cub_segmented() {
+    check_cub(cutlet_cub_segmented_reduce_sum(reinterpret_cast<const float*>(x.data()),
+                                              reinterpret_cast<float*>(sums.data()), kSegments,
+                                              reinterpret_cast<const int*>(offsets.data()), stream.handle()),
+              "cub::DeviceSegmentedReduce::Sum");
+  }
+  void run_select() { alg::select_if(stream, x, y, count, Positive{}); }
+  void run_cub_select() {
+    check_cub(cutlet_cub_select_positive(reinterpret_cast<const float*>(x.data()), reinterpret_cast<float*>(y.data()),
+                                         reinterpret_cast<int*>(count.data()), kN, stream.handle()),
+              "cub::DeviceSelect::If");
+  }
+  void run_unique() { alg::unique(stream, keys, unique_keys, count); }
+  void run_cub_unique() {
+    check_cub(cutlet_cub_unique_i32(reinterpret_cast<const int*>(keys.data()), reinterpret_cast<int*>(unique_keys.data()),
+                                    reinterpret_cast<int*>(count.data()), kN, stream.handle()),
+              "cub::DeviceSelect::Unique");
   }
 
   /// Throws cutlet::Error naming `who` unless out[0] is the CPU's sum within 1e-6 of the sum of |x|.
@@ -78,6 +132,57 @@ struct Env {
         throw Error(std::string("cutlet_bench: ") + who + " is wrong at " + std::to_string(i) + ": got " +
                     std::to_string(got[i]) + ", want " + std::to_string(want));
     }
+  }
+  /// Throws cutlet::Error naming `who` unless every segment's sum is the CPU's within 1e-5 of
+  /// its sum of |x|.
+  template <class F>
+  void check_segmented(const char* who, F&& run) {
+    sums.fill_bytes(stream, 0xff);
+    run();
+    const std::vector<float> got = sums.to_host(stream);
+    for (int s = 0; s < kSegments; ++s) {
+      double want = 0, magnitude = 0;
+      for (int i = s * kSegmentLength; i < (s + 1) * kSegmentLength; ++i) {
+        want += hx[i];
+        magnitude += std::fabs(hx[i]);
+      }
+      if (!(std::fabs(got[s] - want) <= 1e-5 * magnitude))
+        throw Error(std::string("cutlet_bench: ") + who + " is wrong at segment " + std::to_string(s) + ": got " +
+                    std::to_string(got[s]) + ", want " + std::to_string(want));
+    }
+  }
+  /// Throws cutlet::Error naming `who` unless count[0] and y[0, count) are std::copy_if's of x
+  /// by x > 0. Returns the bytes moved: x read, the kept items written.
+  template <class F>
+  double check_select(const char* who, F&& run) {
+    y.fill_bytes(stream, 0xff);
+    count.fill_bytes(stream, 0xff);
+    run();
+    std::vector<float> want;
+    std::copy_if(hx.begin(), hx.end(), std::back_inserter(want), [](float v) { return v > 0.0f; });
+    expect_kept(who, y.to_host(stream), want);
+    return kReduceBytes + sizeof(float) * double(want.size());
+  }
+  /// As check_select for unique of the keys.
+  template <class F>
+  double check_unique(const char* who, F&& run) {
+    unique_keys.fill_bytes(stream, 0xff);
+    count.fill_bytes(stream, 0xff);
+    run();
+    std::vector<std::int32_t> want;
+    std::unique_copy(hkeys.begin(), hkeys.end(), std::back_inserter(want));
+    expect_kept(who, unique_keys.to_host(stream), want);
+    return sizeof(std::int32_t) * double(kN) + sizeof(std::int32_t) * double(want.size());
+  }
+  /// Throws cutlet::Error naming `who` unless count[0] is want.size() and got starts with want.
+  template <class T>
+  void expect_kept(const char* who, const std::vector<T>& got, const std::vector<T>& want) {
+    const std::int32_t m = count.to_host(stream)[0];
+    if (m != static_cast<std::int32_t>(want.size()))
+      throw Error(std::string("cutlet_bench: ") + who + " kept " + std::to_string(m) + " items, want " +
+                  std::to_string(want.size()));
+    if (std::memcmp(got.data(), want.data(), want.size() * sizeof(T)) != 0)
+      throw Error(std::string("cutlet_bench: ") + who + " kept the right number of items but not the right ones");
   }
 };
 
@@ -127,9 +232,45 @@ void BM_algorithms_scan(benchmark::State& state) {
   });
 }
 
+/// algorithms::segmented_reduce (a block per segment) against CUB's DeviceSegmentedReduce::Sum,
+/// 2^16 segments of 4096 floats (bytes read, and the sums and offsets).
+void BM_algorithms_segmented_reduce(benchmark::State& state) {
+  if (!require_gpu(state)) return;
+  guarded(state, [](benchmark::State& state) {
+    Env& e = env();
+    time_against_cub(state, kSegmentedBytes, alg::segmented_reduce_kernels<float, alg::plus>().block,
+                     [&] { e.run_segmented(); }, [&] { e.run_cub_segmented(); });
+  });
+}
+
+/// algorithms::select_if (x > 0, about half kept; single pass, decoupled look-back) against
+/// CUB's DeviceSelect::If (bytes read and kept items written).
+void BM_algorithms_select_if(benchmark::State& state) {
+  if (!require_gpu(state)) return;
+  guarded(state, [](benchmark::State& state) {
+    Env& e = env();
+    time_against_cub(state, e.select_bytes, alg::select_if_kernel<float, Positive>(), [&] { e.run_select(); },
+                     [&] { e.run_cub_select(); });
+  });
+}
+
+/// algorithms::unique of i32 keys in runs of 1 to 8 against CUB's DeviceSelect::Unique (bytes
+/// read and kept items written).
+void BM_algorithms_unique(benchmark::State& state) {
+  if (!require_gpu(state)) return;
+  guarded(state, [](benchmark::State& state) {
+    Env& e = env();
+    time_against_cub(state, e.unique_bytes, alg::unique_kernel<std::int32_t>(), [&] { e.run_unique(); },
+                     [&] { e.run_cub_unique(); });
+  });
+}
+
 }  // namespace
 
 BENCHMARK(BM_algorithms_reduce)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(kIterations);
 BENCHMARK(BM_algorithms_scan)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(kIterations);
+BENCHMARK(BM_algorithms_segmented_reduce)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(kIterations);
+BENCHMARK(BM_algorithms_select_if)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(kIterations);
+BENCHMARK(BM_algorithms_unique)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(kIterations);
 
 }  // namespace cutlet::bench

@@ -3,6 +3,8 @@
 #include <cub/device/device_histogram.cuh>
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
+#include <cub/device/device_segmented_reduce.cuh>
+#include <cub/device/device_select.cuh>
 #include <cub/device/device_transform.cuh>
 #include <cub/version.cuh>
 
@@ -31,11 +33,26 @@ struct TempStorage {
   }
 };
 
-TempStorage reduce_temp, scan_temp, histogram_temp;
+/// A CUB device-wide call in its two-phase form: `call(temp, bytes)` asks for the bytes it
+/// needs when temp is null, else runs. Asks, grows `storage` to fit, then runs.
+template <class Call>
+cudaError_t with_temp_storage(TempStorage& storage, Call&& call) {
+  size_t need = 0;
+  cudaError_t e = call(nullptr, need);
+  if (e == cudaSuccess) e = storage.reserve(need);
+  if (e == cudaSuccess) e = call(storage.ptr, need);
+  return e;
+}
+
+TempStorage reduce_temp, scan_temp, histogram_temp, segmented_reduce_temp, select_temp, unique_temp;
 
 struct Saxpy {
   float a;
   __device__ float operator()(float x, float y) const { return a * x + y; }
+};
+
+struct Positive {
+  __device__ bool operator()(float x) const { return x > 0.0f; }
 };
 
 }  // namespace
@@ -46,33 +63,43 @@ extern "C" int cutlet_cub_saxpy(float a, const float* x, float* y, int n, void* 
 }
 
 extern "C" int cutlet_cub_reduce_sum(const float* x, float* out, int n, void* stream) {
-  size_t need = 0;
-  cudaError_t e = cub::DeviceReduce::Sum(nullptr, need, x, out, n, static_cast<cudaStream_t>(stream));
-  if (e == cudaSuccess) e = reduce_temp.reserve(need);
-  if (e == cudaSuccess)
-    e = cub::DeviceReduce::Sum(reduce_temp.ptr, need, x, out, n, static_cast<cudaStream_t>(stream));
-  return e;
+  return with_temp_storage(reduce_temp, [&](void* temp, size_t& bytes) {
+    return cub::DeviceReduce::Sum(temp, bytes, x, out, n, static_cast<cudaStream_t>(stream));
+  });
 }
 
 extern "C" int cutlet_cub_inclusive_sum(const float* x, float* out, int n, void* stream) {
-  size_t need = 0;
-  cudaError_t e = cub::DeviceScan::InclusiveSum(nullptr, need, x, out, n, static_cast<cudaStream_t>(stream));
-  if (e == cudaSuccess) e = scan_temp.reserve(need);
-  if (e == cudaSuccess)
-    e = cub::DeviceScan::InclusiveSum(scan_temp.ptr, need, x, out, n, static_cast<cudaStream_t>(stream));
-  return e;
+  return with_temp_storage(scan_temp, [&](void* temp, size_t& bytes) {
+    return cub::DeviceScan::InclusiveSum(temp, bytes, x, out, n, static_cast<cudaStream_t>(stream));
+  });
 }
 
 extern "C" int cutlet_cub_histogram256(const unsigned* samples, unsigned* hist, int n, void* stream) {
-  size_t need = 0;
   const int levels = 257;
-  cudaError_t e = cub::DeviceHistogram::HistogramEven(nullptr, need, samples, hist, levels, 0u, 256u, n,
-                                                      static_cast<cudaStream_t>(stream));
-  if (e == cudaSuccess) e = histogram_temp.reserve(need);
-  if (e == cudaSuccess)
-    e = cub::DeviceHistogram::HistogramEven(histogram_temp.ptr, need, samples, hist, levels, 0u, 256u, n,
-                                            static_cast<cudaStream_t>(stream));
-  return e;
+  return with_temp_storage(histogram_temp, [&](void* temp, size_t& bytes) {
+    return cub::DeviceHistogram::HistogramEven(temp, bytes, samples, hist, levels, 0u, 256u, n,
+                                               static_cast<cudaStream_t>(stream));
+  });
+}
+
+extern "C" int cutlet_cub_segmented_reduce_sum(const float* x, float* out, int num_segments, const int* offsets,
+                                               void* stream) {
+  return with_temp_storage(segmented_reduce_temp, [&](void* temp, size_t& bytes) {
+    return cub::DeviceSegmentedReduce::Sum(temp, bytes, x, out, num_segments, offsets, offsets + 1,
+                                           static_cast<cudaStream_t>(stream));
+  });
+}
+
+extern "C" int cutlet_cub_select_positive(const float* x, float* out, int* num_selected, int n, void* stream) {
+  return with_temp_storage(select_temp, [&](void* temp, size_t& bytes) {
+    return cub::DeviceSelect::If(temp, bytes, x, out, num_selected, n, Positive{}, static_cast<cudaStream_t>(stream));
+  });
+}
+
+extern "C" int cutlet_cub_unique_i32(const int* x, int* out, int* num_selected, int n, void* stream) {
+  return with_temp_storage(unique_temp, [&](void* temp, size_t& bytes) {
+    return cub::DeviceSelect::Unique(temp, bytes, x, out, num_selected, n, static_cast<cudaStream_t>(stream));
+  });
 }
 
 extern "C" const char* cutlet_cub_error_string(int error) {

@@ -24,6 +24,18 @@ int cutlet_cub_inclusive_sum(const float* x, float* out, int n, void* stream);
 /// cub::DeviceHistogram::HistogramEven over levels 0, 1, ..., 256. Overwrites hist.
 int cutlet_cub_histogram256(const unsigned* samples, unsigned* hist, int n, void* stream);
 
+/// out[s] = x[offsets[s]] + ... + x[offsets[s + 1] - 1] for s < num_segments with
+/// cub::DeviceSegmentedReduce::Sum (offsets holds num_segments + 1 entries).
+int cutlet_cub_segmented_reduce_sum(const float* x, float* out, int num_segments, const int* offsets, void* stream);
+
+/// The x[i] > 0 of x[0, n), in order, to out[0, m), and m to num_selected[0], with
+/// cub::DeviceSelect::If.
+int cutlet_cub_select_positive(const float* x, float* out, int* num_selected, int n, void* stream);
+
+/// The first of each run of equal consecutive x[i] to out[0, m), and m to num_selected[0],
+/// with cub::DeviceSelect::Unique.
+int cutlet_cub_unique_i32(const int* x, int* out, int* num_selected, int n, void* stream);
+
 /// c = a @ b for row-major bf16 a [m, k] and b [k, n] and f32 c [m, n], with cublasGemmEx
 /// (f32 compute, tensor cores). Returns a cublasStatus_t value plus 1000 (0 on success).
 int cutlet_cublas_gemm_bf16(int m, int n, int k, const void* a, const void* b, float* c, void* stream);

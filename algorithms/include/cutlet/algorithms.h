@@ -1,12 +1,17 @@
-// cutlet's parallel algorithms: reduce, transform, inclusive and exclusive scans and
-// histogram_even over Buffers, written in cutlet's SIMT language, the user's operator traced
-// and inlined into each kernel. Include this one header; link cutlet::cutlet.
+// cutlet's parallel algorithms: reduce, segmented_reduce, transform, inclusive and exclusive
+// scans, select_if, select_flagged, unique, run_length_encode and histogram_even over
+// Buffers, written in cutlet's SIMT language, the user's operator traced and inlined into
+// each kernel. Include this one header; link cutlet::cutlet.
 #pragma once
 
 #include "cutlet/algorithms/element.h"
 #include "cutlet/algorithms/histogram.h"
 #include "cutlet/algorithms/operators.h"
 #include "cutlet/algorithms/reduce.h"
+#include "cutlet/algorithms/run_length_encode.h"
 #include "cutlet/algorithms/scan.h"
+#include "cutlet/algorithms/select.h"
+#include "cutlet/algorithms/segmented_reduce.h"
 #include "cutlet/algorithms/transform.h"
+#include "cutlet/algorithms/unique.h"
 #include "cutlet/algorithms/workspace.h"

@@ -17,6 +17,11 @@ concept Element = std::same_as<T, float> || std::same_as<T, double> || std::same
                   std::same_as<T, std::uint32_t> || std::same_as<T, std::int64_t> ||
                   std::same_as<T, std::uint64_t>;
 
+/// The flag types of select_flagged: std::uint8_t (one byte per flag, as arrays of bool are
+/// stored) and every Element. An item is selected where its flag is nonzero (flag != 0).
+template <class F>
+concept Flag = Element<F> || std::same_as<F, std::uint8_t>;
+
 /// An operator is a stateless callable (a captureless lambda, or an empty struct such as
 /// algorithms::plus) over cutlet values: it runs once per kernel specialization, while the
 /// kernel is traced, and its code is inlined into the algorithm's kernel. Stateless because
@@ -34,6 +39,20 @@ template <class Op, class T>
 concept BinaryOperator = Stateless<Op> && std::invocable<const Op&, Value<T>, Value<T>> &&
                          std::convertible_to<std::invoke_result_t<const Op&, Value<T>, Value<T>>, Value<T>>;
 
+/// A predicate on T: pred(Value<T>) converts to Value<bool> (select_if keeps the items where
+/// it is true). It must have no side effects and be defined for every value (the algorithms
+/// also apply it to values they then discard).
+template <class Op, class T>
+concept UnaryPredicate = Stateless<Op> && std::invocable<const Op&, Value<T>> &&
+                         std::convertible_to<std::invoke_result_t<const Op&, Value<T>>, Value<bool>>;
+
+/// A binary predicate on T: eq(Value<T>, Value<T>) converts to Value<bool> (unique and
+/// run_length_encode take it as the equality of neighbours). No side effects, defined for
+/// every pair of values.
+template <class Op, class T>
+concept BinaryPredicate = Stateless<Op> && std::invocable<const Op&, Value<T>, Value<T>> &&
+                          std::convertible_to<std::invoke_result_t<const Op&, Value<T>, Value<T>>, Value<bool>>;
+
 /// A unary transform from In to Out: op(Value<In>) converts to Value<Out>.
 template <class Op, class In, class Out>
 concept UnaryTransform = Stateless<Op> && std::invocable<const Op&, Value<In>> &&
@@ -44,10 +63,12 @@ template <class Op, class A, class B, class Out>
 concept BinaryTransform = Stateless<Op> && std::invocable<const Op&, Value<A>, Value<B>> &&
                           std::convertible_to<std::invoke_result_t<const Op&, Value<A>, Value<B>>, Value<Out>>;
 
-/// The short name of an element type in kernel names: "f32", "f64", "i32", "u32", "i64", "u64".
-template <Element T>
+/// The short name of an element (or flag) type in kernel names: "f32", "f64", "i32", "u32",
+/// "i64", "u64" (and "u8").
+template <Flag T>
 constexpr const char* element_name() {
-  if constexpr (std::is_same_v<T, float>) return "f32";
+  if constexpr (std::is_same_v<T, std::uint8_t>) return "u8";
+  else if constexpr (std::is_same_v<T, float>) return "f32";
   else if constexpr (std::is_same_v<T, double>) return "f64";
   else if constexpr (std::is_same_v<T, std::int32_t>) return "i32";
   else if constexpr (std::is_same_v<T, std::uint32_t>) return "u32";
@@ -60,6 +81,18 @@ namespace detail {
 /// Elements of T in one 16-byte vector access (4 of 4 bytes, 2 of 8).
 template <Element T>
 inline constexpr int kVectorLanes = 16 / static_cast<int>(sizeof(T));
+
+/// pred(x) as a Value<bool>, traced where it is called.
+template <class T, class Pred>
+Value<bool> call_pred(const Pred& pred, const Value<T>& x) {
+  return Value<bool>(pred(x));
+}
+
+/// eq(a, b) as a Value<bool>, traced where it is called.
+template <class T, class Eq>
+Value<bool> call_pred(const Eq& eq, const Value<T>& a, const Value<T>& b) {
+  return Value<bool>(eq(a, b));
+}
 
 /// op(a, b) as a Value<T>, traced where it is called (the operator's code is inlined).
 template <class T, class Op>

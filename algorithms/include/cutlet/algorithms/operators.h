@@ -1,4 +1,5 @@
-// Ready-made operators for the algorithms: sums, products, minima, maxima and bitwise ones.
+// Ready-made operators for the algorithms: sums, products, minima, maxima, bitwise ones, and
+// equality.
 #pragma once
 
 #include "cutlet/language/value.h"
@@ -58,6 +59,15 @@ struct bit_xor {
   template <class A, class B>
   auto operator()(const A& a, const B& b) const {
     return a ^ b;
+  }
+};
+
+/// a == b (the default equality of unique and run_length_encode; for floats NaN equals
+/// nothing, and -0.0 equals 0.0).
+struct equal_to {
+  template <class A, class B>
+  auto operator()(const A& a, const B& b) const {
+    return a == b;
   }
 };
 

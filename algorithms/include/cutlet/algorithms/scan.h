@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cutlet/algorithms/detail/host_checks.h"
+#include "cutlet/algorithms/detail/lookback.h"
 #include "cutlet/algorithms/detail/maybe.h"
 #include "cutlet/algorithms/detail/scan_layout.h"
 #include "cutlet/algorithms/detail/warp_block.h"
@@ -43,23 +44,13 @@ inline constexpr std::int64_t kScanMaxCount = std::numeric_limits<std::int32_t>:
 namespace detail {
 
 /// One tile of the scan, in one block. The block takes the next tile id from an atomic
-/// counter (so a block waits only for tiles whose blocks started before it: no deadlock
-/// whatever order the GPU schedules blocks in), loads kScanItems<T> consecutive elements per
-/// thread (two 16-byte vectors in a full tile), scans them (the thread's items, warp scans
-/// with shuffles, the warps' totals through shared memory), and takes the tile's exclusive
-/// prefix from the tiles before it:
-///
-///  - status per tile: a u32 flag (invalid, aggregate, prefix) with the values in their own
-///    arrays, aggregates[t] (the tile's reduction) and prefixes[t] (the reduction of tiles
-///    0..t); each value is written once, then its flag with a release atomic, and read after
-///    an acquire atomic read of the flag, from L2 (ld.global.cg). This works for 8-byte
-///    elements too, which one 64-bit status word could not hold with its flag.
-///  - look-back: warp 0 publishes the tile's aggregate, then its 32 lanes read the flags of
-///    the 32 preceding tiles (lane k the tile k + 1 before), spinning while a flag is invalid.
-///    The window's values up to the nearest prefix (all 32 when there is none) are combined
-///    in tile order (the farther tile first: the operator need not be commutative) and put in
-///    front of what the later windows gave; the window after it starts 32 tiles earlier,
-///    until a prefix has been met. Lane 0 then publishes the tile's inclusive prefix.
+/// counter (take_tile), loads kScanItems<T> consecutive elements per thread (two 16-byte
+/// vectors in a full tile), scans them (the thread's items, warp scans with shuffles, the
+/// warps' totals through shared memory), and takes the tile's exclusive prefix from the tiles
+/// before it (look_back, by warp 0). The status per tile is a u32 flag (invalid, aggregate,
+/// prefix) with the values in their own arrays, aggregates[t] (the tile's reduction) and
+/// prefixes[t] (the reduction of tiles 0..t) (SplitTileStatus): this works for 8-byte
+/// elements too, which one 64-bit status word could not hold with its flag.
 ///
 /// Exclusive: the scan starts from `init`, which tile 0 puts in front of its prefix.
 /// Out-of-range items of the last tile hold zeros and are never stored; as the valid items
@@ -74,16 +65,14 @@ void scan_tile_body(const Ptr<T>& out, const Ptr<T>& in, const i32& n, const Val
   constexpr int kTile = kScanTile<T>;
   constexpr int kWarps = kScanBlock / warp_size;
   auto warp_totals = shared_array<T>(kWarps);
-  auto tile_slot = shared_array<std::int32_t>(1);
   auto tile_prefix = shared_array<T>(1);
+  const SplitTileStatus<T> status{flags, aggregates, prefixes};
   i32 tid = thread_idx().x;
   i32 lane = tid & 31;
   i32 warp = tid >> 5;
 
   // 1. This block's tile: the next one in the order blocks started.
-  if_(tid == 0, [&] { tile_slot[0] = cast<std::int32_t>(atomic_add(counter[0], 1u)); });
-  syncthreads();
-  i32 tile = tile_slot[0];
+  i32 tile = take_tile(counter);
 
   // 2. The thread's items and their reduction, in order.
   i32 first = tile * kTile + tid * kItems;
@@ -126,52 +115,16 @@ void scan_tile_body(const Ptr<T>& out, const Ptr<T>& in, const i32& n, const Val
         [&] {
           if_(lane == 0, [&] {
             if constexpr (Exclusive) {
-              prefixes[0] = call_op<T>(op, init, aggregate);
+              status.publish(0, kTilePrefix, call_op<T>(op, init, aggregate));
               tile_prefix[0] = init;
             } else {
-              prefixes[0] = aggregate;
+              status.publish(0, kTilePrefix, aggregate);
             }
-            atomic_exchange(flags[0], kTilePrefix, Scope::Device, Order::Release);
           });
         },
         [&] {
-          if_(lane == 0, [&] {
-            aggregates[tile] = aggregate;
-            atomic_exchange(flags[tile], kTileAggregate, Scope::Device, Order::Release);
-          });
-          Var<T> exclusive;               // the tiles looked at so far, in order (lane 0)
-          Var<bool> first_window = true;
-          Var<bool> done = false;
-          Var<std::int32_t> end = tile;   // this window: tiles [end - 32, end)
-          while_([&] { return !done.get(); }, [&] {
-            i32 j = end - 1 - lane;  // lane 0: the nearest tile
-            // No tile before tile 0: never reached, as tile 0 only ever publishes a prefix.
-            Var<std::uint32_t> flag = kTilePrefix;
-            if_(j >= 0, [&] {
-              flag = atomic_or(flags[j], 0u, Scope::Device, Order::Acquire);
-              while_([&] { return flag.get() == kTileInvalid; },
-                     [&] { flag = atomic_or(flags[j], 0u, Scope::Device, Order::Acquire); });
-            });
-            u32 is_prefix = ballot_sync(full_mask, flag.get() == kTilePrefix);
-            // Lanes up to the nearest prefix take part (all lanes when there is none).
-            i32 stop = select(is_prefix != 0u, ffs(cast<std::int32_t>(is_prefix)) - 1, warp_size - 1);
-            Value<bool> takes_part = (lane <= stop) & (j >= 0);
-            Var<T> value;
-            if_(takes_part, [&] {
-              value = if_(flag.get() == kTilePrefix, [&] { return prefixes.load(j, CacheHint::CacheGlobal); },
-                          [&] { return aggregates.load(j, CacheHint::CacheGlobal); });
-            });
-            Maybe<T> window = warp_reduce<true, T>(op, Maybe<T>{value.get(), takes_part});
-            exclusive = select(first_window.get(), window.value, call_op<T>(op, window.value, exclusive.get()));
-            first_window = false;
-            done = is_prefix != 0u;
-            end -= warp_size;
-          });
-          if_(lane == 0, [&] {
-            prefixes[tile] = call_op<T>(op, exclusive.get(), aggregate);
-            atomic_exchange(flags[tile], kTilePrefix, Scope::Device, Order::Release);
-            tile_prefix[0] = exclusive;
-          });
+          Value<T> exclusive = look_back(op, status, tile, aggregate);
+          if_(lane == 0, [&] { tile_prefix[0] = exclusive; });
         });
   });
   syncthreads();

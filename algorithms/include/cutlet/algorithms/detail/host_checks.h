@@ -12,6 +12,8 @@ namespace cutlet::algorithms::detail {
 /// `n` elements as the kernels' i32 count; throws Error naming `algorithm` when n exceeds
 /// `max_count`.
 std::int32_t checked_count(std::size_t n, std::int64_t max_count, const char* algorithm);
+/// As checked_count, for `n` of `what` ("segments") rather than elements.
+std::int32_t checked_count(std::size_t n, std::int64_t max_count, const char* algorithm, const char* what);
 
 /// Throws Error naming `algorithm` and `which` buffer unless `address` is 16-byte aligned,
 /// as the kernels' vector loads and stores need (every Buffer allocated by cutlet is; a

@@ -1,0 +1,264 @@
+// select_if and select_flagged: stable compaction of a buffer by a user predicate or by a
+// flags buffer, in one pass with decoupled look-back over the tiles' counts (CUB's
+// DeviceSelect::If and DeviceSelect::Flagged).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "cutlet/algorithms/detail/compaction.h"
+#include "cutlet/algorithms/detail/host_checks.h"
+#include "cutlet/algorithms/detail/lookback.h"
+#include "cutlet/algorithms/detail/scan_layout.h"
+#include "cutlet/algorithms/element.h"
+#include "cutlet/algorithms/operators.h"
+#include "cutlet/algorithms/workspace.h"
+#include "cutlet/jit/kernel.h"
+#include "cutlet/language/control.h"
+#include "cutlet/language/index.h"
+#include "cutlet/language/memory.h"
+#include "cutlet/language/pointer.h"
+#include "cutlet/runtime/buffer.h"
+#include "cutlet/runtime/launch.h"
+#include "cutlet/runtime/stream.h"
+
+namespace cutlet::algorithms {
+
+/// Threads per block of the compaction kernels (select_if, select_flagged, unique and
+/// run_length_encode); one block per tile.
+inline constexpr int kSelectBlock = 256;
+/// 16-byte vectors each thread loads per tile, striped: vector k of thread t is the tile's
+/// vector k * kSelectBlock + t.
+inline constexpr int kSelectVectors = 4;
+/// Elements per tile of the compactions (4096 of 4 bytes, 2048 of 8).
+template <Element T>
+inline constexpr int kSelectTile = kSelectBlock * kSelectVectors * detail::kVectorLanes<T>;
+/// The most elements the compactions take (the kernels' i32 indices reach one tile past the
+/// end).
+inline constexpr std::int64_t kSelectMaxCount = std::numeric_limits<std::int32_t>::max() - (1 << 16);
+
+namespace detail {
+
+/// One tile of a compaction, in one block: the block takes the next tile (take_tile), loads
+/// its items (load_tile_items), asks `selector` which to keep (a vector of Value<bool>, [k *
+/// V + j], and'ed with being below n), ranks them in each warp's rows from ballots, and warp 0
+/// scans the tile's row counts and takes the tile's offset from the tiles before it (look-back
+/// over counts packed with their flags); each thread then stores its kept items at their offsets. A
+/// warp's row is contiguous in the input, so its kept items are too in the output. The last
+/// tile writes the total to num_selected[0].
+template <class T, class Selector>
+void select_tile_body(const Ptr<T>& out, const Ptr<std::int32_t>& num_selected, const Ptr<T>& in, const i32& n,
+                      const Ptr<std::uint32_t>& counter, const Ptr<std::uint64_t>& words, const Selector& selector) {
+  constexpr int V = kVectorLanes<T>;
+  constexpr int kWarps = kSelectBlock / warp_size;
+  constexpr int kRows = kSelectVectors * kWarps;
+  auto rows = shared_array<std::int32_t>(kRows);
+  auto row_prefix = shared_array<std::int32_t>(kRows);
+  auto tile_offset = shared_array<std::int32_t>(1);
+  const PackedTileStatus<std::int32_t> status{words};
+  i32 tid = thread_idx().x;
+  i32 lane = tid & 31;
+  i32 warp = tid >> 5;
+
+  i32 tile = take_tile(counter);
+  i32 tile_end = (tile + 1) * kSelectTile<T>;
+  const TileItems<T> t = load_tile_items<kSelectBlock, kSelectVectors>(in, n, tile, tid, tile_end <= n);
+  const std::vector<Value<bool>> chosen = selector(t);
+  std::vector<Value<bool>> keep;
+  for (std::size_t i = 0; i < chosen.size(); ++i) keep.push_back(chosen[i] & t.valid[i]);
+  const RowRanks ranks = row_ranks<kSelectVectors, V>(keep);
+  if_(lane == 0, [&] {
+    for (int k = 0; k < kSelectVectors; ++k) rows[k * kWarps + warp] = ranks.total[static_cast<std::size_t>(k)];
+  });
+  syncthreads();
+
+  if_(warp == 0, [&] {
+    i32 aggregate = scan_rows<kRows, std::int32_t>(plus{}, rows, row_prefix, i32(0));
+    i32 exclusive = tile_exclusive_prefix<std::int32_t>(plus{}, status, tile, aggregate, i32(0));
+    if_(lane == 0, [&] {
+      tile_offset[0] = exclusive;
+      if_(tile_end >= n, [&] { num_selected[0] = exclusive + aggregate; });
+    });
+  });
+  syncthreads();
+
+  i32 offset = tile_offset[0];
+  for (int k = 0; k < kSelectVectors; ++k) {
+    i32 r = offset + row_prefix[k * kWarps + warp] + ranks.below[static_cast<std::size_t>(k)];
+    for (int j = 0; j < V; ++j) {
+      const auto i = static_cast<std::size_t>(k * V + j);
+      if_(keep[i], [&] { out[r] = t.items[i]; });
+      r = r + cast<std::int32_t>(keep[i]);
+    }
+  }
+}
+
+/// Makes select_if's kernel for (T, Pred).
+template <class T, class Pred>
+auto make_select_if_kernel() {
+  return cutlet::kernel(
+      [](Ptr<T> out, Ptr<std::int32_t> num_selected, Ptr<T> in, i32 n, Ptr<std::uint32_t> counter,
+         Ptr<std::uint64_t> words) {
+        const Pred pred{};
+        select_tile_body<T>(out, num_selected, in, n, counter, words, [&](const TileItems<T>& t) {
+          std::vector<Value<bool>> chosen;
+          for (const auto& x : t.items) chosen.push_back(call_pred<T>(pred, x));
+          return chosen;
+        });
+      },
+      {.name = std::string("cutlet_select_if_") + element_name<T>()});
+}
+
+/// Makes select_flagged's kernel for items of T and flags of F.
+template <class T, class F>
+auto make_select_flagged_kernel() {
+  return cutlet::kernel(
+      [](Ptr<T> out, Ptr<std::int32_t> num_selected, Ptr<T> in, i32 n, Ptr<std::uint32_t> counter,
+         Ptr<std::uint64_t> words, Ptr<F> flags) {
+        select_tile_body<T>(out, num_selected, in, n, counter, words, [&](const TileItems<T>& t) {
+          // The flags of the same positions, loaded the same way.
+          std::vector<Value<F>> f =
+              load_striped<kSelectBlock, kSelectVectors, kVectorLanes<T>>(flags, n, t.tile_vector, t.tid, t.full);
+          std::vector<Value<bool>> chosen;
+          for (const auto& x : f) chosen.push_back(x != 0);
+          return chosen;
+        });
+      },
+      {.name = std::string("cutlet_select_flagged_") + element_name<T>() + "_" + element_name<F>()});
+}
+
+/// What every compaction launch does first: checks `in`, `out` (n elements) and the one-element
+/// `count`, and for n == 0 sets count[0] to 0 and returns no tiles. Otherwise returns the
+/// tile count for tiles of `tile` elements.
+template <class T>
+long long compaction_tiles(const Stream& stream, const Buffer<T>& in, const Buffer<T>& out,
+                           const Buffer<std::int32_t>& count, int tile, const char* algorithm, const char* count_name) {
+  const std::int32_t n = checked_count(in.size(), kSelectMaxCount, algorithm);
+  check_size(count.size(), 1, algorithm, count_name);
+  check_device(count.device(), stream, algorithm, count_name);
+  if (n == 0) {
+    zero_bytes(stream, count.data(), sizeof(std::int32_t));
+    return 0;
+  }
+  check_size(out.size(), static_cast<std::size_t>(n), algorithm, "output");
+  check_device(in.device(), stream, algorithm, "input");
+  check_device(out.device(), stream, algorithm, "output");
+  check_aligned(in.data(), algorithm, "input");
+  return ceil_div(n, tile);
+}
+
+/// The tile counter and packed status words of a compaction over `tiles` tiles, zeroed on
+/// `stream`, in memory from `workspace` (kept alive by `scratch`).
+struct PackedLookback {
+  Scratch scratch;
+  Buffer<std::uint32_t> counter;
+  Buffer<std::uint64_t> words;
+};
+inline PackedLookback packed_lookback(const Stream& stream, const Workspace& workspace, long long tiles,
+                                      const char* algorithm) {
+  const PackedScanLayout layout = packed_scan_layout(tiles);
+  Scratch scratch = acquire(workspace, stream, layout.total_bytes, algorithm);
+  zero_bytes(stream, scratch.address(), layout.total_bytes);
+  const Device device = stream.device();
+  const std::uint64_t base = scratch.address();
+  return PackedLookback{std::move(scratch), Buffer<std::uint32_t>::wrap(base + layout.counter, 1, device),
+                        Buffer<std::uint64_t>::wrap(base + layout.words, static_cast<std::size_t>(tiles), device)};
+}
+
+/// Queues a kernel made by select_tile_body: (out, num_selected, in, n, counter, words,
+/// extra...).
+template <class T, class Kernel, class... Extra>
+void launch_select(Kernel& kernel, const Stream& stream, const Buffer<T>& in, Buffer<T>& out,
+                   Buffer<std::int32_t>& num_selected, const Workspace& workspace, const char* algorithm,
+                   const Extra&... extra) {
+  const long long tiles = compaction_tiles(stream, in, out, num_selected, kSelectTile<T>, algorithm, "count");
+  if (tiles == 0) return;
+  PackedLookback lb = packed_lookback(stream, workspace, tiles, algorithm);
+  kernel.launch(stream, {.grid = tiles, .block = kSelectBlock}, out, num_selected, in,
+                static_cast<std::int32_t>(in.size()), lb.counter, lb.words, extra...);
+}
+
+}  // namespace detail
+
+/// The kernel of select_if for element type T and predicate type Pred (made at the first use,
+/// then shared), for inspection and compiling ahead.
+template <Element T, class Pred>
+  requires UnaryPredicate<Pred, T>
+auto& select_if_kernel() {
+  static auto k = detail::make_select_if_kernel<T, Pred>();
+  return k;
+}
+
+/// The kernel of select_flagged for items of T and flags of F.
+template <Element T, Flag F>
+auto& select_flagged_kernel() {
+  static auto k = detail::make_select_flagged_kernel<T, F>();
+  return k;
+}
+
+/// Bytes of temporary storage select_if, select_flagged and unique need for `n` elements of T
+/// (for Workspace::borrow): a tile counter and a u64 status word per tile of kSelectTile<T>.
+template <Element T>
+std::size_t select_workspace_bytes(std::size_t n) {
+  if (n == 0) return 0;
+  return detail::packed_scan_layout(static_cast<std::int64_t>((n + kSelectTile<T> - 1) / kSelectTile<T>)).total_bytes;
+}
+
+/// Copies the items x of `in` (n = in.size()) for which pred(x) is true to out[0, m), in their
+/// order (stable), and sets num_selected[0] = m; out[m, n) is left alone. Queued on `stream`
+/// in one kernel launch (after a memset of the tile status), without host synchronization.
+///
+/// One pass: each block takes a tile of kSelectTile<T> items (16-byte loads), ranks its kept
+/// items with warp ballots, and takes the tile's output offset from the counts of the tiles
+/// before it by decoupled look-back; a warp's kept items are stored contiguously.
+///
+/// `out` holds at least n elements (any m may come) and may be `in` (compaction in place);
+/// `num_selected` holds at least one. All are of the stream's device, `in` 16-byte aligned.
+/// At most kSelectMaxCount elements. Temporary storage (select_workspace_bytes) comes from
+/// `workspace`. Throws cutlet::Error for bad arguments.
+template <Element T, class Pred>
+  requires UnaryPredicate<Pred, T>
+void select_if(const Stream& stream, const Buffer<T>& in, Buffer<T>& out, Buffer<std::int32_t>& num_selected,
+               Pred pred, const Workspace& workspace = {}) {
+  detail::launch_select(select_if_kernel<T, Pred>(), stream, in, out, num_selected, workspace, "select_if");
+}
+
+/// As select_if, returning m to the host: waits for the stream (the one host
+/// synchronization), with the count from the stream's device default pool.
+template <Element T, class Pred>
+  requires UnaryPredicate<Pred, T>
+std::size_t select_if(const Stream& stream, const Buffer<T>& in, Buffer<T>& out, Pred pred,
+                      const Workspace& workspace = {}) {
+  Buffer<std::int32_t> count(1, stream);
+  select_if(stream, in, out, count, pred, workspace);
+  return static_cast<std::size_t>(count.to_host(stream)[0]);
+}
+
+/// As select_if, keeping in[i] where flags[i] != 0: `flags` holds at least n flags of F
+/// (std::uint8_t, as arrays of bool are stored, or any Element), is of the stream's device
+/// and 16-byte aligned. `out` may be `in`.
+template <Element T, Flag F>
+void select_flagged(const Stream& stream, const Buffer<T>& in, const Buffer<F>& flags, Buffer<T>& out,
+                    Buffer<std::int32_t>& num_selected, const Workspace& workspace = {}) {
+  if (!in.empty()) {
+    detail::check_size(flags.size(), in.size(), "select_flagged", "flags");
+    detail::check_device(flags.device(), stream, "select_flagged", "flags");
+    detail::check_aligned(flags.data(), "select_flagged", "flags");
+  }
+  detail::launch_select(select_flagged_kernel<T, F>(), stream, in, out, num_selected, workspace, "select_flagged",
+                        flags);
+}
+
+/// As select_flagged, returning the number kept to the host (waits for the stream).
+template <Element T, Flag F>
+std::size_t select_flagged(const Stream& stream, const Buffer<T>& in, const Buffer<F>& flags, Buffer<T>& out,
+                           const Workspace& workspace = {}) {
+  Buffer<std::int32_t> count(1, stream);
+  select_flagged(stream, in, flags, out, count, workspace);
+  return static_cast<std::size_t>(count.to_host(stream)[0]);
+}
+
+}  // namespace cutlet::algorithms

@@ -1,0 +1,88 @@
+// The PTX of segmented_reduce's two kernels (a block and a warp per segment) for every element
+// type and several operators: the operator inlined (no call), 16-byte vector loads of the
+// segments' whole vectors, warp shuffles, no atomics; the block kernel also combines its warps
+// through shared memory.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "algorithms/algorithm_test_support.h"
+#include "filecheck_support.h"
+
+using namespace cutlet;
+namespace alg = cutlet::algorithms;
+
+namespace {
+
+constexpr const char* kNoCallNoAtomic = "CHECK-NOT: {{[[:space:]](call(\\.uni)?[[:space:]]|atom\\.|red\\.)}}\n";
+
+template <class T, class Op>
+void check_kernels() {
+  SCOPED_TRACE(test::element_label<T>());
+  auto& kernels = alg::segmented_reduce_kernels<T, Op>();
+  auto block = kernels.block.compile();
+  auto warp = kernels.warp.compile();
+  EXPECT_FALSE(block->cubin.empty());
+  EXPECT_FALSE(warp->cubin.empty());
+  const std::string name = test::element_label<T>();
+  const std::string v = sizeof(T) == 4 ? "v4" : "v2";
+  expect_filecheck(block->ptx, "CHECK: .visible .entry cutlet_segmented_reduce_block_" + name + "(\n" +
+                                   kNoCallNoAtomic + "CHECK: ld.global." + v + "\n" + kNoCallNoAtomic +
+                                   "CHECK: shfl.sync.down\n" + kNoCallNoAtomic + "CHECK: bar.sync\n" +
+                                   kNoCallNoAtomic + "CHECK: ret;\n");
+  expect_filecheck(warp->ptx, "CHECK: .visible .entry cutlet_segmented_reduce_warp_" + name + "(\n" +
+                                  kNoCallNoAtomic + "CHECK-NOT: bar.sync\n" + "CHECK: ld.global." + v + "\n" +
+                                  kNoCallNoAtomic + "CHECK-NOT: bar.sync\n" + "CHECK: shfl.sync.down\n" +
+                                  kNoCallNoAtomic + "CHECK-NOT: bar.sync\n" + "CHECK: ret;\n");
+}
+
+template <class T>
+void check_every_operator() {
+  check_kernels<T, alg::plus>();
+  check_kernels<T, alg::maximum>();
+  auto custom = [](Value<T> a, Value<T> b) { return select(a > b, a - b, b - a); };
+  check_kernels<T, decltype(custom)>();
+}
+
+TEST(AlgorithmsSegmentedReduceCodegen, EveryElementTypeAndOperatorInlined) {
+  check_every_operator<float>();
+  check_every_operator<double>();
+  check_every_operator<std::int32_t>();
+  check_every_operator<std::uint32_t>();
+  check_every_operator<std::int64_t>();
+  check_every_operator<std::uint64_t>();
+}
+
+TEST(AlgorithmsSegmentedReduceCodegen, FloatSumAddsVectorLanes) {
+  auto ptx = alg::segmented_reduce_kernels<float, alg::plus>().block.compile()->ptx;
+  expect_filecheck(ptx, R"(
+CHECK: .visible .entry cutlet_segmented_reduce_block_f32(
+CHECK: ld.global.v4.f32
+CHECK: add{{(\.rn)?}}.f32
+CHECK: shfl.sync.down.b32
+CHECK: st.shared
+CHECK: bar.sync
+)");
+}
+
+TEST(AlgorithmsSegmentedReduceCodegen, UserLambdaInlined) {
+  // A lambda with an instruction of its own: the larger of |a| and |b| (i64).
+  auto larger_magnitude = [](i64 a, i64 b) { return max(abs(a), abs(b)); };
+  auto ptx = alg::segmented_reduce_kernels<std::int64_t, decltype(larger_magnitude)>().warp.compile()->ptx;
+  expect_filecheck(ptx, R"(
+CHECK: .visible .entry cutlet_segmented_reduce_warp_i64(
+CHECK-NOT: {{[[:space:]]call(\.uni)?[[:space:]]}}
+CHECK: ld.global.v2
+CHECK-NOT: {{[[:space:]]call(\.uni)?[[:space:]]}}
+CHECK: max.s64
+CHECK-NOT: {{[[:space:]]call(\.uni)?[[:space:]]}}
+)");
+}
+
+TEST(AlgorithmsSegmentedReduceCodegen, WarpKernelForShortSegments) {
+  // The threshold is one warp tile of 16-byte vectors.
+  EXPECT_EQ(alg::kSegmentedReduceWarpMean<float>, 512);
+  EXPECT_EQ(alg::kSegmentedReduceWarpMean<double>, 256);
+}
+
+}  // namespace
