@@ -21,15 +21,12 @@ llvm::Type* LoweringContext::type_of(ir::ValueId v) const {
   ir::Type t = fn.type_of(v);
   if (!t.is_tile()) return llvm_type(ctx, t);
   if (t.layout() && t.layout()->is_shared()) return llvm::PointerType::get(ctx, 3);  // its buffer
-  CUTLET_ASSERT(layouts[v].has_value(), "a tile value without a layout");
-  return llvm::FixedVectorType::get(llvm_type(ctx, t.element()), static_cast<unsigned>(layouts[v]->num_regs()));
+  CUTLET_ASSERT(t.layout() != nullptr, "a tile value without a layout (assign-layouts did not run)");
+  return llvm::FixedVectorType::get(llvm_type(ctx, t.element()), static_cast<unsigned>(t.layout()->num_regs()));
 }
 
 
-const TileLayout& layout_of(LoweringContext& c, ir::ValueId v) {
-  CUTLET_ASSERT(c.layouts[v].has_value(), "a tile value without a layout");
-  return *c.layouts[v];
-}
+const TileLayout& layout_of(LoweringContext& c, ir::ValueId v) { return result_layout(c, v); }
 
 std::vector<llvm::Value*> unpack(LoweringContext& c, llvm::Value* v) {
   auto n = llvm::cast<llvm::FixedVectorType>(v->getType())->getNumElements();
@@ -102,7 +99,6 @@ using ir::Opcode;
 
 llvm::Value* lower_arange(LoweringContext& c, const ir::Instruction& inst) {
   const TileLayout l = result_layout(c, inst.results[0]);
-  c.layouts[inst.results[0]] = l;
   auto coords = thread_coords(c.b, l);
   std::vector<llvm::Value*> regs(l.num_regs());
   for (int r = 0; r < l.num_regs(); ++r) regs[r] = element_coords(c.b, l, coords, r)[0];
@@ -111,7 +107,6 @@ llvm::Value* lower_arange(LoweringContext& c, const ir::Instruction& inst) {
 
 llvm::Value* lower_splat(LoweringContext& c, const ir::Instruction& inst) {
   const TileLayout l = result_layout(c, inst.results[0]);
-  c.layouts[inst.results[0]] = l;
   return c.b.CreateVectorSplat(static_cast<unsigned>(l.num_regs()), c.get(inst.operands[0]));
 }
 
@@ -135,7 +130,6 @@ llvm::Value* lower_broadcast(LoweringContext& c, const ir::Instruction& inst) {
   auto s = c.fn.type_of(inst.operands[0]).shape();
   const TileLayout src = dst.with_shape({s.begin(), s.end()});
   llvm::Value* v = tile_in_layout(c, inst.operands[0], src);
-  c.layouts[inst.results[0]] = dst;
   std::vector<int> mask(dst.num_regs());
   for (int r = 0; r < dst.num_regs(); ++r) {
     auto j = dst.reg_indices(r);
@@ -152,7 +146,6 @@ llvm::Value* lower_expand_dims(LoweringContext& c, const ir::Instruction& inst) 
   ir::Type t = c.fn.type_of(inst.results[0]);
   const TileLayout& dst = result_layout(c, inst.results[0]);
   const TileLayout& src = layout_of(c, inst.operands[0]);
-  c.layouts[inst.results[0]] = dst;
   if (src.is_slice() && src == slice_layout(dst, axis)) {
     std::vector<int> mask(dst.num_regs());
     for (int r = 0; r < dst.num_regs(); ++r) mask[r] = src.reg_of(dst.reg_indices(r));
@@ -191,7 +184,6 @@ llvm::Value* lower_load(LoweringContext& c, const ir::Instruction& inst) {
   ir::Type et = c.fn.type_of(ptr).element();
   if (et.is_bool()) throw CompileError("cutlet: tiles of bool cannot be loaded from memory; load u8 and compare");
   const TileLayout l = layout_of(c, offsets);
-  c.layouts[inst.results[0]] = l;
   auto offs = unpack(c, c.get(offsets));
   std::vector<llvm::Value*> preds;
   if (mask != ir::kNone) preds = unpack(c, tile_in_layout(c, mask, l));
@@ -311,7 +303,6 @@ llvm::Value* lower_atomic(LoweringContext& c, const ir::Instruction& inst) {
   const auto kind = static_cast<ir::AtomicKind>(inst.int_attr());
   ir::Type et = c.fn.type_of(ptr).element();
   const TileLayout l = layout_of(c, offsets);
-  c.layouts[inst.results[0]] = l;
   auto offs = unpack(c, c.get(offsets));
   auto vals = unpack(c, tile_in_layout(c, value, l));
   std::vector<llvm::Value*> preds;
@@ -364,7 +355,6 @@ llvm::Value* lower_permute_or_reshape(LoweringContext& c, const ir::Instruction&
   ir::Type st = c.fn.type_of(x), rt = c.fn.type_of(inst.results[0]);
   const std::vector<std::int64_t> sshape(st.shape().begin(), st.shape().end()), rshape(rt.shape().begin(), rt.shape().end());
   const TileLayout to = result_layout(c, inst.results[0]);
-  c.layouts[inst.results[0]] = to;
   const bool reshape = inst.op == ir::Opcode::TileReshape;
   return through_shared(
       c, c.get(x), layout_of(c, x), to,
@@ -394,12 +384,11 @@ const TileLayout& result_layout(const LoweringContext& c, ir::ValueId v) {
   return *l;
 }
 
-void place_elementwise_results(LoweringContext& c, const ir::Instruction& inst) {
+void check_elementwise_layouts(LoweringContext& c, const ir::Instruction& inst) {
   if (inst.results.empty() || !c.fn.type_of(inst.results[0]).is_tile()) return;
   const TileLayout l = result_layout(c, inst.results[0]);
   for (ir::ValueId v : inst.operands)
     if (c.fn.type_of(v).is_tile()) tile_in_layout(c, v, l);
-  for (ir::ValueId r : inst.results) c.layouts[r] = l;
 }
 
 
@@ -409,7 +398,6 @@ namespace {
 /// at all between layouts of one placement.
 llvm::Value* lower_convert_layout(LoweringContext& c, const ir::Instruction& inst) {
   const TileLayout& to = result_layout(c, inst.results[0]);
-  c.layouts[inst.results[0]] = to;
   const TileLayout& from = layout_of(c, inst.operands[0]);
   if (from.same_placement(to)) return c.get(inst.operands[0]);
   return relayout(c, c.get(inst.operands[0]), from, to);

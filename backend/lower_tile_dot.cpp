@@ -369,7 +369,6 @@ llvm::Value* lower_dot_mma(LoweringContext& c, const ir::Instruction& inst, cons
       }
     cur = std::move(next);
   }
-  c.layouts[inst.results[0]] = mma;
   return pack(c, b.getFloatTy(), acc);
 }
 
@@ -408,7 +407,6 @@ llvm::Value* lower_dot_fma(LoweringContext& c, const ir::Instruction& inst) {
       acc[r] = b.CreateIntrinsic(llvm::Intrinsic::fma, {b.getFloatTy()}, {x, y, acc[r]});
     }
   }
-  c.layouts[inst.results[0]] = l;
   return pack(c, b.getFloatTy(), acc);
 }
 

@@ -137,7 +137,6 @@ void scatter(LoweringContext& c, const ir::Instruction& inst, const std::vector<
     }
     std::vector<llvm::Value*> comp;
     for (const auto& t : regs) comp.push_back(t[i]);
-    c.layouts[inst.results[i]] = l;
     c.values[inst.results[i]] = pack(c, comp[0]->getType(), comp);
   }
 }

@@ -22,7 +22,6 @@ llvm::Value* lower_local_alloc(LoweringContext& c, const ir::Instruction& inst) 
   const ir::ValueId r = inst.results[0];
   const std::int64_t bytes = (shared_layout_of(c, r).shared_elements() * element_bytes(c, r) + 127) / 128 * 128;
   const std::int64_t at = take_shared(c, bytes);
-  c.layouts[r] = shared_layout_of(c, r);
   return c.b.CreateInBoundsGEP(c.b.getInt8Ty(), dynamic_shared_base(c), c.b.getInt32(static_cast<std::uint32_t>(at)));
 }
 
@@ -33,7 +32,6 @@ llvm::Value* lower_local_index(LoweringContext& c, const ir::Instruction& inst) 
   auto& b = c.b;
   const ir::Layout& ring = shared_layout_of(c, inst.operands[0]);
   const auto pitch = static_cast<std::uint32_t>(ring.strides[0] * element_bytes(c, inst.operands[0]));
-  c.layouts[inst.results[0]] = shared_layout_of(c, inst.results[0]);
   return b.CreateInBoundsGEP(b.getInt8Ty(), c.get(inst.operands[0]), b.CreateMul(c.get(inst.operands[1]), b.getInt32(pitch)));
 }
 
@@ -42,7 +40,6 @@ llvm::Value* lower_local_slice(LoweringContext& c, const ir::Instruction& inst) 
   const ir::Layout& l = shared_layout_of(c, inst.operands[0]);
   std::int64_t at = 0;
   for (std::size_t d = 0; d < l.strides.size(); ++d) at += inst.int_attr(d) * l.strides[d];
-  c.layouts[inst.results[0]] = shared_layout_of(c, inst.results[0]);
   return b.CreateInBoundsGEP(b.getInt8Ty(), c.get(inst.operands[0]),
                              b.getInt32(static_cast<std::uint32_t>(at * element_bytes(c, inst.operands[0]))));
 }
@@ -53,7 +50,6 @@ llvm::Value* lower_local_load(LoweringContext& c, const ir::Instruction& inst) {
   const ir::Layout& from = shared_layout_of(c, inst.operands[0]);
   const ir::Type et = c.fn.type_of(r).element();
   const TileLayout& l = result_layout(c, r);
-  c.layouts[r] = l;
   std::vector<llvm::Value*> regs;
   if (l.is_dot_operand()) {
     CUTLET_ASSERT(from.rank() == 2 && from.strides[1] == 1, "dot fragments are read from rows");

@@ -121,13 +121,13 @@ class Walker {
     CUTLET_ASSERT(fn != nullptr, "an opcode without a lowering entry");
     // Elementwise ops on tiles work on the thread's registers, their operands placed as their
     // results; tile ops place their results themselves.
-    if (!ir::has_trait(inst.op, ir::TileOp) && has_tile_operand(inst)) place_elementwise_results(c_, inst);
+    if (!ir::has_trait(inst.op, ir::TileOp) && has_tile_operand(inst)) check_elementwise_layouts(c_, inst);
     llvm::Value* v = fn(c_, inst);
     if (!inst.results.empty()) c_.values[inst.results[0]] = v;
     // Each tile is made in the layout its type gives it (the layouts are the IR's decision).
     for (ir::ValueId r : inst.results)
-      if (const TileLayout* l = c_.fn.type_of(r).layout())
-        CUTLET_ASSERT(c_.layouts[r] && *c_.layouts[r] == *l, "a tile lowered in another layout than its type's");
+      if (c_.fn.type_of(r).is_tile())
+        CUTLET_ASSERT(c_.values[r] && c_.values[r]->getType() == c_.type_of(r), "a tile lowered in another layout than its type's");
   }
 
   bool has_tile_operand(const ir::Instruction& inst) const {
@@ -138,8 +138,7 @@ class Walker {
   /// A yielded value `v` as the carried or result value `to` expects it (tiles: in its layout).
   llvm::Value* as_carried(ir::ValueId v, ir::ValueId to) {
     if (!c_.fn.type_of(v).is_tile()) return c_.get(v);
-    if (!c_.layouts[to]) c_.layouts[to] = c_.layouts[v];
-    return tile_in_layout(c_, v, *c_.layouts[to]);
+    return tile_in_layout(c_, v, layout_of(c_, to));
   }
 
   void lower_if(const ir::Instruction& inst) {
@@ -182,12 +181,8 @@ class Walker {
     B.SetInsertPoint(header);
     std::vector<llvm::PHINode*> phis;
     for (std::size_t i = 0; i < r.args.size(); ++i) {
-      if (i > 0 && c_.fn.type_of(r.args[i]).is_tile()) {
-        c_.layouts[r.args[i]] = c_.layouts[inst.operands[2 + i]];
-        c_.layouts[inst.results[i - 1]] = c_.layouts[inst.operands[2 + i]];
-      }
       auto* phi = B.CreatePHI(c_.type_of(r.args[i]), 2);
-      phi->addIncoming(i == 0 ? lb : c_.get(inst.operands[2 + i]), pre);
+      phi->addIncoming(i == 0 ? lb : as_carried(inst.operands[2 + i], r.args[i]), pre);
       c_.values[r.args[i]] = phi;
       phis.push_back(phi);
     }

@@ -36,8 +36,6 @@ struct LoweringContext {
   llvm::IRBuilder<>& entry;  ///< inserts at the top of the entry block (allocas)
   std::vector<llvm::Value*> values;
   LoweringOptions options;
-  /// Tile values: the layout each was lowered in (its type's, see result_layout).
-  std::vector<std::optional<TileLayout>> layouts = std::vector<std::optional<TileLayout>>(fn.num_values());
   int warps = fn.tile_warps() > 0 ? fn.tile_warps() : 4;
   /// A buffer of a 2-D tile in shared memory: row-major rows of `stride` elements from `base`.
   struct SharedTile {
@@ -98,10 +96,9 @@ void register_tile_shared(LoweringTable& t);
 /// The layout tile value v is made in: its type's (assigned by ir::assign_layouts).
 const TileLayout& result_layout(const LoweringContext& c, ir::ValueId v);
 /// An elementwise op on tiles (add, cmp, select, cast, math, ...) works on the thread's
-/// registers: its results take the layout of its type, which places elements as its tile
-/// operands' layouts do (assign-layouts converted them explicitly; anything else is an
-/// InternalError).
-void place_elementwise_results(LoweringContext& c, const ir::Instruction& inst);
+/// registers: its tile operands' layouts place elements as its result's does (assign-layouts
+/// converted them explicitly; anything else is an InternalError).
+void check_elementwise_layouts(LoweringContext& c, const ir::Instruction& inst);
 /// The lowering of `op` (nullptr for region ops and terminators).
 LowerFn lowering_of(ir::Opcode op);
 /// Tile value v, which an op reads in layout `l`: its registers, when its layout places
