@@ -22,6 +22,7 @@
 #include "cutlet/ir/structural_hash.h"
 #include "cutlet/scoped_range.h"
 #include "libdevice.h"
+#include "order_for_registers.h"
 #include "lowering.h"
 #include "sass.h"
 #include "shared_memory_limit.h"
@@ -163,6 +164,8 @@ LlvmResult run_llvm(const ir::Function& f, const CompileOptions& o, bool keep_ir
   backend::link_libdevice(*module, o.flush_denormals);
   backend::resolve_reflections(*module, {o.flush_denormals, !o.approx_math, o.target.ptx_sm()});
   t0 = Clock::now();
+  if (f.tile_warps() > 0 && o.opt_level > 0)
+    for (llvm::Function& fn : *module) backend::order_for_registers(fn);
   {
     detail::ScopedRange range{"llvm-opt", f.name(), arch};
     optimize(*module, tm, o.opt_level);
