@@ -32,9 +32,11 @@ namespace cutlet::algorithms {
 
 /// Threads per block of the scan kernel; one block per tile.
 inline constexpr int kScanBlock = 256;
-/// Consecutive elements per thread: two 16-byte vectors (8 of 4 bytes, 4 of 8 bytes).
+/// Consecutive elements per thread: four 16-byte vectors (16 of 4 bytes, 8 of 8 bytes), so
+/// that a tile of 2^28 floats is one of 65536 and a block's fixed costs (its tile counter, two
+/// barriers, the look-back) are shared by 4096 elements.
 template <Element T>
-inline constexpr int kScanItems = 2 * detail::kVectorLanes<T>;
+inline constexpr int kScanItems = 4 * detail::kVectorLanes<T>;
 /// Elements per tile.
 template <Element T>
 inline constexpr int kScanTile = kScanBlock * kScanItems<T>;
@@ -44,7 +46,7 @@ inline constexpr std::int64_t kScanMaxCount = std::numeric_limits<std::int32_t>:
 namespace detail {
 
 /// One tile of the scan, in one block. The block takes the next tile id from an atomic
-/// counter (take_tile), loads kScanItems<T> consecutive elements per thread (two 16-byte
+/// counter (take_tile), loads kScanItems<T> consecutive elements per thread (four 16-byte
 /// vectors in a full tile), scans them (the thread's items, warp scans with shuffles, the
 /// warps' totals through shared memory), and takes the tile's exclusive prefix from the tiles
 /// before it (look_back, by warp 0). The status per tile is a u32 flag (invalid, aggregate,
