@@ -7,6 +7,8 @@
 #include <string>
 #include <unordered_map>
 
+#include "ops/rules.h"
+
 namespace cutlet::ir {
 
 /// Pure ops already emitted in one region, keyed by their structure.
@@ -40,41 +42,6 @@ std::string key_of(Opcode op, Type t, const std::vector<ValueId>& operands,
     }
   }
   return k;
-}
-
-bool operand_class_allows(OperandClass c, Type t) {
-  switch (c) {
-    case OperandClass::Any: return true;
-    case OperandClass::Scalar: return t.is_scalar();
-    case OperandClass::Numeric: return t.is_integer() || t.is_float();
-    case OperandClass::Integer: return t.is_integer();
-    case OperandClass::IntOrBool: return t.is_integer() || t.is_bool();
-  }
-  return false;
-}
-
-const char* operand_class_name(OperandClass c) {
-  switch (c) {
-    case OperandClass::Any: return "any type";
-    case OperandClass::Scalar: return "scalars";
-    case OperandClass::Numeric: return "integers and floats";
-    case OperandClass::Integer: return "integers";
-    case OperandClass::IntOrBool: return "integers and bools";
-  }
-  return "?";
-}
-
-template <class T>
-T fold_arith(Opcode op, T a, T b, bool& ok) {
-  ok = true;
-  switch (op) {
-    case Opcode::Add: return a + b;
-    case Opcode::Sub: return a - b;
-    case Opcode::Mul: return a * b;
-    case Opcode::Min: return b < a ? b : a;
-    case Opcode::Max: return a < b ? b : a;
-    default: ok = false; return T{};
-  }
 }
 
 }  // namespace
@@ -118,8 +85,43 @@ ValueId Builder::add_param(Type t, bool noalias) {
   return v;
 }
 
-ValueId Builder::emit(Opcode op, Type result, std::vector<ValueId> operands,
-                      std::vector<Attribute> attrs) {
+std::vector<Type> Builder::infer(Opcode op, std::span<const ValueId> operands, std::span<const Attribute> attrs,
+                                 std::span<const Type> given) const {
+  std::vector<Type> types;
+  for (auto v : operands) types.push_back(f_->type_of(v));
+  try {
+    return infer_result_types(OpTypes{op, types, attrs, given, f_});
+  } catch (const OpRuleError& e) {
+    fail(e.what());
+  }
+}
+
+ValueId Builder::emit(Opcode op, std::vector<ValueId> operands, std::vector<Attribute> attrs, std::optional<Type> given) {
+  std::span<const Type> given_types;
+  if (given) given_types = std::span<const Type>(&*given, 1);
+  const std::vector<Type> results = infer(op, operands, attrs, given_types);
+  if (results.size() > 1) fail(std::string(mnemonic(op)) + " has several results; build it with its region builder");
+  const Type result = results.empty() ? Type::void_type() : results[0];
+
+  // Fold, and put the constant of a commutative op on the right (scalars only: tiles and
+  // vectors of constants are made by splats the backend folds).
+  std::vector<Type> types;
+  std::vector<std::optional<Attribute>> constants;
+  bool scalar = true;
+  for (auto v : operands) {
+    types.push_back(f_->type_of(v));
+    scalar = scalar && types.back().is_scalar();
+    const Instruction* d = f_->def_of(v);
+    constants.push_back(d && d->op == Opcode::Const ? std::optional<Attribute>(d->attrs[0]) : std::nullopt);
+  }
+  if (auto folded = fold_op(FoldInput{op, result, operands, types, constants, attrs})) {
+    if (folded->value != kNone) return folded->value;
+    if (const auto* i = std::get_if<std::int64_t>(&*folded->constant)) return const_int(result, *i);
+    return const_float(result, std::get<double>(*folded->constant));
+  }
+  if (scalar && operands.size() == 2 && has_trait(op, Commutative) && constants[0] && !constants[1])
+    std::swap(operands[0], operands[1]);
+
   bool pure = has_trait(op, Pure);
   std::string key;
   if (pure) {
@@ -170,600 +172,221 @@ std::optional<double> Builder::float_constant(ValueId v) const {
 
 ValueId Builder::const_int(Type t, std::int64_t v) {
   if (!(t.is_integer() || t.is_bool())) fail("const_int of non-integer type " + t.str());
-  return emit(Opcode::Const, t, {}, {normalize_int(t, v)});
+  return emit(Opcode::Const, {}, {normalize_int(t, v)}, t);
 }
 
 ValueId Builder::const_float(Type t, double v) {
   if (!t.is_float()) fail("const_float of non-float type " + t.str());
   if (t == Type::f32()) v = static_cast<double>(static_cast<float>(v));
   // Key on the bits so that -0.0 and 0.0 (and distinct NaNs) stay distinct.
-  return emit(Opcode::Const, t, {}, {v});
+  return emit(Opcode::Const, {}, {v}, t);
 }
 
-ValueId Builder::special(SpecialReg r) {
-  return emit(Opcode::Special, Type::i32(), {}, {static_cast<std::int64_t>(r)});
-}
-
-std::optional<ValueId> Builder::fold_binary(Opcode op, ValueId a, ValueId b) {
-  Type t = f_->type_of(a);
-  auto ia = int_constant(a), ib = int_constant(b);
-  if (ia && ib) {
-    std::int64_t x = *ia, y = *ib;
-    bool is_unsigned = t.is_unsigned_integer() || t.is_bool();
-    std::uint64_t ux = static_cast<std::uint64_t>(x), uy = static_cast<std::uint64_t>(y);
-    if (t.is_bool()) ux &= 1, uy &= 1;
-    switch (op) {
-      case Opcode::Add: return const_int(t, static_cast<std::int64_t>(ux + uy));
-      case Opcode::Sub: return const_int(t, static_cast<std::int64_t>(ux - uy));
-      case Opcode::Mul: return const_int(t, static_cast<std::int64_t>(ux * uy));
-      case Opcode::Div:
-      case Opcode::Rem:
-        if (y == 0) return std::nullopt;
-        if (is_unsigned) {
-          // Unsigned values narrower than 64 bits are stored zero-extended.
-          return const_int(t, static_cast<std::int64_t>(op == Opcode::Div ? ux / uy : ux % uy));
-        }
-        if (x == std::numeric_limits<std::int64_t>::min() && y == -1) return std::nullopt;
-        return const_int(t, op == Opcode::Div ? x / y : x % y);
-      case Opcode::Min:
-        return const_int(t, is_unsigned ? static_cast<std::int64_t>(std::min(ux, uy)) : std::min(x, y));
-      case Opcode::Max:
-        return const_int(t, is_unsigned ? static_cast<std::int64_t>(std::max(ux, uy)) : std::max(x, y));
-      case Opcode::And: return const_int(t, x & y);
-      case Opcode::Or: return const_int(t, x | y);
-      case Opcode::Xor: return const_int(t, x ^ y);
-      case Opcode::Shl:
-        if (uy >= static_cast<std::uint64_t>(t.bits())) return std::nullopt;
-        return const_int(t, static_cast<std::int64_t>(ux << uy));
-      case Opcode::Shr:
-        if (uy >= static_cast<std::uint64_t>(t.bits())) return std::nullopt;
-        return const_int(t, is_unsigned ? static_cast<std::int64_t>(ux >> uy) : (x >> y));
-      default: return std::nullopt;
-    }
-  }
-  auto fa = float_constant(a), fb = float_constant(b);
-  if (fa && fb && (t == Type::f32() || t == Type::f64())) {
-    bool ok = false;
-    double r;
-    if (t == Type::f32()) {
-      r = fold_arith<float>(op, static_cast<float>(*fa), static_cast<float>(*fb), ok);
-      if (!ok && op == Opcode::Div) ok = true, r = static_cast<float>(*fa) / static_cast<float>(*fb);
-    } else {
-      r = fold_arith<double>(op, *fa, *fb, ok);
-      if (!ok && op == Opcode::Div) ok = true, r = *fa / *fb;
-    }
-    // min/max of NaN follow the non-NaN operand on the GPU; leave those to run time.
-    if ((op == Opcode::Min || op == Opcode::Max) && (std::isnan(*fa) || std::isnan(*fb))) ok = false;
-    if (ok) return const_float(t, r);
-    return std::nullopt;
-  }
-  // Integer identities (exact for every input; float ones are not, because of -0.0 and NaN).
-  if (t.is_integer() || t.is_bool()) {
-    auto is = [&](std::optional<std::int64_t> c, std::int64_t v) { return c && *c == normalize_int(t, v); };
-    switch (op) {
-      case Opcode::Add: case Opcode::Or: case Opcode::Xor:
-        if (is(ib, 0)) return a;
-        if (is(ia, 0)) return b;
-        break;
-      case Opcode::Sub: case Opcode::Shl: case Opcode::Shr:
-        if (is(ib, 0)) return a;
-        break;
-      case Opcode::Mul:
-        if (is(ib, 1)) return a;
-        if (is(ia, 1)) return b;
-        if (is(ib, 0) || is(ia, 0)) return const_int(t, 0);
-        break;
-      case Opcode::Div:
-        if (is(ib, 1)) return a;
-        break;
-      case Opcode::And:
-        if (is(ib, -1)) return a;
-        if (is(ia, -1)) return b;
-        if (is(ib, 0) || is(ia, 0)) return const_int(t, 0);
-        break;
-      default: break;
-    }
-    if (t.is_bool() && op == Opcode::Or && (is(ia, 1) || is(ib, 1))) return const_bool(true);
-  }
-  return std::nullopt;
-}
+ValueId Builder::special(SpecialReg r) { return emit(Opcode::Special, {}, {static_cast<std::int64_t>(r)}); }
 
 ValueId Builder::binary(Opcode op, ValueId a, ValueId b) {
-  const OpInfo& info = op_info(op);
-  if (info.arity != 2 || info.rule != TypeRule::SameAsOperands) fail(std::string(info.mnemonic) + " is not a binary op");
-  Type ta = f_->type_of(a), tb = f_->type_of(b);
-  if (ta != tb) fail(std::string(info.mnemonic) + " needs operands of one type, got " + ta.str() + " and " + tb.str());
-  if (!(ta.is_scalar() || ta.is_vector() || ta.is_tile()) || !operand_class_allows(info.operands, ta.scalar_type()))
-    fail(std::string(info.mnemonic) + " is defined for " + operand_class_name(info.operands) + ", not " + ta.str());
-  if (!ta.is_scalar()) return emit(op, ta, {a, b});
-  if (auto folded = fold_binary(op, a, b)) return *folded;
-  if (has_trait(op, Commutative) && (int_constant(a) || float_constant(a)) &&
-      !(int_constant(b) || float_constant(b)))
-    std::swap(a, b);  // canonical form: constant on the right
-  return emit(op, ta, {a, b});
+  if (op_info(op).operands.size() != 2 || op_info(op).operand_class == OperandClass::Any || op == Opcode::Cmp)
+    fail(std::string(mnemonic(op)) + " is not a binary op");
+  return emit(op, {a, b});
 }
 
 ValueId Builder::unary(Opcode op, ValueId a) {
-  Type t = f_->type_of(a);
-  const OpInfo& info = op_info(op);
-  if (op != Opcode::Neg && op != Opcode::Not) fail(std::string(info.mnemonic) + " is not a unary op");
-  if (!(t.is_scalar() || t.is_vector() || t.is_tile()) || !operand_class_allows(info.operands, t.scalar_type()))
-    fail(std::string(info.mnemonic) + " is defined for " + operand_class_name(info.operands) + ", not " + t.str());
-  if (t.is_tile()) return emit(op, t, {a});
-  if (auto c = int_constant(a)) return const_int(t, op == Opcode::Neg ? static_cast<std::int64_t>(0ull - static_cast<std::uint64_t>(*c)) : ~*c);
-  if (auto c = float_constant(a); c && op == Opcode::Neg) return const_float(t, -*c);
-  return emit(op, t, {a});
+  if (op != Opcode::Neg && op != Opcode::Not) fail(std::string(mnemonic(op)) + " is not a unary op");
+  return emit(op, {a});
 }
 
-ValueId Builder::cmp(Predicate p, ValueId a, ValueId b) {
-  Type ta = f_->type_of(a), tb = f_->type_of(b);
-  if (ta != tb) fail(std::string("cmp ") + predicate_name(p) + " needs operands of one type, got " + ta.str() + " and " + tb.str());
-  if (ta.is_tile()) return emit(Opcode::Cmp, Type::tile(ta.shape(), Type::i1()), {a, b}, {static_cast<std::int64_t>(p)});
-  if (!ta.is_scalar()) fail("cmp needs scalar or tile operands, not " + ta.str());
-  auto ia = int_constant(a), ib = int_constant(b);
-  if (ia && ib) {
-    bool u = ta.is_unsigned_integer() || ta.is_bool();
-    auto x = *ia, y = *ib;
-    auto ux = static_cast<std::uint64_t>(x), uy = static_cast<std::uint64_t>(y);
-    bool r = false;
-    switch (p) {
-      case Predicate::Eq: r = x == y; break;
-      case Predicate::Ne: r = x != y; break;
-      case Predicate::Lt: r = u ? ux < uy : x < y; break;
-      case Predicate::Le: r = u ? ux <= uy : x <= y; break;
-      case Predicate::Gt: r = u ? ux > uy : x > y; break;
-      case Predicate::Ge: r = u ? ux >= uy : x >= y; break;
-    }
-    return const_bool(r);
-  }
-  auto fa = float_constant(a), fb = float_constant(b);
-  // f16/bf16 constants are kept unrounded until lowering: compare them at run time.
-  if (fa && fb && (ta == Type::f32() || ta == Type::f64())) {
-    double x = *fa, y = *fb;
-    bool r = false;
-    switch (p) {
-      case Predicate::Eq: r = x == y; break;
-      case Predicate::Ne: r = x != y; break;
-      case Predicate::Lt: r = x < y; break;
-      case Predicate::Le: r = x <= y; break;
-      case Predicate::Gt: r = x > y; break;
-      case Predicate::Ge: r = x >= y; break;
-    }
-    return const_bool(r);
-  }
-  return emit(Opcode::Cmp, Type::i1(), {a, b}, {static_cast<std::int64_t>(p)});
-}
+ValueId Builder::cmp(Predicate p, ValueId a, ValueId b) { return emit(Opcode::Cmp, {a, b}, {static_cast<std::int64_t>(p)}); }
 
-ValueId Builder::select(ValueId c, ValueId a, ValueId b) {
-  Type tc = f_->type_of(c), ta = f_->type_of(a), tb = f_->type_of(b);
-  if (ta != tb) fail("select needs both choices of one type, got " + ta.str() + " and " + tb.str());
-  if (tc.is_tile() || ta.is_tile()) {
-    if (tc != Type::tile(ta.shape(), Type::i1()))
-      fail("a tile select needs an i1 tile condition of the choices' shape, got " + tc.str() + " for " + ta.str());
-    return emit(Opcode::Select, ta, {c, a, b});
-  }
-  if (!tc.is_bool()) fail("select needs an i1 condition, got " + tc.str());
-  if (a == b) return a;
-  if (auto k = int_constant(c)) return *k ? a : b;
-  return emit(Opcode::Select, ta, {c, a, b});
-}
+ValueId Builder::select(ValueId c, ValueId a, ValueId b) { return emit(Opcode::Select, {c, a, b}); }
 
 ValueId Builder::cast(Type to, ValueId a) {
   Type from = f_->type_of(a);
-  if (from.is_tile() && to.is_scalar()) to = Type::tile(from.shape(), to);
-  if (from.is_tile() && to.is_tile() && from.shape().size() == to.shape().size() &&
-      std::equal(from.shape().begin(), from.shape().end(), to.shape().begin()))
-    return from == to ? a : emit(Opcode::Cast, to, {a}, {});
-  if (!from.is_scalar() || !to.is_scalar()) fail("cast converts scalars, not " + from.str() + " to " + to.str());
-  if (from == to) return a;
-  if (auto c = int_constant(a)) {
-    bool u = from.is_unsigned_integer() || from.is_bool();
-    if (to.is_bool()) return const_bool(*c != 0);
-    if (to.is_integer()) return const_int(to, *c);
-    // Round once, directly to the target type, as cvt.rn does.
-    if (to == Type::f32())
-      return const_float(to, u ? static_cast<float>(static_cast<std::uint64_t>(*c)) : static_cast<float>(*c));
-    if (to == Type::f64())
-      return const_float(to, u ? static_cast<double>(static_cast<std::uint64_t>(*c)) : static_cast<double>(*c));
-  }
-  if (auto c = float_constant(a); c && (from == Type::f32() || from == Type::f64())) {
-    if (to == Type::f32() || to == Type::f64()) return const_float(to, *c);
-    if (to.is_bool()) return const_bool(*c != 0.0);
-    // Float to integer: fold only when the value is in range (out of range is undefined).
-    double tv = std::trunc(*c);
-    if (to.is_signed_integer() && to.bits() <= 32 && tv >= std::ldexp(-1.0, to.bits() - 1) &&
-        tv < std::ldexp(1.0, to.bits() - 1))
-      return const_int(to, static_cast<std::int64_t>(tv));
-    if (to.is_unsigned_integer() && to.bits() <= 32 && tv >= 0 && tv < std::ldexp(1.0, to.bits()))
-      return const_int(to, static_cast<std::int64_t>(tv));
-  }
-  return emit(Opcode::Cast, to, {a}, {});
+  if (from.is_tile() && to.is_scalar()) to = from.with_element(to);
+  return emit(Opcode::Cast, {a}, {}, to);
 }
 
-ValueId Builder::bitcast(Type to, ValueId a) {
-  Type from = f_->type_of(a);
-  if (!from.is_scalar() || !to.is_scalar() || from.bits() != to.bits())
-    fail("bitcast needs scalars of equal width, not " + from.str() + " to " + to.str());
-  if (from == to) return a;
-  return emit(Opcode::Bitcast, to, {a});
-}
+ValueId Builder::bitcast(Type to, ValueId a) { return emit(Opcode::Bitcast, {a}, {}, to); }
 
-ValueId Builder::ptr_add(ValueId p, ValueId i) {
-  Type tp = f_->type_of(p), ti = f_->type_of(i);
-  if (!tp.is_pointer()) fail("ptr_add needs a pointer, got " + tp.str());
-  if (!ti.is_integer()) fail("ptr_add needs an integer offset, got " + ti.str());
-  if (auto c = int_constant(i); c && *c == 0) return p;
-  return emit(Opcode::PtrAdd, tp, {p, i});
-}
+ValueId Builder::ptr_add(ValueId p, ValueId i) { return emit(Opcode::PtrAdd, {p, i}); }
 
-ValueId Builder::load(ValueId p) {
-  Type tp = f_->type_of(p);
-  if (!tp.is_pointer()) fail("load needs a pointer, got " + tp.str());
-  return emit(Opcode::Load, tp.element(), {p});
-}
+ValueId Builder::load(ValueId p) { return emit(Opcode::Load, {p}); }
 
-ValueId Builder::field(ValueId r, std::int64_t offset, Type t) {
-  Type tr = f_->type_of(r);
-  if (!tr.is_record()) fail("field of a non-record value of type " + tr.str());
-  if (!t.is_scalar() && !(t.is_pointer() && t.address_space() == AddressSpace::Global))
-    fail("record fields are scalars or global pointers, not " + t.str());
-  const std::int64_t bytes = t.is_bool() ? 1 : t.bits() / 8;
-  if (offset < 0 || offset + bytes > tr.record_size() || offset % bytes != 0 || bytes > tr.record_align())
-    fail("field " + t.str() + " at byte " + std::to_string(offset) + " does not fit aligned inside " + tr.str());
-  return emit(Opcode::Field, t, {r}, {offset});
-}
+ValueId Builder::field(ValueId r, std::int64_t offset, Type t) { return emit(Opcode::Field, {r}, {offset}, t); }
 
 ValueId Builder::field(ValueId r, std::int64_t offset, Type t, std::int64_t divisibility) {
-  ValueId v = field(r, offset, t);
-  if (divisibility <= 1) return v;
-  if (!std::has_single_bit(static_cast<std::uint64_t>(divisibility))) fail("divisibility must be a power of two");
-  Instruction& inst = f_->inst(f_->value(v).def);
-  if (inst.attrs.size() == 1) inst.attrs.push_back(divisibility);
-  return v;
+  if (divisibility <= 1) return field(r, offset, t);
+  return emit(Opcode::Field, {r}, {offset, divisibility}, t);
 }
-
-namespace {
-bool same_shape(std::span<const std::int64_t> a, std::span<const std::int64_t> b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin());
-}
-std::string shape_text(std::span<const std::int64_t> shape) {
-  std::string r = "[";
-  for (std::size_t i = 0; i < shape.size(); ++i) r += (i ? ", " : "") + std::to_string(shape[i]);
-  return r + "]";
-}
-}  // namespace
 
 void Builder::check_tile_shape(std::span<const std::int64_t> shape) const {
-  if (shape.empty() || shape.size() > 3) fail("tiles have 1 to 3 dimensions, not " + std::to_string(shape.size()));
-  for (auto e : shape)
-    if (e < 1 || !std::has_single_bit(static_cast<std::uint64_t>(e)))
-      fail("tile extents must be powers of two (pad with a mask), not " + shape_text(shape));
-  std::int64_t n = 1;
-  for (auto e : shape) n *= e;
-  if (n > (1 << 20)) fail("a tile of " + shape_text(shape) + " has more than 2^20 elements");
+  if (auto problem = tile_shape_problem(shape)) fail(*problem);
+}
+
+Type Builder::tile_operand(ValueId x, const char* what) const {
+  Type t = f_->type_of(x);
+  if (!t.is_tile()) fail(std::string(what) + " of a non-tile " + t.str());
+  return t;
 }
 
 ValueId Builder::tile_arange(std::int64_t n) {
   const std::int64_t shape[] = {n};
   check_tile_shape(shape);
-  return emit(Opcode::TileArange, Type::tile(shape, Type::i32()), {});
+  return emit(Opcode::TileArange, {}, {}, Type::tile(shape, Type::i32()));
 }
 
 ValueId Builder::tile_splat(ValueId x, std::span<const std::int64_t> shape) {
   Type t = f_->type_of(x);
   if (!t.is_scalar()) fail("tile splat of a non-scalar " + t.str());
   check_tile_shape(shape);
-  return emit(Opcode::TileSplat, Type::tile(shape, t), {x});
+  return emit(Opcode::TileSplat, {x}, {}, Type::tile(shape, t));
 }
 
 ValueId Builder::tile_broadcast(ValueId x, std::span<const std::int64_t> shape) {
-  Type t = f_->type_of(x);
-  if (!t.is_tile()) fail("tile broadcast of a non-tile " + t.str());
+  Type t = tile_operand(x, "tile broadcast");
   if (same_shape(t.shape(), shape)) return x;
   check_tile_shape(shape);
-  if (t.shape().size() != shape.size()) fail("broadcast keeps the rank: " + t.str() + " to " + shape_text(shape));
-  for (std::size_t d = 0; d < shape.size(); ++d)
-    if (t.shape()[d] != shape[d] && t.shape()[d] != 1)
-      fail("cannot broadcast " + shape_text(t.shape()) + " to " + shape_text(shape) + ": dimension " +
-           std::to_string(d) + " is neither equal nor 1");
-  return emit(Opcode::TileBroadcast, Type::tile(shape, t.element()), {x});
+  return emit(Opcode::TileBroadcast, {x}, {}, Type::tile(shape, t.element()));
 }
 
 ValueId Builder::tile_expand_dims(ValueId x, int axis) {
-  Type t = f_->type_of(x);
-  if (!t.is_tile()) fail("expand_dims of a non-tile " + t.str());
-  std::vector<std::int64_t> shape(t.shape().begin(), t.shape().end());
-  if (axis < 0 || axis > static_cast<int>(shape.size()))
-    fail("expand_dims axis " + std::to_string(axis) + " is outside 0.." + std::to_string(shape.size()));
-  shape.insert(shape.begin() + axis, 1);
-  check_tile_shape(shape);
-  return emit(Opcode::TileExpandDims, Type::tile(shape, t.element()), {x}, {std::int64_t{axis}});
+  return emit(Opcode::TileExpandDims, {x}, {std::int64_t{axis}});
 }
 
 ValueId Builder::tile_permute(ValueId x, std::span<const int> perm) {
+  // (Made at once: GCC 12 warns of a maybe-uninitialized string in the variant's move when
+  // the attributes are pushed one by one.)
+  std::vector<Attribute> attrs(perm.begin(), perm.end());
   Type t = f_->type_of(x);
-  if (!t.is_tile()) fail("permute of a non-tile " + t.str());
-  const std::size_t n = t.shape().size();
-  std::vector<bool> seen(n, false);
-  if (perm.size() != n) fail("a permutation of a rank-" + std::to_string(n) + " tile needs " + std::to_string(n) + " axes");
-  std::vector<std::int64_t> shape, axes;
-  for (int p : perm) {
-    if (p < 0 || p >= static_cast<int>(n) || seen[p]) fail("the axes of a permutation must be 0.." + std::to_string(n - 1) + ", each once");
-    seen[p] = true;
-    shape.push_back(t.shape()[p]);
-    axes.push_back(p);
-  }
-  // (Made from the axes at once: GCC 12 warns of a maybe-uninitialized string in the
-  // variant's move when the attributes are pushed one by one.)
-  std::vector<Attribute> attrs(axes.begin(), axes.end());
-  bool identity = true;
-  for (std::size_t d = 0; d < n; ++d) identity = identity && perm[d] == static_cast<int>(d);
+  bool identity = t.is_tile() && perm.size() == t.shape().size();
+  for (std::size_t d = 0; identity && d < perm.size(); ++d) identity = perm[d] == static_cast<int>(d);
   if (identity) return x;
-  return emit(Opcode::TilePermute, Type::tile(shape, t.element()), {x}, std::move(attrs));
+  return emit(Opcode::TilePermute, {x}, std::move(attrs));
 }
 
 ValueId Builder::tile_reshape(ValueId x, std::span<const std::int64_t> shape) {
-  Type t = f_->type_of(x);
-  if (!t.is_tile()) fail("reshape of a non-tile " + t.str());
+  Type t = tile_operand(x, "reshape");
   check_tile_shape(shape);
-  std::int64_t a = 1, b = 1;
-  for (auto e : t.shape()) a *= e;
-  for (auto e : shape) b *= e;
-  if (a != b) fail("cannot reshape " + t.str() + " to " + shape_text(shape) + ": the sizes differ");
   if (same_shape(t.shape(), shape)) return x;
-  return emit(Opcode::TileReshape, Type::tile(shape, t.element()), {x});
+  return emit(Opcode::TileReshape, {x}, {}, Type::tile(shape, t.element()));
 }
 
 ValueId Builder::tile_reduce(ReduceKind kind, ValueId x, int axis) {
-  Type t = f_->type_of(x);
-  if (!t.is_tile()) fail("reduction of a non-tile " + t.str());
-  const int rank = static_cast<int>(t.shape().size());
-  if (axis < 0 || axis >= rank) fail("reduction axis " + std::to_string(axis) + " of a rank-" + std::to_string(rank) + " tile");
-  if (t.element().is_bool()) fail("reductions combine numbers, not i1 tiles (cast them first)");
-  std::vector<std::int64_t> shape(t.shape().begin(), t.shape().end());
-  shape.erase(shape.begin() + axis);
-  Type r = shape.empty() ? t.element() : Type::tile(shape, t.element());
-  return emit(Opcode::TileReduce, r, {x}, {static_cast<std::int64_t>(kind), std::int64_t{axis}});
+  return emit(Opcode::TileReduce, {x}, {static_cast<std::int64_t>(kind), std::int64_t{axis}});
 }
 
 ValueId Builder::tile_load(ValueId ptr, ValueId offsets, ValueId mask, ValueId other) {
-  Type tp = f_->type_of(ptr), to = f_->type_of(offsets);
-  if (!tp.is_pointer() || (tp.address_space() != AddressSpace::Global && tp.address_space() != AddressSpace::Shared))
-    fail("tile loads read global or shared memory, not " + tp.str());
-  if (!to.is_tile() || to.element() != Type::i32()) fail("tile load offsets must be an i32 tile, not " + to.str());
   std::vector<ValueId> ops{ptr, offsets};
   if (mask != kNone) {
-    if (f_->type_of(mask) != Type::tile(to.shape(), Type::i1()))
-      fail("a tile load's mask must be an i1 tile of the offsets' shape, not " + f_->type_of(mask).str());
     ops.push_back(mask);
-    if (other != kNone) {
-      if (f_->type_of(other) != tp.element())
-        fail("a tile load's padding must be a " + tp.element().str() + ", not " + f_->type_of(other).str());
-      ops.push_back(other);
-    }
+    if (other != kNone) ops.push_back(other);
   }
-  return emit(Opcode::TileLoad, Type::tile(to.shape(), tp.element()), std::move(ops));
+  return emit(Opcode::TileLoad, std::move(ops));
 }
 
 ValueId Builder::tile_atomic(AtomicKind kind, ValueId ptr, ValueId offsets, ValueId value, ValueId mask) {
-  Type tp = f_->type_of(ptr), to = f_->type_of(offsets), tv = f_->type_of(value);
-  if (!tp.is_pointer() || tp.address_space() != AddressSpace::Global) fail("tile atomics update global memory, not " + tp.str());
-  if (!to.is_tile() || to.element() != Type::i32()) fail("tile atomic offsets must be an i32 tile, not " + to.str());
-  if (tv != Type::tile(to.shape(), tp.element()))
-    fail("a tile atomic through " + tp.str() + " needs a value tile of the offsets' shape, not " + tv.str());
-  Type e = tp.element();
-  const bool ok = (e.bits() == 32 || e.bits() == 64) && !e.is_bool() &&
-                  !(e.is_float() && kind != AtomicKind::Add && kind != AtomicKind::Exchange &&
-                    !(e == Type::f32() && (kind == AtomicKind::Min || kind == AtomicKind::Max)));
-  if (!ok || kind == AtomicKind::CompareExchange || kind == AtomicKind::Sub)
-    fail(std::string("tile atomic ") + atomic_kind_name(kind) + " is not available for " + e.str());
   std::vector<ValueId> ops{ptr, offsets, value};
-  if (mask != kNone) {
-    if (f_->type_of(mask) != Type::tile(to.shape(), Type::i1()))
-      fail("a tile atomic's mask must be an i1 tile of the offsets' shape, not " + f_->type_of(mask).str());
-    ops.push_back(mask);
-  }
-  return emit(Opcode::TileAtomic, tv, std::move(ops), {static_cast<std::int64_t>(kind)});
+  if (mask != kNone) ops.push_back(mask);
+  return emit(Opcode::TileAtomic, std::move(ops), {static_cast<std::int64_t>(kind)});
 }
 
 ValueId Builder::tile_dot(ValueId a, ValueId b, ValueId acc, bool tf32) {
-  Type ta = f_->type_of(a), tb = f_->type_of(b), tc = f_->type_of(acc);
-  if (!ta.is_tile() || !tb.is_tile() || !tc.is_tile() || ta.shape().size() != 2 || tb.shape().size() != 2 ||
-      tc.shape().size() != 2)
-    fail("dot multiplies 2-D tiles, not " + ta.str() + " and " + tb.str() + " into " + tc.str());
-  if (ta.shape()[1] != tb.shape()[0] || tc.shape()[0] != ta.shape()[0] || tc.shape()[1] != tb.shape()[1])
-    fail("dot of " + ta.str() + " and " + tb.str() + " into " + tc.str() + ": shapes [M, K] @ [K, N] + [M, N] do not match");
-  if (ta.element() != tb.element()) fail("dot needs inputs of one element type, got " + ta.str() + " and " + tb.str());
-  Type e = ta.element();
-  if (e != Type::f16() && e != Type::bf16() && e != Type::f32())
-    fail("dot takes f16, bf16 or f32 (tf32) inputs, not " + e.str());
-  if (tc.element() != Type::f32()) fail("dot accumulates in f32, not " + tc.element().str());
-  if (ta.shape()[1] < 16) fail("dot needs K >= 16, not " + std::to_string(ta.shape()[1]));
-  return emit(Opcode::TileDot, tc, {a, b, acc}, {std::int64_t{tf32 ? 1 : 0}, std::int64_t{0}});
+  return emit(Opcode::TileDot, {a, b, acc}, {std::int64_t{tf32 ? 1 : 0}, std::int64_t{0}});
 }
 
 void Builder::tile_store(ValueId ptr, ValueId offsets, ValueId value, ValueId mask) {
-  Type tp = f_->type_of(ptr), to = f_->type_of(offsets), tv = f_->type_of(value);
-  if (!tp.is_pointer() || (tp.address_space() != AddressSpace::Global && tp.address_space() != AddressSpace::Shared))
-    fail("tile stores write global or shared memory, not " + tp.str());
-  if (!to.is_tile() || to.element() != Type::i32()) fail("tile store offsets must be an i32 tile, not " + to.str());
-  if (tv != Type::tile(to.shape(), tp.element()))
-    fail("a tile store through " + tp.str() + " at " + to.str() + " needs a tile of that shape and element, not " + tv.str());
   std::vector<ValueId> ops{ptr, offsets, value};
-  if (mask != kNone) {
-    if (f_->type_of(mask) != Type::tile(to.shape(), Type::i1()))
-      fail("a tile store's mask must be an i1 tile of the offsets' shape, not " + f_->type_of(mask).str());
-    ops.push_back(mask);
-  }
-  emit(Opcode::TileStore, Type::void_type(), std::move(ops));
+  if (mask != kNone) ops.push_back(mask);
+  emit(Opcode::TileStore, std::move(ops));
 }
 
-void Builder::store(ValueId p, ValueId v) {
-  Type tp = f_->type_of(p), tv = f_->type_of(v);
-  if (!tp.is_pointer()) fail("store needs a pointer, got " + tp.str());
-  if (tp.element() != tv) fail("store of " + tv.str() + " through " + tp.str());
-  emit(Opcode::Store, Type::void_type(), {p, v});
+void Builder::store(ValueId p, ValueId v) { emit(Opcode::Store, {p, v}); }
+
+Type Builder::pointer_to(Type elem, AddressSpace space, const char* what) const {
+  if (!elem.is_scalar()) fail(std::string(what) + " of non-scalar " + elem.str());
+  return Type::pointer(elem, space);
 }
 
 ValueId Builder::local_alloc(Type elem, std::int64_t count) {
-  if (!elem.is_scalar()) fail("alloca of non-scalar " + elem.str());
-  if (count < 1) fail("a local array needs at least one element, not " + std::to_string(count));
-  return emit(Opcode::Alloca, Type::pointer(elem, AddressSpace::Local), {}, {count});
+  return emit(Opcode::Alloca, {}, {count}, pointer_to(elem, AddressSpace::Local, "local array"));
 }
 
 ValueId Builder::load(ValueId p, CacheHint hint) {
   if (hint == CacheHint::Default) return load(p);
-  Type tp = f_->type_of(p);
-  if (!tp.is_pointer()) fail("load needs a pointer, got " + tp.str());
-  if (tp.address_space() != AddressSpace::Global) fail("cache hints apply to global memory loads only");
-  return emit(Opcode::Load, tp.element(), {p}, {static_cast<std::int64_t>(hint)});
+  return emit(Opcode::Load, {p}, {static_cast<std::int64_t>(hint)});
 }
 
 ValueId Builder::shared_alloc(Type elem, std::int64_t count) {
-  if (!elem.is_scalar()) fail("shared array of non-scalar " + elem.str());
-  if (count < 1) fail("a shared array needs at least one element, not " + std::to_string(count));
-  return emit(Opcode::SharedAlloc, Type::pointer(elem, AddressSpace::Shared), {}, {count});
+  return emit(Opcode::SharedAlloc, {}, {count}, pointer_to(elem, AddressSpace::Shared, "shared array"));
 }
 
 ValueId Builder::dynamic_shared(Type elem) {
-  if (!elem.is_scalar()) fail("dynamic shared memory of non-scalar " + elem.str());
-  return emit(Opcode::DynamicShared, Type::pointer(elem, AddressSpace::Shared), {}, {});
+  return emit(Opcode::DynamicShared, {}, {}, pointer_to(elem, AddressSpace::Shared, "dynamic shared memory"));
 }
 
 ValueId Builder::vector_load(ValueId p, int lanes, CacheHint hint) {
   Type tp = f_->type_of(p);
   if (!tp.is_pointer() || tp.element().is_bool()) fail("vector load needs a pointer to numbers, got " + tp.str());
   if (lanes != 2 && lanes != 4 && lanes != 8) fail("vector loads have 2, 4 or 8 lanes, not " + std::to_string(lanes));
-  if (tp.element().bits() * lanes > 128) fail("vector loads move at most 16 bytes, not " + std::to_string(tp.element().bits() * lanes / 8));
-  return emit(Opcode::VecLoad, Type::vector(tp.element(), lanes), {p}, {static_cast<std::int64_t>(hint)});
+  return emit(Opcode::VecLoad, {p}, {static_cast<std::int64_t>(hint)}, Type::vector(tp.element(), lanes));
 }
 
-void Builder::vector_store(ValueId p, ValueId v) {
-  Type tp = f_->type_of(p), tv = f_->type_of(v);
-  if (!tp.is_pointer() || !tv.is_vector() || tp.element() != tv.element())
-    fail("vector store of " + tv.str() + " through " + tp.str());
-  emit(Opcode::VecStore, Type::void_type(), {p, v});
-}
+void Builder::vector_store(ValueId p, ValueId v) { emit(Opcode::VecStore, {p, v}); }
 
-ValueId Builder::extract(ValueId v, int lane) {
-  Type t = f_->type_of(v);
-  if (!t.is_vector() || lane < 0 || lane >= t.lanes()) fail("extract of lane " + std::to_string(lane) + " from " + t.str());
-  return emit(Opcode::Extract, t.element(), {v}, {static_cast<std::int64_t>(lane)});
-}
+ValueId Builder::extract(ValueId v, int lane) { return emit(Opcode::Extract, {v}, {static_cast<std::int64_t>(lane)}); }
 
 ValueId Builder::insert(ValueId v, ValueId x, int lane) {
-  Type t = f_->type_of(v);
-  if (!t.is_vector() || lane < 0 || lane >= t.lanes() || f_->type_of(x) != t.element())
-    fail("insert of " + f_->type_of(x).str() + " into lane " + std::to_string(lane) + " of " + t.str());
-  return emit(Opcode::Insert, t, {v, x}, {static_cast<std::int64_t>(lane)});
+  return emit(Opcode::Insert, {v, x}, {static_cast<std::int64_t>(lane)});
 }
 
 ValueId Builder::splat(ValueId x, int lanes) {
   Type t = f_->type_of(x);
   if (!t.is_scalar() || t.is_bool()) fail("splat of " + t.str());
-  return emit(Opcode::Splat, Type::vector(t, lanes), {x}, {});
+  if (lanes != 2 && lanes != 4 && lanes != 8) fail("vectors have 2, 4 or 8 lanes, not " + std::to_string(lanes));
+  return emit(Opcode::Splat, {x}, {}, Type::vector(t, lanes));
 }
 
 ValueId Builder::atomic(AtomicKind kind, ValueId p, std::span<const ValueId> operands, MemoryScope scope,
                         MemoryOrder order) {
-  Type tp = f_->type_of(p);
-  if (!tp.is_pointer() || (tp.address_space() != AddressSpace::Global && tp.address_space() != AddressSpace::Shared))
-    fail(std::string("atomic ") + atomic_kind_name(kind) + " needs a global or shared pointer, got " + tp.str());
-  Type t = tp.element();
-  std::size_t want = kind == AtomicKind::CompareExchange ? 2 : 1;
-  if (operands.size() != want) fail(std::string("atomic ") + atomic_kind_name(kind) + " takes " + std::to_string(want) + " value(s)");
-  for (auto v : operands)
-    if (f_->type_of(v) != t) fail(std::string("atomic ") + atomic_kind_name(kind) + " of " + f_->type_of(v).str() + " on " + tp.str());
-  bool ok;
-  if (t.is_integer()) {
-    ok = t.bits() == 32 || t.bits() == 64;
-  } else if (t.is_float() && t.bits() >= 32) {
-    ok = kind == AtomicKind::Add || kind == AtomicKind::Sub || kind == AtomicKind::Exchange ||
-         kind == AtomicKind::CompareExchange;
-  } else if (t.is_float()) {
-    ok = kind == AtomicKind::Add || kind == AtomicKind::CompareExchange;
-  } else {
-    ok = false;
-  }
-  if (!ok)
-    fail(std::string("atomic ") + atomic_kind_name(kind) + " is not available for " + t.str() +
-         ": integer atomics take 32- and 64-bit types; float atomics are add, sub, exchange and "
-         "compare-exchange on f32/f64, and add or compare-exchange on f16/bf16");
   std::vector<ValueId> ops{p};
   ops.insert(ops.end(), operands.begin(), operands.end());
-  return emit(Opcode::Atomic, t, std::move(ops),
+  return emit(Opcode::Atomic, std::move(ops),
               {static_cast<std::int64_t>(kind), static_cast<std::int64_t>(scope), static_cast<std::int64_t>(order)});
 }
 
-void Builder::barrier() { emit(Opcode::Barrier, Type::void_type(), {}); }
-void Builder::grid_sync() { emit(Opcode::GridSync, Type::void_type(), {}); }
+void Builder::barrier() { emit(Opcode::Barrier, {}); }
+void Builder::grid_sync() { emit(Opcode::GridSync, {}); }
 
 ValueId Builder::barrier_reduce(BarrierReduceKind kind, ValueId pred) {
-  if (!f_->type_of(pred).is_bool()) fail("barrier reductions take an i1 predicate, not " + f_->type_of(pred).str());
-  return emit(Opcode::BarrierReduce, kind == BarrierReduceKind::Count ? Type::i32() : Type::i1(), {pred},
-              {static_cast<std::int64_t>(kind)});
+  return emit(Opcode::BarrierReduce, {pred}, {static_cast<std::int64_t>(kind)});
 }
 
-void Builder::fence(MemoryScope scope) { emit(Opcode::Fence, Type::void_type(), {}, {static_cast<std::int64_t>(scope)}); }
+void Builder::fence(MemoryScope scope) { emit(Opcode::Fence, {}, {static_cast<std::int64_t>(scope)}); }
 
 ValueId Builder::math(MathFn fn, std::span<const ValueId> operands) {
-  const MathInfo& m = math_info(fn);
-  if (operands.size() != static_cast<std::size_t>(m.arity))
-    fail(std::string(m.name) + " takes " + std::to_string(m.arity) + " operands, not " + std::to_string(operands.size()));
-  Type t = f_->type_of(operands[0]);
-  for (auto v : operands)
-    if (f_->type_of(v) != t) fail(std::string(m.name) + " needs operands of one type, got " + t.str() + " and " + f_->type_of(v).str());
-  if (!math_implementation(fn, t.scalar_type()) || !(t.is_scalar() || t.is_tile()))
-    fail(std::string(m.name) + " is not defined for " + t.str());
-  Type r = math_result_type(fn, t.scalar_type());
-  if (t.is_tile()) r = Type::tile(t.shape(), r);
-  return emit(Opcode::Math, r, std::vector<ValueId>(operands.begin(), operands.end()),
-              {static_cast<std::int64_t>(fn)});
+  return emit(Opcode::Math, std::vector<ValueId>(operands.begin(), operands.end()), {static_cast<std::int64_t>(fn)});
 }
 
 ValueId Builder::shuffle(ShuffleKind kind, ValueId value, ValueId lane, ValueId mask) {
-  Type t = f_->type_of(value);
-  if (!t.is_scalar() || (t.bits() != 32 && t.bits() != 64)) fail("shuffles move 32- or 64-bit scalars, not " + t.str());
-  if (f_->type_of(lane) != Type::i32()) fail("a shuffle's lane/delta is an i32, not " + f_->type_of(lane).str());
-  if (f_->type_of(mask) != Type::u32()) fail("a shuffle's mask is a u32, not " + f_->type_of(mask).str());
-  return emit(Opcode::Shuffle, t, {value, lane, mask}, {static_cast<std::int64_t>(kind)});
+  return emit(Opcode::Shuffle, {value, lane, mask}, {static_cast<std::int64_t>(kind)});
 }
 
 ValueId Builder::vote(VoteKind kind, ValueId pred, ValueId mask) {
-  if (!f_->type_of(pred).is_bool()) fail("a vote takes an i1 predicate, not " + f_->type_of(pred).str());
-  if (f_->type_of(mask) != Type::u32()) fail("a vote's mask is a u32");
-  return emit(Opcode::Vote, kind == VoteKind::Ballot ? Type::u32() : Type::i1(), {pred, mask},
-              {static_cast<std::int64_t>(kind)});
+  return emit(Opcode::Vote, {pred, mask}, {static_cast<std::int64_t>(kind)});
 }
 
 ValueId Builder::match(MatchKind kind, ValueId value, ValueId mask) {
-  Type t = f_->type_of(value);
-  if (!t.is_scalar() || (t.bits() != 32 && t.bits() != 64)) fail("match compares 32- or 64-bit scalars, not " + t.str());
-  if (f_->type_of(mask) != Type::u32()) fail("a match's mask is a u32");
-  return emit(Opcode::Match, Type::u32(), {value, mask}, {static_cast<std::int64_t>(kind)});
+  return emit(Opcode::Match, {value, mask}, {static_cast<std::int64_t>(kind)});
 }
 
 ValueId Builder::redux(ReduxKind kind, ValueId value, ValueId mask) {
-  Type t = f_->type_of(value);
-  if (t != Type::i32() && t != Type::u32()) fail("warp reductions (redux.sync) take i32 or u32, not " + t.str());
-  if (f_->type_of(mask) != Type::u32()) fail("a warp reduction's mask is a u32");
-  return emit(Opcode::Redux, t, {value, mask}, {static_cast<std::int64_t>(kind)});
+  return emit(Opcode::Redux, {value, mask}, {static_cast<std::int64_t>(kind)});
 }
 
 ValueId Builder::call(std::shared_ptr<const Function> callee, std::span<const ValueId> args) {
   if (!callee || callee->is_kernel()) fail("call of something that is not a device function");
-  auto params = callee->params();
-  if (params.size() != args.size())
-    fail("device function @" + callee->name() + " takes " + std::to_string(params.size()) + " arguments, not " +
-         std::to_string(args.size()));
-  for (std::size_t i = 0; i < args.size(); ++i)
-    if (f_->type_of(args[i]) != callee->type_of(params[i]))
-      fail("argument " + std::to_string(i + 1) + " of device function @" + callee->name() + " is " +
-           f_->type_of(args[i]).str() + ", the parameter " + callee->type_of(params[i]).str());
   std::string name = callee->name();
-  Type ret = callee->return_type();
   f_->add_callee(std::move(callee));
-  return emit(Opcode::Call, ret, std::vector<ValueId>(args.begin(), args.end()), {name});
+  return emit(Opcode::Call, std::vector<ValueId>(args.begin(), args.end()), {name});
 }
 
 void Builder::finish_device_function(ValueId value) {
@@ -777,18 +400,17 @@ void Builder::finish_device_function(ValueId value) {
   }
 }
 
-ValueId Builder::active_mask() { return emit(Opcode::ActiveMask, Type::u32(), {}, {}); }
+ValueId Builder::active_mask() { return emit(Opcode::ActiveMask, {}); }
 
 void Builder::print(const std::string& format, std::span<const ValueId> args) {
-  for (auto a : args)
-    if (!f_->type_of(a).is_scalar() && !f_->type_of(a).is_pointer()) fail("printf arguments are scalars or pointers, not " + f_->type_of(a).str());
-  emit(Opcode::Print, Type::void_type(), std::vector<ValueId>(args.begin(), args.end()), {format});
+  emit(Opcode::Print, std::vector<ValueId>(args.begin(), args.end()), {format});
 }
 
 void Builder::assert_(ValueId cond, const std::string& message, const std::string& file, std::int64_t line) {
-  if (!f_->type_of(cond).is_bool()) fail("assert takes an i1 condition, not " + f_->type_of(cond).str());
+  std::vector<Attribute> attrs{message, file, line};
+  infer(Opcode::Assert, std::span(&cond, 1), attrs, {});
   if (auto c = int_constant(cond); c && *c) return;  // statically true
-  emit(Opcode::Assert, Type::void_type(), {cond}, {message, file, line});
+  emit(Opcode::Assert, {cond}, std::move(attrs));
 }
 
 InstId Builder::open_region_op(Opcode op, std::vector<ValueId> operands, int num_regions) {
@@ -853,7 +475,7 @@ bool same_types(const Function& f, std::span<const ValueId> vs, std::span<const 
 
 std::vector<ValueId> Builder::if_(ValueId cond, std::span<const Type> result_types,
                                   const BodyFn& then_fn, const BodyFn& else_fn) {
-  if (!f_->type_of(cond).is_bool()) fail("if needs an i1 condition, got " + f_->type_of(cond).str());
+  infer(Opcode::If, std::span(&cond, 1), {}, result_types);
   if (!result_types.empty() && !else_fn) fail("an if with results needs an else branch");
   InstId id = open_region_op(Opcode::If, {cond}, 2);
   for (std::uint32_t r = 0; r < 2; ++r) {
@@ -873,16 +495,11 @@ std::vector<ValueId> Builder::if_(ValueId cond, std::span<const Type> result_typ
 
 std::vector<ValueId> Builder::for_(ValueId lb, ValueId ub, ValueId step, std::span<const ValueId> init,
                                    const BodyFn& body) {
-  Type t = f_->type_of(lb);
-  if (!t.is_integer() || f_->type_of(ub) != t || f_->type_of(step) != t)
-    fail("for needs bounds and step of one integer type, got " + f_->type_of(lb).str() + ", " +
-         f_->type_of(ub).str() + ", " + f_->type_of(step).str());
-  if (auto s = int_constant(step); s && *s == 0) fail("for with a step of 0 never ends");
   std::vector<ValueId> operands{lb, ub, step};
   operands.insert(operands.end(), init.begin(), init.end());
-  std::vector<Type> carried;
-  for (auto v : init) carried.push_back(f_->type_of(v));
-  std::vector<Type> arg_types{t};
+  const std::vector<Type> carried = infer(Opcode::For, operands, {}, {});
+  if (auto s = int_constant(step); s && *s == 0) fail("for with a step of 0 never ends");
+  std::vector<Type> arg_types{f_->type_of(lb)};
   arg_types.insert(arg_types.end(), carried.begin(), carried.end());
   InstId id = open_region_op(Opcode::For, std::move(operands), 1);
   auto yields = build_region(id, 0, arg_types, body);
@@ -942,20 +559,13 @@ std::vector<ValueId> Builder::tile_scan(std::span<const ValueId> inputs, int axi
 
 std::vector<ValueId> Builder::tile_combine(Opcode op, std::span<const ValueId> inputs, int axis, const BodyFn& combine) {
   const char* what = op == Opcode::TileScan ? "scan" : "reduction";
-  if (inputs.empty()) fail(std::string("a ") + what + " needs at least one tile");
-  Type t0 = f_->type_of(inputs[0]);
-  for (auto v : inputs) {
-    Type t = f_->type_of(v);
-    if (!t.is_tile() || !same_shape(t.shape(), t0.shape()))
-      fail(std::string("the tiles of a ") + what + " must have one shape, got " + t0.str() + " and " + t.str());
-  }
-  const int rank = static_cast<int>(t0.shape().size());
-  if (axis < 0 || axis >= rank) fail(std::string(what) + " axis " + std::to_string(axis) + " of a rank-" + std::to_string(rank) + " tile");
+  const std::vector<Attribute> attrs{std::int64_t{axis}};
+  const std::vector<Type> results = infer(op, inputs, attrs, {});
   std::vector<Type> elems = elements_of(*f_, inputs);
   std::vector<Type> args = elems;
   args.insert(args.end(), elems.begin(), elems.end());
   InstId id = open_region_op(op, std::vector<ValueId>(inputs.begin(), inputs.end()), 1);
-  f_->inst(id).attrs.push_back(std::int64_t{axis});
+  f_->inst(id).attrs = attrs;
   auto yields = build_region(id, 0, args, combine);
   if (!same_types(*f_, yields, elems)) {
     ip_.pop_back();
@@ -966,17 +576,6 @@ std::vector<ValueId> Builder::tile_combine(Opcode op, std::span<const ValueId> i
   emit_terminator(Opcode::Yield, yields);
   ip_.pop_back();
   scopes_.pop_back();
-  std::vector<Type> results;
-  for (auto v : inputs) {
-    Type t = f_->type_of(v);
-    if (op == Opcode::TileScan) {
-      results.push_back(t);
-      continue;
-    }
-    std::vector<std::int64_t> shape(t.shape().begin(), t.shape().end());
-    shape.erase(shape.begin() + axis);
-    results.push_back(shape.empty() ? t.element() : Type::tile(shape, t.element()));
-  }
   return close_region_op(id, results);
 }
 

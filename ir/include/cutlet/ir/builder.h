@@ -205,16 +205,22 @@ class Builder {
     std::uint32_t region;
   };
   Region& current_region();
-  ValueId emit(Opcode op, Type result, std::vector<ValueId> operands,
-               std::vector<Attribute> attrs = {});
+  /// The result types of `op` on these operands by its ops.def rule (fails with its message).
+  std::vector<Type> infer(Opcode op, std::span<const ValueId> operands, std::span<const Attribute> attrs,
+                          std::span<const Type> given) const;
+  /// Emits `op` with at most one result: checked by its rule (`given` is the result type of an
+  /// op whose result the operands do not determine), folded, deduplicated when pure.
+  ValueId emit(Opcode op, std::vector<ValueId> operands, std::vector<Attribute> attrs = {},
+               std::optional<Type> given = std::nullopt);
   void emit_terminator(Opcode op, std::vector<ValueId> operands);
   InstId open_region_op(Opcode op, std::vector<ValueId> operands, int num_regions);
   std::vector<ValueId> build_region(InstId owner, std::uint32_t index, std::span<const Type> arg_types,
                                     const BodyFn& fn);
   std::vector<ValueId> close_region_op(InstId id, std::span<const Type> result_types);
-  std::optional<ValueId> fold_binary(Opcode op, ValueId a, ValueId b);
   [[noreturn]] void fail(const std::string& what) const;
   void check_tile_shape(std::span<const std::int64_t> shape) const;
+  Type tile_operand(ValueId x, const char* what) const;
+  Type pointer_to(Type elem, AddressSpace space, const char* what) const;
   std::vector<ValueId> tile_combine(Opcode op, std::span<const ValueId> inputs, int axis, const BodyFn& combine);
 
   Function* f_;

@@ -1,29 +1,20 @@
 // Opcodes and their static properties, generated from ops.def.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <span>
 
 namespace cutlet::ir {
 
 /// Every IR operation; the list is ops.def.
 enum class Opcode : std::uint8_t {
-#define OP(name, mnemonic, arity, rule, operands, traits) name,
+#define OP(name, mnemonic, traits, operand_class, operands, attributes, infer, fold) name,
 #include "cutlet/ir/ops.def"
 #undef OP
 };
 
-/// How an op's result type is determined.
-enum class TypeRule : std::uint8_t {
-  Explicit,        ///< given by the builder (const, cast, special, alloca, region ops)
-  SameAsOperands,  ///< all operands share one type, which is the result type
-  Bool,            ///< operands share one type; result is i1
-  SelectRule,      ///< (i1, T, T) -> T
-  PointerOffset,   ///< (ptr<T>, integer) -> ptr<T>
-  Pointee,         ///< (ptr<T>) -> T
-  NoResult,        ///< no result
-};
-
-/// Which scalar types an op's value operands may have.
+/// Which scalar types the value operands of an elementwise op may have.
 enum class OperandClass : std::uint8_t { Any, Scalar, Numeric, Integer, IntOrBool };
 
 /// Op traits (bit flags).
@@ -41,13 +32,38 @@ enum OpTrait : std::uint32_t {
   Allocates = 1u << 7,     ///< makes memory (alloca, shared_alloc): dropped when unused
 };
 
-/// Static facts about an opcode, from ops.def.
+/// Whether an operand or attribute of an op's row is always there, may be absent (optional
+/// ones come last), or stands for all the remaining ones (zero or more).
+enum class Presence : std::uint8_t { Required, Optional, Rest };
+
+/// What an attribute holds: which alternative of ir::Attribute (function.h). Number: an
+/// integer or a double (a constant's value).
+enum class AttrKind : std::uint8_t { Int, Float, Type, String, Number };
+
+/// One named operand of an op (ops.def).
+struct OperandSpec {
+  const char* name;
+  Presence presence;
+};
+
+/// One named attribute of an op (ops.def).
+struct AttrSpec {
+  const char* name;
+  AttrKind kind;
+  Presence presence;
+};
+
+/// Static facts about an opcode, from its ops.def row.
 struct OpInfo {
   const char* mnemonic;
-  int arity;  ///< operand count, or -1 when variadic
-  TypeRule rule;
-  OperandClass operands;
   std::uint32_t traits;
+  OperandClass operand_class;
+  std::span<const OperandSpec> operands;
+  std::span<const AttrSpec> attributes;
+  std::size_t min_operands;  ///< the required operands
+  std::size_t max_operands;  ///< SIZE_MAX when the op takes the rest
+  std::size_t min_attributes;
+  std::size_t max_attributes;
 };
 
 /// The table entry for `op`.
