@@ -6,6 +6,8 @@
 #include <bit>
 #include <map>
 
+#include "cutlet/ir/ops.h"
+
 namespace cutlet::ir {
 namespace {
 
@@ -24,23 +26,26 @@ class Analysis {
     const Instruction* d = f_.def_of(v);
     if (!d) return induction_divisibility(v);
     switch (d->op) {
-      case Opcode::Const:
-        return std::holds_alternative<std::int64_t>(d->attrs[0]) ? pow2_factor(d->int_attr()) : 1;
-      case Opcode::Field: return d->attrs.size() > 1 ? d->int_attr(1) : 1;
+      case Opcode::Const: {
+        const Attribute value = ops::Const(*d).value();
+        return std::holds_alternative<std::int64_t>(value) ? pow2_factor(std::get<std::int64_t>(value)) : 1;
+      }
+      case Opcode::Field: return ops::Field(*d).divisibility();
       case Opcode::SharedAlloc: return 16;  // shared arrays are 16-byte aligned
       case Opcode::Mul: return std::min(kHuge, scalar(d->operands[0]) * scalar(d->operands[1]));
       case Opcode::Add:
       case Opcode::Sub: return std::min(scalar(d->operands[0]), scalar(d->operands[1]));
       case Opcode::Shl: {
         const Instruction* k = f_.def_of(d->operands[1]);
-        if (k && k->op == Opcode::Const) return std::min(kHuge, scalar(d->operands[0]) << k->int_attr());
+        if (k && k->op == Opcode::Const) return std::min(kHuge, scalar(d->operands[0]) << std::get<std::int64_t>(ops::Const(*k).value()));
         return scalar(d->operands[0]);
       }
-      case Opcode::Cast: return scalar(d->operands[0]);
-      case Opcode::Select: return std::min(scalar(d->operands[1]), scalar(d->operands[2]));
+      case Opcode::Cast: return scalar(ops::Cast(*d).x());
+      case Opcode::Select: return std::min(scalar(ops::Select(*d).if_true()), scalar(ops::Select(*d).if_false()));
       case Opcode::PtrAdd: {
         const std::int64_t bytes = f_.type_of(v).element().is_bool() ? 1 : f_.type_of(v).element().bits() / 8;
-        return std::min(scalar(d->operands[0]), std::min(kHuge, scalar(d->operands[1]) * bytes));
+        const ops::PtrAdd add(*d);
+        return std::min(scalar(add.base()), std::min(kHuge, scalar(add.offset()) * bytes));
       }
       default: return 1;
     }
@@ -53,7 +58,7 @@ class Analysis {
       const Instruction& inst = f_.inst(static_cast<InstId>(i));
       if (inst.op == Opcode::For && !inst.regions.empty() && !inst.regions[0].args.empty() &&
           inst.regions[0].args[0] == v)
-        return std::min(scalar(inst.operands[0]), scalar(inst.operands[2]));
+        return std::min(scalar(ops::For(inst).lower()), scalar(ops::For(inst).step()));
     }
     return 1;
   }
@@ -75,9 +80,11 @@ class Analysis {
   std::optional<std::int64_t> splat_constant(ValueId v) {
     const Instruction* d = f_.def_of(v);
     if (!d || d->op != Opcode::TileSplat) return std::nullopt;
-    const Instruction* k = f_.def_of(d->operands[0]);
-    if (!k || k->op != Opcode::Const || !std::holds_alternative<std::int64_t>(k->attrs[0])) return std::nullopt;
-    return k->int_attr();
+    const Instruction* k = f_.def_of(ops::TileSplat(*d).value());
+    if (!k || k->op != Opcode::Const) return std::nullopt;
+    const Attribute value = ops::Const(*k).value();
+    if (!std::holds_alternative<std::int64_t>(value)) return std::nullopt;
+    return std::get<std::int64_t>(value);
   }
 
   AxisInfo compute(ValueId v) {
@@ -92,14 +99,14 @@ class Analysis {
       case Opcode::TileSplat: {
         AxisInfo r = unknown(n);
         for (std::size_t i = 0; i < n; ++i) {
-          r.divisibility[i] = scalar(d->operands[0]);
+          r.divisibility[i] = scalar(ops::TileSplat(*d).value());
           r.constancy[i] = shape[i];
         }
         return r;
       }
       case Opcode::TileBroadcast: {
         AxisInfo r = operand(0);
-        auto src = f_.type_of(d->operands[0]).shape();
+        auto src = f_.type_of(ops::TileBroadcast(*d).source()).shape();
         for (std::size_t i = 0; i < n; ++i)
           if (src[i] == 1 && shape[i] != 1) {
             r.contiguity[i] = 1;
@@ -109,13 +116,13 @@ class Analysis {
       }
       case Opcode::TileExpandDims: {
         AxisInfo r = operand(0);
-        const auto axis = static_cast<std::size_t>(d->int_attr());
+        const auto axis = static_cast<std::size_t>(ops::TileExpandDims(*d).axis());
         r.contiguity.insert(r.contiguity.begin() + axis, 1);
         r.constancy.insert(r.constancy.begin() + axis, 1);
         r.divisibility.insert(r.divisibility.begin() + axis, 1);
         return r;
       }
-      case Opcode::Cast: return f_.type_of(d->operands[0]).is_tile() ? operand(0) : unknown(n);
+      case Opcode::Cast: return f_.type_of(ops::Cast(*d).x()).is_tile() ? operand(0) : unknown(n);
       case Opcode::TileConvertLayout: return operand(0);  // the same elements, placed anew
       case Opcode::Add:
       case Opcode::Sub: {

@@ -5,6 +5,7 @@
 
 #include "cutlet/error.h"
 #include "cutlet/ir/layout.h"
+#include "cutlet/ir/ops.h"
 #include "cutlet/ir/tile_dot.h"
 
 namespace cutlet::ir {
@@ -51,7 +52,7 @@ void scan_slots(const Layout& l, int k, const std::vector<Type>& components, std
   for (Type t : components) out.push_back({count * shared_element_bytes(t), 16, SharedLifetime::Op, "cross-warp scan"});
 }
 
-std::vector<Type> element_types(const Function& f, const std::vector<ValueId>& vs) {
+std::vector<Type> element_types(const Function& f, std::span<const ValueId> vs) {
   std::vector<Type> ts;
   for (ValueId v : vs) ts.push_back(f.type_of(v).element());
   return ts;
@@ -62,17 +63,19 @@ void dot_buffers(const Function& f, const Instruction& dot, std::vector<SharedRe
   const char* names[2] = {"dot operand a", "dot operand b"};
   if (!dot_uses_mma(f, dot, warps)) {
     // FMA dots: both operands as their tiles are, in rows padded by one element.
-    const Type et = f.type_of(dot.operands[0]).element();
+    const ValueId operands[2] = {ops::TileDot(dot).a(), ops::TileDot(dot).b()};
+    const Type et = f.type_of(operands[0]).element();
     for (int k = 0; k < 2; ++k) {
-      auto s = f.type_of(dot.operands[k]).shape();
+      auto s = f.type_of(operands[k]).shape();
       out.push_back({s[0] * (s[1] + 1) * shared_element_bytes(et), 16, SharedLifetime::Op, names[k]});
     }
     return;
   }
   const DotShape dims = dot_shape(f, dot);
+  const ValueId operands[2] = {ops::TileDot(dot).a(), ops::TileDot(dot).b()};
   for (int k = dot_a_from_registers(f, dot) ? 1 : 0; k < 2; ++k) {
-    const Type t = f.type_of(dot.operands[k]);
-    const Layout& l = layout_of(f, dot.operands[k]);
+    const Type t = f.type_of(operands[k]);
+    const Layout& l = layout_of(f, operands[k]);
     if (l.is_shared() || l.is_dot_operand()) continue;  // read where it is
     auto s = t.shape();
     const std::int64_t stride = dot_operand_stride((k == 0) != dims.transposed(k), s[1], t.element());
@@ -89,7 +92,7 @@ std::string describe_buffer(const Function& f, const Instruction& inst) {
     for (std::size_t d = from; d < l.shape.size(); ++d) r += (d > from ? "x" : "") + std::to_string(l.shape[d]);
     return r;
   };
-  const std::string of = inst.attrs.empty() ? std::string() : " of " + inst.string_attr();
+  const std::string of = " of " + ops::TileLocalAlloc(inst).what();
   if (l.rank() == 3)
     return "cp.async stage ring" + of + " (" + std::to_string(l.shape[0]) + " stages x " +
            std::to_string(l.strides[0] * shared_element_bytes(t.element())) + " bytes, " + dims(1) + " tile)";
@@ -101,23 +104,29 @@ std::string describe_buffer(const Function& f, const Instruction& inst) {
 std::vector<SharedRequest> shared_requests(const Function& f, const Instruction& inst) {
   std::vector<SharedRequest> out;
   switch (inst.op) {
-    case Opcode::TileConvertLayout:
-      if (!layout_of(f, inst.operands[0]).same_placement(layout_of(f, inst.results[0])))
-        out.push_back(whole_tile(f, inst.operands[0], "layout conversion"));
+    case Opcode::TileConvertLayout: {
+      const ValueId source = ops::TileConvertLayout(inst).source();
+      if (!layout_of(f, source).same_placement(layout_of(f, inst.results[0])))
+        out.push_back(whole_tile(f, source, "layout conversion"));
       break;
-    case Opcode::TilePermute: out.push_back(whole_tile(f, inst.operands[0], "permute")); break;
-    case Opcode::TileReshape: out.push_back(whole_tile(f, inst.operands[0], "reshape")); break;
-    case Opcode::TileReduce:
-      reduction_slots(layout_of(f, inst.operands[0]), static_cast<int>(inst.int_attr(1)),
-                      {f.type_of(inst.operands[0]).element()}, out);
+    }
+    case Opcode::TilePermute: out.push_back(whole_tile(f, ops::TilePermute(inst).source(), "permute")); break;
+    case Opcode::TileReshape: out.push_back(whole_tile(f, ops::TileReshape(inst).source(), "reshape")); break;
+    case Opcode::TileReduce: {
+      const ops::TileReduce reduce(inst);
+      reduction_slots(layout_of(f, reduce.source()), reduce.axis(), {f.type_of(reduce.source()).element()}, out);
       break;
-    case Opcode::TileReduceWith:
-      reduction_slots(layout_of(f, inst.operands[0]), static_cast<int>(inst.int_attr(0)),
-                      element_types(f, inst.operands), out);
+    }
+    case Opcode::TileReduceWith: {
+      const ops::TileReduceWith reduce(inst);
+      reduction_slots(layout_of(f, reduce.inputs()[0]), reduce.axis(), element_types(f, reduce.inputs()), out);
       break;
-    case Opcode::TileScan:
-      scan_slots(layout_of(f, inst.results[0]), static_cast<int>(inst.int_attr(0)), element_types(f, inst.operands), out);
+    }
+    case Opcode::TileScan: {
+      const ops::TileScan scan(inst);
+      scan_slots(layout_of(f, inst.results[0]), scan.axis(), element_types(f, scan.inputs()), out);
       break;
+    }
     case Opcode::TileDot: dot_buffers(f, inst, out); break;
     case Opcode::TileLocalAlloc: {
       const Type t = f.type_of(inst.results[0]);
@@ -128,8 +137,9 @@ std::vector<SharedRequest> shared_requests(const Function& f, const Instruction&
     case Opcode::SharedAlloc:
       if (f.is_kernel()) {
         const Type elem = f.type_of(inst.results[0]).element();
-        out.push_back({inst.int_attr() * ((elem.bits() + 7) / 8), 16, SharedLifetime::Kernel,
-                       "shared_array<" + elem.str() + ">(" + std::to_string(inst.int_attr()) + ")"});
+        const std::int64_t count = ops::SharedAlloc(inst).count();
+        out.push_back({count * shared_element_bytes(elem), 16, SharedLifetime::Kernel,
+                       "shared_array<" + elem.str() + ">(" + std::to_string(count) + ")"});
       }
       break;
     default: break;

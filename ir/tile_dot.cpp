@@ -2,26 +2,28 @@
 #include "cutlet/ir/tile_dot.h"
 
 #include "cutlet/ir/layout.h"
+#include "cutlet/ir/ops.h"
 
 namespace cutlet::ir {
 
 DotShape dot_shape(const Function& fn, const Instruction& dot) {
-  const std::int64_t tr = dot.attrs.size() > 1 ? dot.int_attr(1) : 0;
+  const ops::TileDot d(dot);
+  const std::int64_t tr = d.transposed();
   const bool at = (tr & ATransposed) != 0, bt = (tr & BTransposed) != 0;
-  auto sa = fn.type_of(dot.operands[0]).shape(), sc = fn.type_of(dot.results[0]).shape();
+  auto sa = fn.type_of(d.a()).shape(), sc = fn.type_of(d.result()).shape();
   return {sc[0], sc[1], at ? sa[0] : sa[1], at, bt};
 }
 
 bool dot_uses_mma(const Function& fn, const Instruction& dot, int warps) {
   const DotShape s = dot_shape(fn, dot);
-  const bool f32 = fn.type_of(dot.operands[0]).element() == Type::f32();
-  const bool tf32 = dot.int_attr() != 0;
+  const bool f32 = fn.type_of(ops::TileDot(dot).a()).element() == Type::f32();
+  const bool tf32 = ops::TileDot(dot).tf32();
   if (f32 && !tf32) return false;
   return mma_layout(s.m, s.n, warps).has_value() && s.k % (f32 ? 8 : 16) == 0;
 }
 
 bool dot_a_from_registers(const Function& fn, const Instruction& dot) {
-  const Type a = fn.type_of(dot.operands[0]);
+  const Type a = fn.type_of(ops::TileDot(dot).a());
   const Layout* l = a.layout();
   const Layout* mma = fn.type_of(dot.results[0]).layout();
   if (!l || !mma || a.element() == Type::f32() || dot_shape(fn, dot).a_transposed || l->is_shared() || l->is_dot_operand())

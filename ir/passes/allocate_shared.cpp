@@ -4,6 +4,7 @@
 
 #include "cutlet/error.h"
 #include "cutlet/ir/passes/passes.h"
+#include "cutlet/ir/ops.h"
 #include "cutlet/ir/shared_memory.h"
 #include "shared_arena.h"
 
@@ -36,7 +37,7 @@ class Allocator {
       Instruction& inst = f_.inst(id);
       if (inst.op == Opcode::SharedAlloc) continue;  // placed first
       if (inst.op == Opcode::TileLocalDealloc) {
-        auto it = held_.find(inst.operands[0]);
+        auto it = held_.find(ops::TileLocalDealloc(inst).buffer());
         CUTLET_ASSERT(it != held_.end(), "tile.local_dealloc of a buffer that is not live");
         arena_.release(it->second);
         held_.erase(it);

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "cutlet/error.h"
+#include "cutlet/ir/ops.h"
 #include "cutlet/ir/passes/passes.h"
 #include "cutlet/ir/tile_dot.h"
 #include "layout_wishes.h"
@@ -82,6 +83,7 @@ class Assigner {
     const ValueId v = in(f_.inst(id).operands[k], l);
     f_.inst(id).operands[k] = v;
   }
+  void set_operand(InstId id, std::size_t k, ValueId v) { f_.inst(id).operands[k] = v; }
 
   void inst(InstId id) {
     const Instruction i = f_.inst(id);  // a copy: conversions add instructions
@@ -95,38 +97,44 @@ class Assigner {
       }
       case Opcode::TileBroadcast: {
         auto w = wish(r);
+        constexpr auto source = ops::TileBroadcast::source_operand;
         if (w && !w->is_slice()) {
-          operand_in(id, 0, w->with_shape(shape(f_.inst(id).operands[0])));
+          operand_in(id, source, w->with_shape(shape(ops::TileBroadcast(i).source())));
         } else {
-          f_.inst(id).operands[0] = blocked(i.operands[0]);
+          set_operand(id, source, blocked(ops::TileBroadcast(i).source()));
         }
-        place(r, layout(f_.inst(id).operands[0]).with_shape(shape(r)));
+        place(r, layout(ops::TileBroadcast(f_.inst(id)).source()).with_shape(shape(r)));
         break;
       }
       case Opcode::TileExpandDims: {
-        const int axis = static_cast<int>(i.int_attr());
+        const ops::TileExpandDims expand(i);
+        constexpr auto source = ops::TileExpandDims::source_operand;
+        const int axis = expand.axis();
         auto w = wish(r);
         if (w && !w->is_slice()) {
-          operand_in(id, 0, slice_layout(*w, axis));
+          operand_in(id, source, slice_layout(*w, axis));
           place(r, *w);
           break;
         }
-        const Layout& lx = layout(i.operands[0]);
+        const Layout& lx = layout(expand.source());
         if (lx.is_slice() && lx.slice_dim == axis) {
           Layout dst = lx;
           dst.slice_dim = -1;
           place(r, dst.with_shape(shape(r)));
           break;
         }
-        f_.inst(id).operands[0] = blocked(i.operands[0]);
-        place(r, insert_dim_layout(layout(f_.inst(id).operands[0]), axis, shape(r)));
+        set_operand(id, source, blocked(expand.source()));
+        place(r, insert_dim_layout(layout(ops::TileExpandDims(f_.inst(id)).source()), axis, shape(r)));
         break;
       }
       case Opcode::TileLoad:
       case Opcode::TileStore:
       case Opcode::TileAtomic: {
-        // Everything in the offsets' layout: the value stored, the mask, the result.
-        const Layout l = layout(i.operands[1]);
+        // Everything in the offsets' layout: the value stored, the mask, the result. (The
+        // three ops have ptr and offsets first, then tiles; a load's padding is a scalar.)
+        static_assert(ops::TileLoad::offsets_operand == 1 && ops::TileStore::offsets_operand == 1 &&
+                      ops::TileAtomic::offsets_operand == 1);
+        const Layout l = layout(i.operands[ops::TileLoad::offsets_operand]);
         for (std::size_t k = 2; k < f_.inst(id).operands.size(); ++k)
           if (is_tile(f_.inst(id).operands[k])) operand_in(id, k, l);
         if (r != kNone) place(r, l);
@@ -138,17 +146,18 @@ class Assigner {
         if (dot_uses_mma(f_, i, warps_)) {
           auto s = shape(r);
           const Layout mma = *mma_layout(s[0], s[1], warps_, whole_rows_);
-          operand_in(id, 2, mma);
+          operand_in(id, ops::TileDot::acc_operand, mma);
           place(r, mma);
         } else {
-          place(r, layout(i.operands[2]));
+          place(r, layout(ops::TileDot(i).acc()));
         }
         break;
       }
       case Opcode::TileReduce:
       case Opcode::TileReduceWith: {
-        const int axis = static_cast<int>(i.op == Opcode::TileReduce ? i.int_attr(1) : i.int_attr(0));
-        f_.inst(id).operands[0] = blocked(i.operands[0]);
+        // The first input in a blocked layout, the others (reduce_with's) in its layout.
+        const int axis = i.op == Opcode::TileReduce ? ops::TileReduce(i).axis() : ops::TileReduceWith(i).axis();
+        set_operand(id, 0, blocked(i.operands[0]));
         const Layout l = layout(f_.inst(id).operands[0]);
         for (std::size_t k = 1; k < f_.inst(id).operands.size(); ++k) operand_in(id, k, l);
         for (std::size_t k = 0; k < i.regions.size(); ++k) region(id, k);
@@ -157,8 +166,8 @@ class Assigner {
         break;
       }
       case Opcode::TileScan: {
-        const int axis = static_cast<int>(i.int_attr(0));
-        f_.inst(id).operands[0] = blocked(i.operands[0]);
+        const int axis = ops::TileScan(i).axis();
+        set_operand(id, 0, blocked(ops::TileScan(i).inputs()[0]));
         const Layout l = scan_layout(layout(f_.inst(id).operands[0]), axis);
         for (std::size_t k = 0; k < f_.inst(id).operands.size(); ++k) operand_in(id, k, l);
         for (std::size_t k = 0; k < i.regions.size(); ++k) region(id, k);
@@ -176,8 +185,9 @@ class Assigner {
       case Opcode::For: {
         // Carried tiles keep their initial value's layout; the yielded ones move to it.
         const std::vector<ValueId> args = i.regions[0].args;
+        const auto inits = ops::For(i).init();
         for (std::size_t k = 0; k < i.results.size(); ++k) {
-          const ValueId init = i.operands[3 + k];
+          const ValueId init = inits[k];
           if (!is_tile(init)) continue;
           place(args[k + 1], layout(init));
           place(i.results[k], layout(init));
@@ -188,7 +198,7 @@ class Assigner {
       case Opcode::If: {
         // The results take the then-branch's layouts; the else-branch's yields move to them.
         region(id, 0);
-        const std::vector<ValueId> yielded = f_.inst(f_.inst(id).regions[0].body.back()).operands;
+        const auto yielded = ops::Yield(f_.inst(f_.inst(id).regions[0].body.back())).values();
         for (std::size_t k = 0; k < i.results.size(); ++k)
           if (is_tile(i.results[k])) place(i.results[k], layout(yielded[k]));
         region_with_yield(id, 1, [&](std::size_t k) { return i.results[k]; });

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "cutlet/ir/ops.h"
 #include "cutlet/ir/tile_dot.h"
 
 namespace cutlet::ir {
@@ -24,9 +25,10 @@ bool reaches_row_use(const Function& fn, ValueId v, const std::vector<std::vecto
                      int depth = 0) {
   if (depth > 16) return false;
   for (const Instruction* u : uses[v]) {
-    if (u->op == Opcode::TileReduce && u->int_attr(1) == static_cast<std::int64_t>(fn.type_of(v).shape().size()) - 1)
+    if (auto reduce = ops::match<ops::TileReduce>(*u);
+        reduce && reduce->axis() == static_cast<int>(fn.type_of(v).shape().size()) - 1)
       return true;
-    if (u->op == Opcode::TileDot && u->operands[0] == v && !(dot_shape(fn, *u).a_transposed)) return true;
+    if (auto dot = ops::match<ops::TileDot>(*u); dot && dot->a() == v && !(dot_shape(fn, *u).a_transposed)) return true;
     const bool elementwise = !has_trait(u->op, TileOp) && u->regions.empty() && u->results.size() == 1 &&
                              fn.type_of(u->results[0]).is_tile() &&
                              std::ranges::equal(fn.type_of(u->results[0]).shape(), fn.type_of(v).shape());
@@ -99,12 +101,12 @@ class Planner {
     }
     if (d->op == Opcode::For || d->op == Opcode::If) {
       const std::uint32_t k = f_.value(v).index;
-      const Instruction& yield = f_.inst(d->regions[0].body.back());
-      if (k < yield.operands.size()) return natural_layout(yield.operands[k], depth + 1);
+      const auto yielded = ops::Yield(f_.inst(d->regions[0].body.back())).values();
+      if (k < yielded.size()) return natural_layout(yielded[k], depth + 1);
     }
-    if (d->op == Opcode::TileReduce) {
-      auto parent = natural_layout(d->operands[0], depth + 1);
-      if (parent) return slice_layout(*parent, static_cast<int>(d->int_attr(1)));
+    if (auto reduce = ops::match<ops::TileReduce>(*d)) {
+      auto parent = natural_layout(reduce->source(), depth + 1);
+      if (parent) return slice_layout(*parent, reduce->axis());
       return std::nullopt;
     }
     if (!has_trait(d->op, TileOp) && d->regions.empty()) {
@@ -125,64 +127,79 @@ class Planner {
     switch (i.op) {
       case Opcode::TileBroadcast:
         if (out && !out->is_slice()) {
+          const ValueId source = ops::TileBroadcast(i).source();
           Layout l = *out;
-          l.shape = shape(i.operands[0]);
-          wish(i.operands[0], l);
+          l.shape = shape(source);
+          wish(source, l);
         }
         break;
       case Opcode::TileExpandDims:
-        if (out && !out->is_slice()) wish(i.operands[0], slice_layout(*out, static_cast<int>(i.int_attr())));
+        if (out && !out->is_slice()) {
+          const ops::TileExpandDims expand(i);
+          wish(expand.source(), slice_layout(*out, expand.axis()));
+        }
         break;
       case Opcode::TileReduce:
-        if (out && out->is_slice() && out->slice_dim == static_cast<int>(i.int_attr(1))) {
+        if (const ops::TileReduce reduce(i); out && out->is_slice() && out->slice_dim == reduce.axis()) {
           Layout parent = *out;
           parent.slice_dim = -1;
-          parent.shape = shape(i.operands[0]);
-          wish(i.operands[0], parent);
+          parent.shape = shape(reduce.source());
+          wish(reduce.source(), parent);
         }
         break;
       case Opcode::TileDot: {
         // The accumulator lives in the mma layout whatever the result's uses want.
         auto s = shape(i.results[0]);
         auto mma = mma_layout(s[0], s[1], warps_, whole_rows_);
-        wish(i.operands[2], mma ? mma : out);
+        wish(ops::TileDot(i).acc(), mma ? mma : out);
         break;
       }
       case Opcode::TileStore: {
         // Where the stored value comes from a dot (maybe through loops), store from its layout.
-        std::optional<Layout> l = natural_layout(i.operands[2]);
-        if (!l) l = default_layout(shape(i.operands[2]), warps_, vec_for(i.operands[2]));
-        wish(i.operands[1], l);
-        wish(i.operands[2], l);
-        if (i.operands.size() > 3) wish(i.operands[3], l);
+        const ops::TileStore store(i);
+        std::optional<Layout> l = natural_layout(store.value());
+        if (!l) l = default_layout(shape(store.value()), warps_, vec_for(store.value()));
+        wish(store.offsets(), l);
+        wish(store.value(), l);
+        if (store.mask() != kNone) wish(store.mask(), l);
         break;
       }
-      case Opcode::TileAtomic:
-      case Opcode::TileLoad: {
-        // Unless the loaded tile is wanted in some layout, load 16 bytes per thread and access.
+      case Opcode::TileAtomic: {
+        // Unless the result is wanted in some layout, access 16 bytes per thread.
         auto l = out ? out : std::optional<Layout>(default_layout(shape(i.results[0]), warps_, vec_for(i.results[0])));
-        for (std::size_t k = 1; k < 3 && k < i.operands.size(); ++k) wish(i.operands[k], l);
+        const ops::TileAtomic atomic(i);
+        wish(atomic.offsets(), l);
+        wish(atomic.value(), l);
+        break;
+      }
+      case Opcode::TileLoad: {
+        // Unless the loaded tile is wanted in some layout, load 16 bytes per thread.
+        auto l = out ? out : std::optional<Layout>(default_layout(shape(i.results[0]), warps_, vec_for(i.results[0])));
+        const ops::TileLoad load(i);
+        wish(load.offsets(), l);
+        if (load.mask() != kNone) wish(load.mask(), l);
         break;
       }
       case Opcode::For: {
         // The uses inside the loop decide the carried layouts first (a dot's accumulator
         // stays in the mma layout across iterations), then the uses after it.
         const Region& body = i.regions[0];
-        const Instruction& yield = f_.inst(body.body.back());
-        for (std::size_t k = 0; k < i.results.size(); ++k) wish(yield.operands[k], natural_layout(yield.operands[k]));
+        const auto next = ops::Yield(f_.inst(body.body.back())).values();
+        const auto init = ops::For(i).init();
+        for (std::size_t k = 0; k < i.results.size(); ++k) wish(next[k], natural_layout(next[k]));
         region(body);
         for (std::size_t k = 0; k < i.results.size(); ++k) {
-          wish(body.args[k + 1], natural_layout(yield.operands[k]));
+          wish(body.args[k + 1], natural_layout(next[k]));
           wish(body.args[k + 1], want_[i.results[k]]);
-          wish(yield.operands[k], want_[body.args[k + 1]]);
-          wish(i.operands[3 + k], want_[body.args[k + 1]]);
+          wish(next[k], want_[body.args[k + 1]]);
+          wish(init[k], want_[body.args[k + 1]]);
         }
         break;
       }
       case Opcode::If:
         for (const Region& r : i.regions) {
-          const Instruction& yield = f_.inst(r.body.back());
-          for (std::size_t k = 0; k < i.results.size(); ++k) wish(yield.operands[k], want_[i.results[k]]);
+          const auto yielded = ops::Yield(f_.inst(r.body.back())).values();
+          for (std::size_t k = 0; k < i.results.size(); ++k) wish(yielded[k], want_[i.results[k]]);
           region(r);
         }
         break;

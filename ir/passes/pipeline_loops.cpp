@@ -12,6 +12,7 @@
 
 #include "cutlet/error.h"
 #include "cutlet/ir/axis_info.h"
+#include "cutlet/ir/ops.h"
 #include "cutlet/ir/passes/passes.h"
 #include "cutlet/ir/tile_dot.h"
 
@@ -23,9 +24,10 @@ namespace {
 
 bool is_zero_constant(const Function& f, ValueId v) {
   const Instruction* d = f.def_of(v);
-  if (!d || d->op != Opcode::Const || d->attrs.empty()) return false;
-  if (auto* i = std::get_if<std::int64_t>(&d->attrs[0])) return *i == 0;
-  if (auto* x = std::get_if<double>(&d->attrs[0])) return *x == 0.0;
+  if (!d || d->op != Opcode::Const) return false;
+  const Attribute value = ops::Const(*d).value();
+  if (auto* i = std::get_if<std::int64_t>(&value)) return *i == 0;
+  if (auto* x = std::get_if<double>(&value)) return *x == 0.0;
   return false;
 }
 
@@ -157,18 +159,19 @@ class Pipeliner {
   /// masked-off elements with zero (what cp.async fills).
   std::optional<Copy> as_copy(const Instruction& loop, InstId id) const {
     const Instruction& load = f_.inst(id);
-    const ValueId ptr = load.operands[0], offsets = load.operands[1];
-    const ValueId mask = load.operands.size() > 2 ? load.operands[2] : kNone;
+    const ops::TileLoad view(load);
+    const ValueId ptr = view.ptr(), offsets = view.offsets(), mask = view.mask();
     if (f_.type_of(ptr).address_space() != AddressSpace::Global) return std::nullopt;
-    if (load.operands.size() > 3 && !is_zero_constant(f_, load.operands[3])) return std::nullopt;
+    if (view.other() != kNone && !is_zero_constant(f_, view.other())) return std::nullopt;
     const Type t = f_.type_of(load.results[0]);
     if (t.shape().size() != 2) return std::nullopt;
     std::vector<const Instruction*> uses;
     uses_in(f_, loop.regions[0], load.results[0], uses);
     if (uses.size() != 1 || uses[0]->op != Opcode::TileDot) return std::nullopt;
     const Instruction& dot = *uses[0];
-    const int operand = dot.operands[0] == load.results[0] ? 0 : dot.operands[1] == load.results[0] ? 1 : -1;
-    if (operand < 0 || dot.operands[0] == dot.operands[1] || !dot_uses_mma(f_, dot, warps_)) return std::nullopt;
+    const ops::TileDot d(dot);
+    const int operand = d.a() == load.results[0] ? 0 : d.b() == load.results[0] ? 1 : -1;
+    if (operand < 0 || d.a() == d.b() || !dot_uses_mma(f_, dot, warps_)) return std::nullopt;
     const Type elem = t.element();
     const int bytes = elem.bits() / 8;
     const std::int64_t rows = t.shape()[0], cols = t.shape()[1];
@@ -199,7 +202,9 @@ class Pipeliner {
   }
 
   /// The k-steps of tensor-core dot `dot`: elements of K per mma.sync.
-  std::int64_t k_step(const Instruction& dot) const { return f_.type_of(dot.operands[0]).element() == Type::f32() ? 8 : 16; }
+  std::int64_t k_step(const Instruction& dot) const {
+    return f_.type_of(ops::TileDot(dot).a()).element() == Type::f32() ? 8 : 16;
+  }
 
   /// Operand k's fragments of the k-steps from `k0` of tensor-core dot `dot` (k_step(dot)
   /// elements of K), read from `view`, operand k as the dot reads it in shared memory.
@@ -231,11 +236,12 @@ class Pipeliner {
     const std::int64_t step = k_step(dot), K = dot_shape(f_, dot).k;
     const Type acc_type = f_.type_of(dot.results[0]);
     std::vector<ValueId> cur = first;
-    ValueId acc = dot.operands[2];
+    ValueId acc = ops::TileDot(dot).acc();
     for (std::int64_t k0 = 0; k0 < K; k0 += step) {
       std::vector<ValueId> next;
       if (k0 + step < K) {
-        for (int k = 0; k < 2; ++k) next.push_back(fragments(dot, k, dot.operands[static_cast<std::size_t>(k)], k0 + step));
+        next.push_back(fragments(dot, 0, ops::TileDot(dot).a(), k0 + step));
+        next.push_back(fragments(dot, 1, ops::TileDot(dot).b(), k0 + step));
       } else {
         turn();
         const std::vector<ValueId> views = next_views();
@@ -312,8 +318,9 @@ class Pipeliner {
   void issue_copy(const Copy& c, const std::map<ValueId, ValueId>& map, ValueId stage, ValueId valid) {
     const Instruction load = f_.inst(c.load);
     loc_ = load.loc;
-    std::vector<ValueId> ops{stage, mapped(map, load.operands[0]), in_layout(mapped(map, load.operands[1]), c.layout), valid};
-    if (load.operands.size() > 2) ops.push_back(in_layout(mapped(map, load.operands[2]), c.layout));
+    const ops::TileLoad view(load);
+    std::vector<ValueId> ops{stage, mapped(map, view.ptr()), in_layout(mapped(map, view.offsets()), c.layout), valid};
+    if (view.mask() != kNone) ops.push_back(in_layout(mapped(map, view.mask()), c.layout));
     emit(Opcode::TileAsyncCopy, std::move(ops), {c.width});
   }
 
@@ -339,7 +346,8 @@ class Pipeliner {
       const Instruction dot = f_.inst(id);
       if (dot.op != Opcode::TileDot || !dot_uses_mma(f_, dot, warps_)) continue;
       for (int k = 0; k < 2; ++k) {
-        const ValueId v = dot.operands[k];
+        const std::size_t index = k == 0 ? ops::TileDot::a_operand : ops::TileDot::b_operand;
+        const ValueId v = dot.operands[index];
         const Type t = f_.type_of(v);
         if (inside.count(v) || t.layout()->is_shared()) continue;
         if (!staged_.count(v)) {
@@ -354,7 +362,7 @@ class Pipeliner {
           buffers.push_back(buf);
         }
         staged_.at(v).last_loop = loop;
-        f_.inst(id).operands[static_cast<std::size_t>(k)] = staged_.at(v).buffer;
+        f_.inst(id).operands[index] = staged_.at(v).buffer;
       }
     }
     if (!buffers.empty()) barrier();
@@ -367,8 +375,9 @@ class Pipeliner {
     loc_ = f_.inst(id).loc;
     const std::vector<ValueId> staged = stage_invariant_operands(id);
     // (References into the function's instructions do not outlive an emit.)
-    const Instruction* step_def = f_.def_of(f_.inst(id).operands[2]);
-    const std::int64_t step_value = step_def && step_def->op == Opcode::Const ? step_def->int_attr() : 0;
+    const Instruction* step_def = f_.def_of(ops::For(f_.inst(id)).step());
+    const std::int64_t step_value =
+        step_def && step_def->op == Opcode::Const ? std::get<std::int64_t>(ops::Const(*step_def).value()) : 0;
     std::vector<InstId> closure, loads;
     std::vector<Copy> copies;
     if (step_value > 0) {
@@ -381,7 +390,8 @@ class Pipeliner {
       out.push_back(id);
       return;
     }
-    const ValueId lb = f_.inst(id).operands[0], ub = f_.inst(id).operands[1], step = f_.inst(id).operands[2];
+    const ValueId lb = ops::For(f_.inst(id)).lower(), ub = ops::For(f_.inst(id)).upper(),
+                  step = ops::For(f_.inst(id)).step();
     const ValueId iv_arg = f_.inst(id).regions[0].args[0];
     const Type it = f_.type_of(lb);
     const Predicate lt = Predicate::Lt;

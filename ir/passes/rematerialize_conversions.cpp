@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "cutlet/error.h"
+#include "cutlet/ir/ops.h"
 #include "cutlet/ir/passes/passes.h"
 
 namespace cutlet::ir {
@@ -35,12 +36,15 @@ class Rematerializer {
       case Opcode::TileSplat: return true;
       case Opcode::TileBroadcast: {
         if (l.is_slice()) return false;
-        auto s = f_.type_of(d->operands[0]).shape();
-        return operand_ok(d->operands[0], l.with_shape({s.begin(), s.end()}));
+        const ValueId source = ops::TileBroadcast(*d).source();
+        auto s = f_.type_of(source).shape();
+        return operand_ok(source, l.with_shape({s.begin(), s.end()}));
       }
-      case Opcode::TileExpandDims:
-        return !l.is_slice() && operand_ok(d->operands[0], slice_layout(l, static_cast<int>(d->int_attr())));
-      case Opcode::TileConvertLayout: return operand_ok(d->operands[0], l);
+      case Opcode::TileExpandDims: {
+        const ops::TileExpandDims expand(*d);
+        return !l.is_slice() && operand_ok(expand.source(), slice_layout(l, expand.axis()));
+      }
+      case Opcode::TileConvertLayout: return operand_ok(ops::TileConvertLayout(*d).source(), l);
       case Opcode::Add:
       case Opcode::Sub:
       case Opcode::Mul:
@@ -63,7 +67,7 @@ class Rematerializer {
       for (const auto& [key, m] : *it)
         if (key.first == v && key.second == l) return m;
     const Instruction d = *f_.def_of(v);  // a copy: adding instructions moves them
-    if (d.op == Opcode::TileConvertLayout) return make(d.operands[0], l);
+    if (d.op == Opcode::TileConvertLayout) return make(ops::TileConvertLayout(d).source(), l);
     Instruction copy = d;
     copy.results.clear();
     for (ValueId& o : copy.operands) {
@@ -72,7 +76,7 @@ class Rematerializer {
         auto s = f_.type_of(o).shape();
         o = make(o, l.with_shape({s.begin(), s.end()}));
       } else if (d.op == Opcode::TileExpandDims) {
-        o = make(o, slice_layout(l, static_cast<int>(d.int_attr())));
+        o = make(o, slice_layout(l, ops::TileExpandDims(d).axis()));
       } else {
         o = make(o, l);
       }
@@ -99,7 +103,7 @@ class Rematerializer {
         const ValueId o = f_.inst(id).operands[k];
         const Instruction* d = f_.def_of(o);
         if (!d || d->op != Opcode::TileConvertLayout) continue;
-        const ValueId src = d->operands[0];
+        const ValueId src = ops::TileConvertLayout(*d).source();
         const Layout to = layout(o);
         if (!can_make(src, to)) continue;
         const ValueId made = make(src, to);
