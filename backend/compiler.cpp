@@ -211,6 +211,14 @@ CompiledKernel compile(const ir::Function& f, const CompileOptions& options) {
   k.cubin = link_ptx(k.ptx, options.target, k.name, &k.link_log, options.line_info);
   k.timings.link_ms = ms_since(t0);
   k.resources = parse_resource_usage(k.link_log, k.name);
+  if (k.resources.registers < 0) {
+    // No report: nvJitLink linked this PTX before and answered from its cache.
+    const ResourceUsage from_cubin = cubin_resource_usage(k.cubin, k.name);
+    k.resources.registers = from_cubin.registers;
+    k.resources.stack_bytes = from_cubin.stack_bytes;
+    k.resources.shared_bytes = from_cubin.shared_bytes;
+    k.resources.constant_bytes = from_cubin.constant_bytes;
+  }
   k.resources.dynamic_shared_bytes = r.dynamic_shared_bytes;
   if (dump_enabled("sass", k.name)) {
     if (auto sass = backend::disassemble_for_dump(k.cubin, k.name)) dump("sass", k.name, dump_name.get(), *sass);

@@ -35,21 +35,22 @@ llvm::Value* lower_print(LoweringContext& c, const ir::Instruction& inst) {
   }
   auto* ptr = llvm::PointerType::get(c.ctx, 0);
   auto vprintf = c.module.getOrInsertFunction("vprintf", llvm::FunctionType::get(c.b.getInt32Ty(), {ptr, ptr}, false));
-  c.b.CreateCall(vprintf, {global_string(c, inst.string_attr(0), "fmt"), args});
+  c.b.CreateCall(vprintf, {global_string(c, ir::ops::Print(inst).format(), "fmt"), args});
   return nullptr;
 }
 
 llvm::Value* lower_assert(LoweringContext& c, const ir::Instruction& inst) {
   auto* fail_bb = llvm::BasicBlock::Create(c.ctx, "assert.fail", c.kernel);
   auto* ok_bb = llvm::BasicBlock::Create(c.ctx, "assert.ok", c.kernel);
-  c.b.CreateCondBr(c.get(inst.operands[0]), ok_bb, fail_bb);
+  const ir::ops::Assert assertion(inst);
+  c.b.CreateCondBr(c.get(assertion.cond()), ok_bb, fail_bb);
   c.b.SetInsertPoint(fail_bb);
   auto* ptr = llvm::PointerType::get(c.ctx, 0);
   auto assertfail = c.module.getOrInsertFunction(
       "__assertfail",
       llvm::FunctionType::get(c.b.getVoidTy(), {ptr, ptr, c.b.getInt32Ty(), ptr, c.b.getInt64Ty()}, false));
-  c.b.CreateCall(assertfail, {global_string(c, inst.string_attr(0), "assert_msg"), global_string(c, inst.string_attr(1), "assert_file"),
-                              c.b.getInt32(static_cast<std::uint32_t>(std::get<std::int64_t>(inst.attrs.at(2)))),
+  c.b.CreateCall(assertfail, {global_string(c, assertion.message(), "assert_msg"), global_string(c, assertion.file(), "assert_file"),
+                              c.b.getInt32(static_cast<std::uint32_t>(assertion.line())),
                               global_string(c, c.fn.name(), "assert_fn"), c.b.getInt64(1)});
   c.b.CreateBr(ok_bb);
   c.b.SetInsertPoint(ok_bb);

@@ -14,12 +14,13 @@ llvm::Value* lower_const(LoweringContext& c, const ir::Instruction& inst) {
   ir::Type t = c.fn.type_of(inst.results[0]);
   llvm::Type* lt = llvm_type(c.ctx, t);
   if (t.is_float()) {
-    llvm::APFloat v(inst.float_attr());
+    llvm::APFloat v(std::get<double>(ir::ops::Const(inst).value()));
     bool lost = false;
     v.convert(lt->getFltSemantics(), llvm::APFloat::rmNearestTiesToEven, &lost);
     return llvm::ConstantFP::get(c.ctx, v);
   }
-  return llvm::ConstantInt::get(lt, static_cast<std::uint64_t>(inst.int_attr()), t.is_signed_integer());
+  return llvm::ConstantInt::get(lt, static_cast<std::uint64_t>(std::get<std::int64_t>(ir::ops::Const(inst).value())),
+                                t.is_signed_integer());
 }
 
 llvm::Value* lower_special(LoweringContext& c, const ir::Instruction& inst) {
@@ -33,7 +34,7 @@ llvm::Value* lower_special(LoweringContext& c, const ir::Instruction& inst) {
       llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_y, llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_z,
       llvm::Intrinsic::nvvm_read_ptx_sreg_laneid,
   };
-  auto r = static_cast<R>(inst.int_attr());
+  const R r = ir::ops::Special(inst).reg();
   return c.b.CreateIntrinsic(ids[static_cast<int>(r)], {}, {});
 }
 
@@ -67,18 +68,20 @@ llvm::Value* lower_binary(LoweringContext& c, const ir::Instruction& inst) {
 }
 
 llvm::Value* lower_unary(LoweringContext& c, const ir::Instruction& inst) {
-  ir::Type t = c.fn.type_of(inst.operands[0]).scalar_type();
-  llvm::Value* a = c.get(inst.operands[0]);
+  const ir::ValueId x = inst.op == Opcode::Neg ? ir::ops::Neg(inst).x() : ir::ops::Not(inst).x();
+  ir::Type t = c.fn.type_of(x).scalar_type();
+  llvm::Value* a = c.get(x);
   if (inst.op == Opcode::Neg) return t.is_float() ? c.b.CreateFNeg(a) : c.b.CreateNeg(a);
   return c.b.CreateNot(a);
 }
 
 llvm::Value* lower_cmp(LoweringContext& c, const ir::Instruction& inst) {
   using P = llvm::CmpInst::Predicate;
-  ir::Type t = c.fn.type_of(inst.operands[0]).scalar_type();  // tiles compare register by register
-  llvm::Value* a = c.get(inst.operands[0]);
-  llvm::Value* b = c.get(inst.operands[1]);
-  auto p = static_cast<ir::Predicate>(inst.int_attr());
+  const ir::ops::Cmp cmp(inst);
+  ir::Type t = c.fn.type_of(cmp.lhs()).scalar_type();  // tiles compare register by register
+  llvm::Value* a = c.get(cmp.lhs());
+  llvm::Value* b = c.get(cmp.rhs());
+  const ir::Predicate p = cmp.predicate();
   if (t.is_float()) {
     static constexpr P fp[] = {P::FCMP_OEQ, P::FCMP_UNE, P::FCMP_OLT, P::FCMP_OLE, P::FCMP_OGT, P::FCMP_OGE};
     return c.b.CreateFCmp(fp[static_cast<int>(p)], a, b);
@@ -90,13 +93,15 @@ llvm::Value* lower_cmp(LoweringContext& c, const ir::Instruction& inst) {
 }
 
 llvm::Value* lower_select(LoweringContext& c, const ir::Instruction& inst) {
-  return c.b.CreateSelect(c.get(inst.operands[0]), c.get(inst.operands[1]), c.get(inst.operands[2]));
+  const ir::ops::Select select(inst);
+  return c.b.CreateSelect(c.get(select.cond()), c.get(select.if_true()), c.get(select.if_false()));
 }
 
 llvm::Value* lower_cast(LoweringContext& c, const ir::Instruction& inst) {
-  ir::Type from = c.fn.type_of(inst.operands[0]).scalar_type();
+  const ir::ValueId x = ir::ops::Cast(inst).x();
+  ir::Type from = c.fn.type_of(x).scalar_type();
   ir::Type to = c.fn.type_of(inst.results[0]).scalar_type();
-  llvm::Value* a = c.get(inst.operands[0]);
+  llvm::Value* a = c.get(x);
   llvm::Type* lt = c.type_of(inst.results[0]);
   auto& B = c.b;
   if (to.is_bool()) {
@@ -120,7 +125,7 @@ llvm::Value* lower_cast(LoweringContext& c, const ir::Instruction& inst) {
 }
 
 llvm::Value* lower_bitcast(LoweringContext& c, const ir::Instruction& inst) {
-  return c.b.CreateBitCast(c.get(inst.operands[0]), c.type_of(inst.results[0]));
+  return c.b.CreateBitCast(c.get(ir::ops::Bitcast(inst).x()), c.type_of(inst.results[0]));
 }
 
 }  // namespace

@@ -12,10 +12,11 @@ namespace {
 llvm::Value* lower_scalar_math(LoweringContext& c, ir::MathFn fn, ir::Type t, std::vector<llvm::Value*> args);
 
 llvm::Value* lower_math(LoweringContext& c, const ir::Instruction& inst) {
-  auto fn = static_cast<ir::MathFn>(inst.int_attr());
-  ir::Type t = c.fn.type_of(inst.operands[0]);
+  const ir::ops::Math math(inst);
+  const ir::MathFn fn = math.fn();
+  ir::Type t = c.fn.type_of(math.args()[0]);
   std::vector<llvm::Value*> args;
-  for (auto v : inst.operands) args.push_back(c.get(v));
+  for (auto v : math.args()) args.push_back(c.get(v));
   if (!t.is_tile()) return lower_scalar_math(c, fn, t, args);
   // A tile: the function of each register.
   auto* vt = llvm::cast<llvm::FixedVectorType>(args[0]->getType());

@@ -35,15 +35,16 @@ using ir::Opcode;
 
 
 llvm::Value* lower_ptr_add(LoweringContext& c, const ir::Instruction& inst) {
-  ir::Type pt = c.fn.type_of(inst.operands[0]);
-  ir::Type it = c.fn.type_of(inst.operands[1]);
-  llvm::Value* idx = c.get(inst.operands[1]);
+  const ir::ops::PtrAdd add(inst);
+  ir::Type pt = c.fn.type_of(add.base());
+  ir::Type it = c.fn.type_of(add.offset());
+  llvm::Value* idx = c.get(add.offset());
   if (it.bits() < 64) idx = c.b.CreateIntCast(idx, c.b.getInt64Ty(), it.is_signed_integer());
-  return c.b.CreateInBoundsGEP(llvm_type(c.ctx, pt.element()), c.get(inst.operands[0]), idx);
+  return c.b.CreateInBoundsGEP(llvm_type(c.ctx, pt.element()), c.get(add.base()), idx);
 }
 
 ir::CacheHint hint_of(const ir::Instruction& inst) {
-  return inst.attrs.empty() ? ir::CacheHint::Default : static_cast<ir::CacheHint>(inst.int_attr(0));
+  return inst.op == Opcode::Load ? ir::ops::Load(inst).hint() : ir::ops::VecLoad(inst).hint();
 }
 
 /// A global load with a cache operator other than the default or read-only path, as inline
@@ -78,7 +79,7 @@ llvm::Value* hinted_load_asm(LoweringContext& c, ir::CacheHint hint, ir::Type el
 }
 
 llvm::Value* plain_or_hinted_load(LoweringContext& c, const ir::Instruction& inst, ir::Type elem, int lanes) {
-  llvm::Value* ptr = c.get(inst.operands[0]);
+  llvm::Value* ptr = c.get(inst.op == Opcode::Load ? ir::ops::Load(inst).ptr() : ir::ops::VecLoad(inst).ptr());
   ir::CacheHint hint = hint_of(inst);
   if (hint != ir::CacheHint::Default && hint != ir::CacheHint::ReadOnly)
     return hinted_load_asm(c, hint, elem, lanes, ptr);
@@ -101,8 +102,9 @@ llvm::Value* lower_vector_load(LoweringContext& c, const ir::Instruction& inst) 
 }
 
 llvm::Value* lower_vector_store(LoweringContext& c, const ir::Instruction& inst) {
-  ir::Type v = c.fn.type_of(inst.operands[1]);
-  c.b.CreateAlignedStore(c.get(inst.operands[1]), c.get(inst.operands[0]), llvm::Align(v.bits() / 8));
+  const ir::ops::VecStore store(inst);
+  ir::Type v = c.fn.type_of(store.value());
+  c.b.CreateAlignedStore(c.get(store.value()), c.get(store.ptr()), llvm::Align(v.bits() / 8));
   return nullptr;
 }
 
@@ -113,7 +115,7 @@ llvm::Value* lower_shared_alloc(LoweringContext& c, const ir::Instruction& inst)
     return c.b.CreateInBoundsGEP(c.b.getInt8Ty(), dynamic_shared_base(c),
                                  c.b.getInt32(static_cast<std::uint32_t>(take_shared(c, inst.shared[0].bytes))));
   ir::Type elem = c.fn.type_of(inst.results[0]).element();
-  auto* at = llvm::ArrayType::get(llvm_type(c.ctx, elem), static_cast<std::uint64_t>(inst.int_attr()));
+  auto* at = llvm::ArrayType::get(llvm_type(c.ctx, elem), static_cast<std::uint64_t>(ir::ops::SharedAlloc(inst).count()));
   auto* g = new llvm::GlobalVariable(c.module, at, false, llvm::GlobalValue::InternalLinkage, llvm::UndefValue::get(at),
                                      "shared", nullptr, llvm::GlobalValue::NotThreadLocal, 3);
   g->setAlignment(llvm::Align(16));
@@ -130,8 +132,9 @@ llvm::Value* lower_dynamic_shared(LoweringContext& c, const ir::Instruction&) {
 }
 
 llvm::Value* lower_store(LoweringContext& c, const ir::Instruction& inst) {
-  ir::Type elem = c.fn.type_of(inst.operands[1]);
-  c.b.CreateAlignedStore(c.get(inst.operands[1]), c.get(inst.operands[0]), natural_align(elem));
+  const ir::ops::Store store(inst);
+  ir::Type elem = c.fn.type_of(store.value());
+  c.b.CreateAlignedStore(c.get(store.value()), c.get(store.ptr()), natural_align(elem));
   return nullptr;
 }
 
@@ -140,7 +143,7 @@ llvm::Value* lower_store(LoweringContext& c, const ir::Instruction& inst) {
 // NVPTX backend places what remains in local memory.
 llvm::Value* lower_alloca(LoweringContext& c, const ir::Instruction& inst) {
   ir::Type elem = c.fn.type_of(inst.results[0]).element();
-  std::int64_t count = inst.attrs.empty() ? 1 : inst.int_attr();
+  const std::int64_t count = ir::ops::Alloca(inst).count();
   llvm::Type* t = llvm_type(c.ctx, elem);
   if (count > 1) t = llvm::ArrayType::get(t, static_cast<std::uint64_t>(count));
   auto* a = c.entry.CreateAlloca(t);
@@ -152,8 +155,9 @@ llvm::Value* lower_alloca(LoweringContext& c, const ir::Instruction& inst) {
 /// ld.param. A bool field is a byte.
 llvm::Value* lower_field(LoweringContext& c, const ir::Instruction& inst) {
   ir::Type t = c.fn.type_of(inst.results[0]);
-  llvm::Value* at = c.b.CreateConstInBoundsGEP1_64(c.b.getInt8Ty(), c.get(inst.operands[0]),
-                                                   static_cast<std::uint64_t>(inst.int_attr()));
+  const ir::ops::Field field(inst);
+  llvm::Value* at = c.b.CreateConstInBoundsGEP1_64(c.b.getInt8Ty(), c.get(field.record()),
+                                                   static_cast<std::uint64_t>(field.offset()));
   if (t.is_bool()) return c.b.CreateICmpNE(c.b.CreateAlignedLoad(c.b.getInt8Ty(), at, llvm::Align(1)), c.b.getInt8(0));
   return c.b.CreateAlignedLoad(llvm_type(c.ctx, t), at, t.is_pointer() ? llvm::Align(8) : natural_align(t));
 }

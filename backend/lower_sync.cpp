@@ -19,8 +19,9 @@ llvm::Value* lower_barrier(LoweringContext& c, const ir::Instruction&) {
 llvm::Value* lower_barrier_reduce(LoweringContext& c, const ir::Instruction& inst) {
   static constexpr llvm::Intrinsic::ID ids[] = {llvm::Intrinsic::nvvm_barrier0_popc, llvm::Intrinsic::nvvm_barrier0_and,
                                                 llvm::Intrinsic::nvvm_barrier0_or};
-  auto kind = static_cast<ir::BarrierReduceKind>(inst.int_attr());
-  llvm::Value* pred = c.b.CreateZExt(c.get(inst.operands[0]), c.b.getInt32Ty());
+  const ir::ops::BarrierReduce reduce(inst);
+  const ir::BarrierReduceKind kind = reduce.kind();
+  llvm::Value* pred = c.b.CreateZExt(c.get(reduce.pred()), c.b.getInt32Ty());
   llvm::Value* r = c.b.CreateIntrinsic(ids[static_cast<int>(kind)], {}, {pred});
   if (kind == ir::BarrierReduceKind::Count) return r;
   return c.b.CreateICmpNE(r, c.b.getInt32(0));
@@ -29,7 +30,7 @@ llvm::Value* lower_barrier_reduce(LoweringContext& c, const ir::Instruction& ins
 llvm::Value* lower_fence(LoweringContext& c, const ir::Instruction& inst) {
   static constexpr llvm::Intrinsic::ID ids[] = {llvm::Intrinsic::nvvm_membar_cta, llvm::Intrinsic::nvvm_membar_gl,
                                                 llvm::Intrinsic::nvvm_membar_sys};
-  c.b.CreateIntrinsic(ids[inst.int_attr()], {}, {});
+  c.b.CreateIntrinsic(ids[static_cast<int>(ir::ops::Fence(inst).scope())], {}, {});
   return nullptr;
 }
 
@@ -111,13 +112,14 @@ llvm::Value* lower_atomic(LoweringContext& c, const ir::Instruction& inst) {
   static const char* ops[] = {"add", "add", "min", "max", "and", "or", "xor", "exch", "cas"};
   static const char* scopes[] = {"cta", "gpu", "sys"};
   static const char* orders[] = {"relaxed", "acquire", "release", "acq_rel"};
-  auto kind = static_cast<AtomicKind>(inst.int_attr(0));
-  auto scope = inst.int_attr(1);
-  auto order = inst.int_attr(2);
-  ir::Type pt = c.fn.type_of(inst.operands[0]);
+  const ir::ops::Atomic atomic(inst);
+  const AtomicKind kind = atomic.kind();
+  const auto scope = static_cast<int>(atomic.scope());
+  const auto order = static_cast<int>(atomic.order());
+  ir::Type pt = c.fn.type_of(atomic.ptr());
   ir::Type t = pt.element();
   const char* space = pt.address_space() == ir::AddressSpace::Shared ? "shared" : "global";
-  llvm::Value* value = c.get(inst.operands[1]);
+  llvm::Value* value = c.get(atomic.values()[0]);
   if (kind == AtomicKind::Sub) value = t.is_float() ? c.b.CreateFNeg(value) : c.b.CreateNeg(value);
   // 16-bit float atomics take their operand as .b16 bits in an "h" register.
   std::string reg = ptx_constraint(t);
@@ -126,11 +128,11 @@ llvm::Value* lower_atomic(LoweringContext& c, const ir::Instruction& inst) {
   std::string qualifiers = (order == 0 && scope == 1) ? "" : std::string(orders[order]) + "." + scopes[scope] + ".";
   std::string text = std::string("atom.") + qualifiers + space + "." + ops[static_cast<int>(kind)] + "." +
                      atomic_type(kind, t) + " $0, [$1], $2";
-  std::vector<llvm::Value*> args{c.get(inst.operands[0]), value};
+  std::vector<llvm::Value*> args{c.get(atomic.ptr()), value};
   std::string cons = "=" + reg + ",l," + reg;
   if (kind == AtomicKind::CompareExchange) {
     text += ", $3";
-    args.push_back(c.get(inst.operands[2]));
+    args.push_back(c.get(atomic.values()[1]));
     cons += "," + reg;
   }
   text += ";";

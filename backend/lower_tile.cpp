@@ -107,7 +107,7 @@ llvm::Value* lower_arange(LoweringContext& c, const ir::Instruction& inst) {
 
 llvm::Value* lower_splat(LoweringContext& c, const ir::Instruction& inst) {
   const TileLayout l = result_layout(c, inst.results[0]);
-  return c.b.CreateVectorSplat(static_cast<unsigned>(l.num_regs()), c.get(inst.operands[0]));
+  return c.b.CreateVectorSplat(static_cast<unsigned>(l.num_regs()), c.get(ir::ops::TileSplat(inst).value()));
 }
 
 }  // namespace
@@ -127,9 +127,10 @@ namespace {
 /// The operand's registers repeated along the dimensions it has extent 1 in.
 llvm::Value* lower_broadcast(LoweringContext& c, const ir::Instruction& inst) {
   const TileLayout& dst = result_layout(c, inst.results[0]);
-  auto s = c.fn.type_of(inst.operands[0]).shape();
+  const ir::ValueId source = ir::ops::TileBroadcast(inst).source();
+  auto s = c.fn.type_of(source).shape();
   const TileLayout src = dst.with_shape({s.begin(), s.end()});
-  llvm::Value* v = tile_in_layout(c, inst.operands[0], src);
+  llvm::Value* v = tile_in_layout(c, source, src);
   std::vector<int> mask(dst.num_regs());
   for (int r = 0; r < dst.num_regs(); ++r) {
     auto j = dst.reg_indices(r);
@@ -142,18 +143,19 @@ llvm::Value* lower_broadcast(LoweringContext& c, const ir::Instruction& inst) {
 /// Either undoes a reduction's slice (the operand is the slice of the result's layout along
 /// the axis) or adds a dimension of one element held by every thread (the registers stay).
 llvm::Value* lower_expand_dims(LoweringContext& c, const ir::Instruction& inst) {
-  const int axis = static_cast<int>(inst.int_attr());
+  const ir::ops::TileExpandDims expand(inst);
+  const int axis = expand.axis();
   ir::Type t = c.fn.type_of(inst.results[0]);
   const TileLayout& dst = result_layout(c, inst.results[0]);
-  const TileLayout& src = layout_of(c, inst.operands[0]);
+  const TileLayout& src = layout_of(c, expand.source());
   if (src.is_slice() && src == slice_layout(dst, axis)) {
     std::vector<int> mask(dst.num_regs());
     for (int r = 0; r < dst.num_regs(); ++r) mask[r] = src.reg_of(dst.reg_indices(r));
-    return c.b.CreateShuffleVector(c.get(inst.operands[0]), mask);
+    return c.b.CreateShuffleVector(c.get(expand.source()), mask);
   }
   CUTLET_ASSERT(!src.is_slice() && insert_dim_layout(src, axis, {t.shape().begin(), t.shape().end()}) == dst,
                 "an expand_dims whose layouts assign-layouts did not relate");
-  return c.get(inst.operands[0]);
+  return c.get(expand.source());
 }
 
 /// Bytes per element of a tile in memory.
@@ -179,8 +181,8 @@ const char* reg_constraint(unsigned bits) { return bits == 64 ? "l" : bits == 32
 
 llvm::Value* lower_load(LoweringContext& c, const ir::Instruction& inst) {
   auto& b = c.b;
-  const ir::ValueId ptr = inst.operands[0], offsets = inst.operands[1];
-  const ir::ValueId mask = inst.operands.size() > 2 ? inst.operands[2] : ir::kNone;
+  const ir::ops::TileLoad load(inst);
+  const ir::ValueId ptr = load.ptr(), offsets = load.offsets(), mask = load.mask();
   ir::Type et = c.fn.type_of(ptr).element();
   if (et.is_bool()) throw CompileError("cutlet: tiles of bool cannot be loaded from memory; load u8 and compare");
   const TileLayout l = layout_of(c, offsets);
@@ -189,7 +191,7 @@ llvm::Value* lower_load(LoweringContext& c, const ir::Instruction& inst) {
   if (mask != ir::kNone) preds = unpack(c, tile_in_layout(c, mask, l));
   llvm::Type* lt = llvm_type(c.ctx, et);
   const unsigned bytes = elem_bytes(et), bits = bytes * 8;
-  llvm::Value* other = inst.operands.size() > 3 ? c.get(inst.operands[3]) : llvm::Constant::getNullValue(lt);
+  llvm::Value* other = load.other() != ir::kNone ? c.get(load.other()) : llvm::Constant::getNullValue(lt);
   const int w = vector_width(c, l, ptr, offsets, mask, bytes);
   const int f = l.order[0];
   const std::string space = c.fn.type_of(ptr).address_space() == ir::AddressSpace::Shared ? "shared" : "global";
@@ -243,8 +245,8 @@ llvm::Value* lower_load(LoweringContext& c, const ir::Instruction& inst) {
 
 llvm::Value* lower_store(LoweringContext& c, const ir::Instruction& inst) {
   auto& b = c.b;
-  const ir::ValueId ptr = inst.operands[0], offsets = inst.operands[1], value = inst.operands[2];
-  const ir::ValueId mask = inst.operands.size() > 3 ? inst.operands[3] : ir::kNone;
+  const ir::ops::TileStore store(inst);
+  const ir::ValueId ptr = store.ptr(), offsets = store.offsets(), value = store.value(), mask = store.mask();
   ir::Type et = c.fn.type_of(ptr).element();
   if (et.is_bool()) throw CompileError("cutlet: tiles of bool cannot be stored to memory; store them as u8");
   const TileLayout l = layout_of(c, offsets);
@@ -298,9 +300,9 @@ llvm::Value* lower_store(LoweringContext& c, const ir::Instruction& inst) {
 
 llvm::Value* lower_atomic(LoweringContext& c, const ir::Instruction& inst) {
   auto& b = c.b;
-  const ir::ValueId ptr = inst.operands[0], offsets = inst.operands[1], value = inst.operands[2];
-  const ir::ValueId mask = inst.operands.size() > 3 ? inst.operands[3] : ir::kNone;
-  const auto kind = static_cast<ir::AtomicKind>(inst.int_attr());
+  const ir::ops::TileAtomic atomic(inst);
+  const ir::ValueId ptr = atomic.ptr(), offsets = atomic.offsets(), value = atomic.value(), mask = atomic.mask();
+  const auto kind = atomic.kind();
   ir::Type et = c.fn.type_of(ptr).element();
   const TileLayout l = layout_of(c, offsets);
   auto offs = unpack(c, c.get(offsets));
@@ -351,17 +353,18 @@ llvm::Value* lower_atomic(LoweringContext& c, const ir::Instruction& inst) {
 /// in the source, and each element of the result's default layout reads the source position it
 /// comes from (the same row-major position for a reshape).
 llvm::Value* lower_permute_or_reshape(LoweringContext& c, const ir::Instruction& inst) {
-  const ir::ValueId x = inst.operands[0];
+  const bool reshape = inst.op == ir::Opcode::TileReshape;
+  const ir::ValueId x = reshape ? ir::ops::TileReshape(inst).source() : ir::ops::TilePermute(inst).source();
   ir::Type st = c.fn.type_of(x), rt = c.fn.type_of(inst.results[0]);
   const std::vector<std::int64_t> sshape(st.shape().begin(), st.shape().end()), rshape(rt.shape().begin(), rt.shape().end());
   const TileLayout to = result_layout(c, inst.results[0]);
-  const bool reshape = inst.op == ir::Opcode::TileReshape;
   return through_shared(
       c, c.get(x), layout_of(c, x), to,
       [&](const std::vector<llvm::Value*>& dst) {
         if (reshape) return linear(c, dst, rshape);
         std::vector<llvm::Value*> src(dst.size());
-        for (std::size_t d = 0; d < dst.size(); ++d) src[static_cast<std::size_t>(inst.int_attr(d))] = dst[d];
+        const std::vector<int> perm = ir::ops::TilePermute(inst).perm();
+        for (std::size_t d = 0; d < dst.size(); ++d) src[static_cast<std::size_t>(perm[d])] = dst[d];
         return linear(c, src, sshape);
       });
 }
@@ -398,9 +401,10 @@ namespace {
 /// at all between layouts of one placement.
 llvm::Value* lower_convert_layout(LoweringContext& c, const ir::Instruction& inst) {
   const TileLayout& to = result_layout(c, inst.results[0]);
-  const TileLayout& from = layout_of(c, inst.operands[0]);
-  if (from.same_placement(to)) return c.get(inst.operands[0]);
-  return relayout(c, c.get(inst.operands[0]), from, to);
+  const ir::ValueId source = ir::ops::TileConvertLayout(inst).source();
+  const TileLayout& from = layout_of(c, source);
+  if (from.same_placement(to)) return c.get(source);
+  return relayout(c, c.get(source), from, to);
 }
 }  // namespace
 

@@ -50,7 +50,7 @@ class MmaFragments {
   static Shape shape_of(LoweringContext& c, const ir::Instruction& dot) {
     const DotShape s = dot_shape(c.fn, dot);
     const TileLayout& mma = result_layout(c, dot.results[0]);
-    return {s.m, s.n, s.k, s.a_transposed, s.b_transposed, c.fn.type_of(dot.operands[0]).element(), mma.wpc[0], mma.wpc[1]};
+    return {s.m, s.n, s.k, s.a_transposed, s.b_transposed, c.fn.type_of(ir::ops::TileDot(dot).a()).element(), mma.wpc[0], mma.wpc[1]};
   }
 
   MmaFragments(LoweringContext& c, const ir::Instruction& dot) : MmaFragments(c, shape_of(c, dot)) {}
@@ -269,7 +269,8 @@ class MmaFragments {
 
 LoweringContext::SharedTile dot_operand_buffer(LoweringContext& c, const ir::Instruction& dot, int k) {
   // Held as the operand tile is ([M, K] or [K, N], or transposed), rows padded for ldmatrix.
-  const ir::Type t = c.fn.type_of(dot.operands[k]);
+  const ir::ops::TileDot view(dot);
+  const ir::Type t = c.fn.type_of(k == 0 ? view.a() : view.b());
   auto s = t.shape();
   const std::int64_t stride = ir::dot_operand_stride((k == 0) != ir::dot_shape(c.fn, dot).transposed(k), s[1], t.element());
   return {shared_buffer(c, llvm_type(c.ctx, t.element()), s[0] * stride), stride};
@@ -300,7 +301,9 @@ llvm::Value* lower_dot_mma(LoweringContext& c, const ir::Instruction& inst, cons
   auto& b = c.b;
   const DotShape dims = dot_shape(c.fn, inst);
   const std::int64_t K = dims.k;
-  const ir::Type et = c.fn.type_of(inst.operands[0]).element();
+  const ir::ops::TileDot dot(inst);
+  const ir::ValueId operand[2] = {dot.a(), dot.b()};
+  const ir::Type et = c.fn.type_of(dot.a()).element();
   const bool tf32 = et == ir::Type::f32();
   llvm::Type* elem = llvm_type(c.ctx, et);
   MmaFragments frags(c, inst);
@@ -309,21 +312,21 @@ llvm::Value* lower_dot_mma(LoweringContext& c, const ir::Instruction& inst, cons
   // tile in shared memory (a pipelined loop's stage, or staged before the loop), else from
   // registers written to a buffer of its own.
   // An operand in a dot-operand layout is its fragments already (a tile.local_load's).
-  auto shared = [&](int k) { return c.fn.type_of(inst.operands[k]).layout()->is_shared(); };
-  auto fragments = [&](int k) { return c.fn.type_of(inst.operands[k]).layout()->is_dot_operand(); };
+  auto shared = [&](int k) { return c.fn.type_of(operand[k]).layout()->is_shared(); };
+  auto fragments = [&](int k) { return c.fn.type_of(operand[k]).layout()->is_dot_operand(); };
   const bool a_in_registers = ir::dot_a_from_registers(c.fn, inst);
-  if (a_in_registers) frags.use_a_registers(unpack(c, c.get(inst.operands[0])), layout_of(c, inst.operands[0]));
+  if (a_in_registers) frags.use_a_registers(unpack(c, c.get(dot.a())), layout_of(c, dot.a()));
   SharedOperand ops[2] = {{nullptr, 0}, {nullptr, 0}};
   bool from_registers = false;
   for (int k = a_in_registers ? 1 : 0; k < 2; ++k) {
     if (fragments(k)) {
-      frags.use_fragments(k, unpack(c, c.get(inst.operands[k])));
+      frags.use_fragments(k, unpack(c, c.get(operand[k])));
       continue;
     }
     if (shared(k)) {
-      const ir::Layout& l = *c.fn.type_of(inst.operands[k]).layout();
+      const ir::Layout& l = *c.fn.type_of(operand[k]).layout();
       CUTLET_ASSERT(l.rank() == 2 && l.strides[1] == 1, "a dot operand in shared memory is held in rows");
-      ops[k] = {c.get(inst.operands[k]), l.strides[0]};
+      ops[k] = {c.get(operand[k]), l.strides[0]};
       continue;
     }
     const LoweringContext::SharedTile t = dot_operand_buffer(c, inst, k);
@@ -333,10 +336,10 @@ llvm::Value* lower_dot_mma(LoweringContext& c, const ir::Instruction& inst, cons
   if (from_registers) {
     barrier(c);  // earlier readers of these buffers (in a loop) are done
     for (int k = a_in_registers ? 1 : 0; k < 2; ++k)
-      if (!shared(k) && !fragments(k)) store_tile(c, inst.operands[k], ops[k].base, elem, ops[k].stride);
+      if (!shared(k) && !fragments(k)) store_tile(c, operand[k], ops[k].base, elem, ops[k].stride);
     barrier(c);
   }
-  auto acc = unpack(c, tile_in_layout(c, inst.operands[2], mma));
+  auto acc = unpack(c, tile_in_layout(c, dot.acc(), mma));
   const std::int64_t tiles_m = frags.tiles_m(), tiles_n = frags.tiles_n();
   const int regs_n = static_cast<int>(tiles_n * 2);
   auto* i32 = b.getInt32Ty();
@@ -378,17 +381,18 @@ llvm::Value* lower_dot_fma(LoweringContext& c, const ir::Instruction& inst) {
   auto& b = c.b;
   const DotShape shape = dot_shape(c.fn, inst);
   const std::int64_t K = shape.k;
-  llvm::Type* elem = llvm_type(c.ctx, c.fn.type_of(inst.operands[0]).element());
+  const ir::ops::TileDot dot(inst);
+  llvm::Type* elem = llvm_type(c.ctx, c.fn.type_of(dot.a()).element());
   // Each operand as its tile is (maybe transposed), in rows padded by one element.
-  auto sa = c.fn.type_of(inst.operands[0]).shape(), sb = c.fn.type_of(inst.operands[1]).shape();
+  auto sa = c.fn.type_of(dot.a()).shape(), sb = c.fn.type_of(dot.b()).shape();
   const std::int64_t a_stride = sa[1] + 1, b_stride = sb[1] + 1;
   auto* as = shared_buffer(c, elem, sa[0] * a_stride);
   auto* bs = shared_buffer(c, elem, sb[0] * b_stride);
-  const TileLayout l = layout_of(c, inst.operands[2]);
-  auto acc = unpack(c, c.get(inst.operands[2]));
+  const TileLayout l = layout_of(c, dot.acc());
+  auto acc = unpack(c, c.get(dot.acc()));
   barrier(c);
-  store_tile(c, inst.operands[0], as, elem, a_stride);
-  store_tile(c, inst.operands[1], bs, elem, b_stride);
+  store_tile(c, dot.a(), as, elem, a_stride);
+  store_tile(c, dot.b(), bs, elem, b_stride);
   barrier(c);
   auto i32c = [&](std::int64_t v) { return b.getInt32(static_cast<std::uint32_t>(v)); };
   // Element (row, col) of an operand held as `stride`-element rows, or held transposed.

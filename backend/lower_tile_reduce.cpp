@@ -150,11 +150,12 @@ Combine region_combine(LoweringContext& c, const ir::Instruction& inst) {
 }
 
 llvm::Value* lower_reduce(LoweringContext& c, const ir::Instruction& inst) {
-  const auto kind = static_cast<ir::ReduceKind>(inst.int_attr(0));
-  const int k = static_cast<int>(inst.int_attr(1));
-  ir::Type et = c.fn.type_of(inst.operands[0]).element();
+  const ir::ops::TileReduce reduce(inst);
+  const auto kind = reduce.kind();
+  const int k = reduce.axis();
+  ir::Type et = c.fn.type_of(reduce.source()).element();
   TileLayout l;
-  auto regs = gather(c, {inst.operands[0]}, &l);
+  auto regs = gather(c, {reduce.source()}, &l);
   auto out = reduce_regs(c, regs, l, k, [&](const Tuple& a, const Tuple& b) {
     return Tuple{builtin(c, kind, et, a[0], b[0])};
   });
@@ -163,9 +164,10 @@ llvm::Value* lower_reduce(LoweringContext& c, const ir::Instruction& inst) {
 }
 
 llvm::Value* lower_reduce_with(LoweringContext& c, const ir::Instruction& inst) {
-  const int k = static_cast<int>(inst.int_attr(0));
+  const ir::ops::TileReduceWith reduce(inst);
+  const int k = reduce.axis();
   TileLayout l;
-  auto regs = gather(c, inst.operands, &l);
+  auto regs = gather(c, {reduce.inputs().begin(), reduce.inputs().end()}, &l);
   auto out = reduce_regs(c, regs, l, k, region_combine(c, inst));
   scatter(c, inst, out, slice_layout(l, k), l.rank() == 1);
   return c.values[inst.results[0]];
@@ -291,10 +293,11 @@ std::vector<Tuple> scan_regs(LoweringContext& c, std::vector<Tuple> regs, const 
 }
 
 llvm::Value* lower_scan(LoweringContext& c, const ir::Instruction& inst) {
-  const int k = static_cast<int>(inst.int_attr(0));
+  const ir::ops::TileScan scan(inst);
+  const int k = scan.axis();
   // The layout assign-layouts chose: the operand's, or one holding the whole axis per thread.
   const TileLayout l = result_layout(c, inst.results[0]);
-  std::vector<ir::ValueId> inputs(inst.operands.begin(), inst.operands.end());
+  const std::vector<ir::ValueId> inputs(scan.inputs().begin(), scan.inputs().end());
   std::vector<std::vector<llvm::Value*>> comps;
   for (ir::ValueId v : inputs) comps.push_back(unpack(c, tile_in_layout(c, v, l)));
   std::vector<Tuple> regs(l.num_regs());

@@ -9,6 +9,7 @@
 #include <llvm/IR/IntrinsicsNVPTX.h>
 
 #include "cutlet/error.h"
+#include "cutlet/ir/shared_memory.h"
 #include "tile_support.h"
 
 namespace cutlet::backend {
@@ -16,7 +17,7 @@ namespace {
 
 const ir::Layout& shared_layout_of(LoweringContext& c, ir::ValueId v) { return *c.fn.type_of(v).layout(); }
 
-std::int64_t element_bytes(LoweringContext& c, ir::ValueId v) { return c.fn.type_of(v).element().bits() / 8; }
+std::int64_t element_bytes(LoweringContext& c, ir::ValueId v) { return ir::shared_element_bytes(c.fn.type_of(v).element()); }
 
 llvm::Value* lower_local_alloc(LoweringContext& c, const ir::Instruction& inst) {
   const ir::ValueId r = inst.results[0];
@@ -30,30 +31,34 @@ llvm::Value* lower_local_dealloc(LoweringContext&, const ir::Instruction&) { ret
 
 llvm::Value* lower_local_index(LoweringContext& c, const ir::Instruction& inst) {
   auto& b = c.b;
-  const ir::Layout& ring = shared_layout_of(c, inst.operands[0]);
-  const auto pitch = static_cast<std::uint32_t>(ring.strides[0] * element_bytes(c, inst.operands[0]));
-  return b.CreateInBoundsGEP(b.getInt8Ty(), c.get(inst.operands[0]), b.CreateMul(c.get(inst.operands[1]), b.getInt32(pitch)));
+  const ir::ops::TileLocalIndex index(inst);
+  const ir::Layout& ring = shared_layout_of(c, index.ring());
+  const auto pitch = static_cast<std::uint32_t>(ring.strides[0] * element_bytes(c, index.ring()));
+  return b.CreateInBoundsGEP(b.getInt8Ty(), c.get(index.ring()), b.CreateMul(c.get(index.stage()), b.getInt32(pitch)));
 }
 
 llvm::Value* lower_local_slice(LoweringContext& c, const ir::Instruction& inst) {
   auto& b = c.b;
-  const ir::Layout& l = shared_layout_of(c, inst.operands[0]);
+  const ir::ops::TileLocalSlice slice(inst);
+  const ir::Layout& l = shared_layout_of(c, slice.source());
+  const std::vector<std::int64_t> offsets = slice.offsets();
   std::int64_t at = 0;
-  for (std::size_t d = 0; d < l.strides.size(); ++d) at += inst.int_attr(d) * l.strides[d];
-  return b.CreateInBoundsGEP(b.getInt8Ty(), c.get(inst.operands[0]),
-                             b.getInt32(static_cast<std::uint32_t>(at * element_bytes(c, inst.operands[0]))));
+  for (std::size_t d = 0; d < l.strides.size(); ++d) at += offsets[d] * l.strides[d];
+  return b.CreateInBoundsGEP(b.getInt8Ty(), c.get(slice.source()),
+                             b.getInt32(static_cast<std::uint32_t>(at * element_bytes(c, slice.source()))));
 }
 
 llvm::Value* lower_local_load(LoweringContext& c, const ir::Instruction& inst) {
   auto& b = c.b;
   const ir::ValueId r = inst.results[0];
-  const ir::Layout& from = shared_layout_of(c, inst.operands[0]);
+  const ir::ValueId source = ir::ops::TileLocalLoad(inst).source();
+  const ir::Layout& from = shared_layout_of(c, source);
   const ir::Type et = c.fn.type_of(r).element();
   const TileLayout& l = result_layout(c, r);
   std::vector<llvm::Value*> regs;
   if (l.is_dot_operand()) {
     CUTLET_ASSERT(from.rank() == 2 && from.strides[1] == 1, "dot fragments are read from rows");
-    regs = load_dot_fragments(c, l, et, c.get(inst.operands[0]), from.strides[0]);
+    regs = load_dot_fragments(c, l, et, c.get(source), from.strides[0]);
   } else {
     // Element by element at its place in the buffer.
     llvm::Type* lt = llvm_type(c.ctx, et);
@@ -63,30 +68,31 @@ llvm::Value* lower_local_load(LoweringContext& c, const ir::Instruction& inst) {
       llvm::Value* at = b.getInt32(0);
       for (std::size_t d = 0; d < xy.size(); ++d)
         at = b.CreateAdd(at, b.CreateMul(xy[d], b.getInt32(static_cast<std::uint32_t>(from.strides[d]))));
-      regs.push_back(b.CreateLoad(lt, b.CreateInBoundsGEP(lt, c.get(inst.operands[0]), at)));
+      regs.push_back(b.CreateLoad(lt, b.CreateInBoundsGEP(lt, c.get(source), at)));
     }
   }
   return pack(c, llvm_type(c.ctx, et), regs);
 }
 
 llvm::Value* lower_local_store(LoweringContext& c, const ir::Instruction& inst) {
-  const ir::Layout& l = shared_layout_of(c, inst.operands[1]);
+  const ir::ops::TileLocalStore store(inst);
+  const ir::Layout& l = shared_layout_of(c, store.buffer());
   CUTLET_ASSERT(l.rank() == 2 && l.strides[1] == 1, "tile.local_store writes rows");
-  store_tile(c, inst.operands[0], c.get(inst.operands[1]), llvm_type(c.ctx, c.fn.type_of(inst.operands[0]).element()),
+  store_tile(c, store.value(), c.get(store.buffer()), llvm_type(c.ctx, c.fn.type_of(store.value()).element()),
              l.strides[0]);
   return nullptr;
 }
 
 llvm::Value* lower_async_copy(LoweringContext& c, const ir::Instruction& inst) {
   auto& b = c.b;
-  const ir::ValueId stage = inst.operands[0], ptr = inst.operands[1], offsets = inst.operands[2];
-  const ir::ValueId mask = inst.operands.size() > 4 ? inst.operands[4] : ir::kNone;
+  const ir::ops::TileAsyncCopy copy(inst);
+  const ir::ValueId stage = copy.stage(), ptr = copy.ptr(), offsets = copy.offsets(), mask = copy.mask();
   const ir::Layout& sl = shared_layout_of(c, stage);
   CUTLET_ASSERT(sl.rank() == 2 && sl.strides[1] == 1, "tile.async_copy fills rows");
   const ir::Type et = c.fn.type_of(ptr).element();
   llvm::Type* lt = llvm_type(c.ctx, et);
   const TileLayout& l = layout_of(c, offsets);
-  const int width = static_cast<int>(inst.int_attr());
+  const int width = static_cast<int>(copy.width());
   auto offs = unpack(c, c.get(offsets));
   std::vector<llvm::Value*> preds;
   if (mask != ir::kNone) preds = unpack(c, c.get(mask));
@@ -100,7 +106,7 @@ llvm::Value* lower_async_copy(LoweringContext& c, const ir::Instruction& inst) {
   auto* cp_async = llvm::InlineAsm::get(fty, text, "r,l,r,~{memory}", /*hasSideEffects=*/true);
   llvm::Value* stage32 = shared_address(c, c.get(stage));
   const auto bytes_per = static_cast<std::uint32_t>(et.bits() / 8);
-  llvm::Value* valid = c.get(inst.operands[3]);
+  llvm::Value* valid = c.get(copy.valid());
   auto tc = thread_coords(b, l);
   for (int r = 0; r < l.num_regs(); ++r) {
     if (l.reg_indices(r)[1] % width != 0) continue;  // covered by its group's piece
@@ -123,7 +129,7 @@ llvm::Value* lower_async_commit(LoweringContext& c, const ir::Instruction&) {
 
 llvm::Value* lower_async_wait(LoweringContext& c, const ir::Instruction& inst) {
   c.b.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_wait_group, {},
-                      {c.b.getInt32(static_cast<std::uint32_t>(inst.int_attr()))});
+                      {c.b.getInt32(static_cast<std::uint32_t>(ir::ops::TileAsyncWait(inst).pending()))});
   return nullptr;
 }
 

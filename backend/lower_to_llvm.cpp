@@ -146,14 +146,14 @@ class Walker {
     auto* then_bb = block("then");
     auto* else_bb = block("else");
     auto* merge_bb = block("endif");
-    B.CreateCondBr(c_.get(inst.operands[0]), then_bb, else_bb);
+    B.CreateCondBr(c_.get(ir::ops::If(inst).cond()), then_bb, else_bb);
     std::vector<std::pair<std::vector<llvm::Value*>, llvm::BasicBlock*>> incoming;
     for (int r = 0; r < 2; ++r) {
       B.SetInsertPoint(r == 0 ? then_bb : else_bb);
       auto yields = region(inst.regions[r]);
       const ir::Region& reg = inst.regions[r];
-      const ir::Instruction& term = c_.fn.inst(reg.body.back());
-      for (std::size_t i = 0; i < inst.results.size(); ++i) yields[i] = as_carried(term.operands[i], inst.results[i]);
+      const auto yielded = ir::ops::Yield(c_.fn.inst(reg.body.back())).values();
+      for (std::size_t i = 0; i < inst.results.size(); ++i) yields[i] = as_carried(yielded[i], inst.results[i]);
       incoming.emplace_back(std::move(yields), B.GetInsertBlock());
       B.CreateBr(merge_bb);
     }
@@ -167,11 +167,12 @@ class Walker {
 
   void lower_for(const ir::Instruction& inst) {
     auto& B = c_.b;
-    ir::Type it = c_.fn.type_of(inst.operands[0]);
+    const ir::ops::For loop(inst);
+    ir::Type it = c_.fn.type_of(loop.lower());
     bool sgn = it.is_signed_integer();
-    llvm::Value* lb = c_.get(inst.operands[0]);
-    llvm::Value* ub = c_.get(inst.operands[1]);
-    llvm::Value* step = c_.get(inst.operands[2]);
+    llvm::Value* lb = c_.get(loop.lower());
+    llvm::Value* ub = c_.get(loop.upper());
+    llvm::Value* step = c_.get(loop.step());
     const ir::Region& r = inst.regions[0];
     auto* pre = B.GetInsertBlock();
     auto* header = block("for.header");
@@ -182,7 +183,7 @@ class Walker {
     std::vector<llvm::PHINode*> phis;
     for (std::size_t i = 0; i < r.args.size(); ++i) {
       auto* phi = B.CreatePHI(c_.type_of(r.args[i]), 2);
-      phi->addIncoming(i == 0 ? lb : as_carried(inst.operands[2 + i], r.args[i]), pre);
+      phi->addIncoming(i == 0 ? lb : as_carried(loop.init()[i - 1], r.args[i]), pre);
       c_.values[r.args[i]] = phi;
       phis.push_back(phi);
     }
@@ -199,8 +200,8 @@ class Walker {
     B.CreateCondBr(cond, body, exit);
     B.SetInsertPoint(body);
     auto yields = region(r);
-    const ir::Instruction& term = c_.fn.inst(r.body.back());
-    for (std::size_t i = 0; i < yields.size(); ++i) yields[i] = as_carried(term.operands[i], r.args[i + 1]);
+    const auto next = ir::ops::Yield(c_.fn.inst(r.body.back())).values();
+    for (std::size_t i = 0; i < yields.size(); ++i) yields[i] = as_carried(next[i], r.args[i + 1]);
     llvm::Value* next_iv = B.CreateAdd(phis[0], step, "", false, sgn);
     auto* latch = B.GetInsertBlock();
     B.CreateBr(header);
@@ -224,7 +225,7 @@ class Walker {
       if (c_.fn.type_of(rb.args[i]).is_tile())
         throw CompileError("cutlet: tiles cannot be carried through while loops; use for_range");
       auto* phi = B.CreatePHI(llvm_type(c_.ctx, c_.fn.type_of(rb.args[i])), 2);
-      phi->addIncoming(c_.get(inst.operands[i]), pre);
+      phi->addIncoming(c_.get(ir::ops::While(inst).init()[i]), pre);
       c_.values[rb.args[i]] = phi;
       phis.push_back(phi);
     }
@@ -351,7 +352,7 @@ llvm::Function* lower_function(const ir::Function& fn, llvm::Module& module, con
 }
 
 llvm::Value* lower_call(LoweringContext& c, const ir::Instruction& inst) {
-  llvm::Function* callee = c.module.getFunction(inst.string_attr());
+  llvm::Function* callee = c.module.getFunction(ir::ops::Call(inst).callee());
   CUTLET_ASSERT(callee != nullptr, "call of a device function that was not lowered");
   std::vector<llvm::Value*> args;
   for (auto v : inst.operands) args.push_back(c.get(v));

@@ -33,21 +33,23 @@ namespace {
 using ir::Opcode;
 
 llvm::Value* lower_shuffle(LoweringContext& c, const ir::Instruction& inst) {
-  return warp_shuffle(c, static_cast<ir::ShuffleKind>(inst.int_attr()), c.get(inst.operands[2]), c.get(inst.operands[0]),
-                      c.get(inst.operands[1]));
+  const ir::ops::Shuffle shuffle(inst);
+  return warp_shuffle(c, shuffle.kind(), c.get(shuffle.mask()), c.get(shuffle.value()), c.get(shuffle.lane()));
 }
 
 llvm::Value* lower_vote(LoweringContext& c, const ir::Instruction& inst) {
   static constexpr llvm::Intrinsic::ID ids[] = {llvm::Intrinsic::nvvm_vote_all_sync, llvm::Intrinsic::nvvm_vote_any_sync,
                                                 llvm::Intrinsic::nvvm_vote_ballot_sync};
-  return c.b.CreateIntrinsic(ids[inst.int_attr()], {}, {c.get(inst.operands[1]), c.get(inst.operands[0])});
+  const ir::ops::Vote vote(inst);
+  return c.b.CreateIntrinsic(ids[static_cast<int>(vote.kind())], {}, {c.get(vote.mask()), c.get(vote.pred())});
 }
 
 llvm::Value* lower_match(LoweringContext& c, const ir::Instruction& inst) {
-  auto kind = static_cast<ir::MatchKind>(inst.int_attr());
-  llvm::Value* v = c.get(inst.operands[0]);
-  llvm::Value* mask = c.get(inst.operands[1]);
-  bool wide = c.fn.type_of(inst.operands[0]).bits() == 64;
+  const ir::ops::Match match(inst);
+  const ir::MatchKind kind = match.kind();
+  llvm::Value* v = c.get(match.value());
+  llvm::Value* mask = c.get(match.mask());
+  bool wide = c.fn.type_of(match.value()).bits() == 64;
   if (v->getType()->isFloatingPointTy()) v = c.b.CreateBitCast(v, wide ? c.b.getInt64Ty() : c.b.getInt32Ty());
   if (kind == ir::MatchKind::Any)
     return c.b.CreateIntrinsic(wide ? llvm::Intrinsic::nvvm_match_any_sync_i64 : llvm::Intrinsic::nvvm_match_any_sync_i32,
@@ -58,8 +60,9 @@ llvm::Value* lower_match(LoweringContext& c, const ir::Instruction& inst) {
 }
 
 llvm::Value* lower_redux(LoweringContext& c, const ir::Instruction& inst) {
-  auto kind = static_cast<ir::ReduxKind>(inst.int_attr());
-  bool sgn = c.fn.type_of(inst.operands[0]).is_signed_integer();
+  const ir::ops::Redux redux(inst);
+  const ir::ReduxKind kind = redux.kind();
+  bool sgn = c.fn.type_of(redux.value()).is_signed_integer();
   llvm::Intrinsic::ID id = llvm::Intrinsic::nvvm_redux_sync_add;
   switch (kind) {
     case ir::ReduxKind::Add: id = llvm::Intrinsic::nvvm_redux_sync_add; break;
@@ -69,7 +72,7 @@ llvm::Value* lower_redux(LoweringContext& c, const ir::Instruction& inst) {
     case ir::ReduxKind::Or: id = llvm::Intrinsic::nvvm_redux_sync_or; break;
     case ir::ReduxKind::Xor: id = llvm::Intrinsic::nvvm_redux_sync_xor; break;
   }
-  return c.b.CreateIntrinsic(id, {}, {c.get(inst.operands[0]), c.get(inst.operands[1])});
+  return c.b.CreateIntrinsic(id, {}, {c.get(redux.value()), c.get(redux.mask())});
 }
 
 llvm::Value* lower_active_mask(LoweringContext& c, const ir::Instruction&) {

@@ -14,6 +14,7 @@
 #include <llvm/IR/Module.h>
 
 #include "cutlet/ir/function.h"
+#include "cutlet/ir/ops.h"
 #include "tile_layout.h"
 
 namespace cutlet::backend {

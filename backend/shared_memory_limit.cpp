@@ -6,7 +6,9 @@
 #include <llvm/IR/GlobalVariable.h>
 
 #include "cutlet/backend/compiler.h"
+#include "cutlet/ir/ops.h"
 #include "cutlet/ir/passes/passes.h"
+#include "cutlet/ir/shared_memory.h"
 
 namespace cutlet::backend {
 namespace {
@@ -21,8 +23,9 @@ void list_shared_arrays(const ir::Function& fn, const ir::Region& r, std::string
     const ir::Instruction& inst = fn.inst(id);
     if (inst.op == ir::Opcode::SharedAlloc) {
       ir::Type elem = fn.type_of(inst.results[0]).element();
-      out += "\n  - " + std::to_string(inst.int_attr() * ((elem.bits() + 7) / 8)) + " bytes: shared_array<" + elem.str() + ">(" +
-             std::to_string(inst.int_attr()) + ") at " + where(inst.loc);
+      const std::int64_t count = ir::ops::SharedAlloc(inst).count();
+      out += "\n  - " + std::to_string(count * ir::shared_element_bytes(elem)) + " bytes: shared_array<" + elem.str() +
+             ">(" + std::to_string(count) + ") at " + where(inst.loc);
     }
     for (const ir::Region& sub : inst.regions) list_shared_arrays(fn, sub, out);
   }

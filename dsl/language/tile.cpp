@@ -1,6 +1,7 @@
 // Tile kernels' out-of-line parts: broadcasting, arange, reductions, tensors, program ids.
 #include "cutlet/language/tensor.h"
 
+#include "cutlet/ir/ops.h"
 #include "cutlet/language/index.h"
 
 namespace cutlet {
@@ -72,7 +73,9 @@ Tile<std::int32_t> axis_index(const std::vector<std::int64_t>& shape, int axis, 
 
 bool is_int_constant(ir::ValueId v, std::int64_t k) {
   const ir::Instruction* d = builder().function().def_of(v);
-  return d && d->op == ir::Opcode::Const && std::holds_alternative<std::int64_t>(d->attrs[0]) && d->int_attr() == k;
+  if (!d || d->op != ir::Opcode::Const) return false;
+  const ir::Attribute value = ir::ops::Const(*d).value();
+  return std::holds_alternative<std::int64_t>(value) && std::get<std::int64_t>(value) == k;
 }
 
 }  // namespace detail

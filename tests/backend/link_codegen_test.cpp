@@ -84,6 +84,7 @@ TEST_P(CompileForTarget, ProducesACubinWithResourceUsage) {
   if (GetParam() < 100) {
     EXPECT_GT(k.resources.constant_bytes, 0) << k.link_log;  // parameters in cmem[0]
   }
+  EXPECT_EQ(cubin_resource_usage(k.cubin, k.name).registers, parse_resource_usage(k.link_log, k.name).registers);
   EXPECT_GE(k.timings.link_ms, 0.0);
   EXPECT_TRUE(k.llvm_ir.empty());  // only kept on request
 }
@@ -97,6 +98,25 @@ TEST(LinkCodegenTest, LinksHandWrittenPtx) {
   EXPECT_TRUE(is_cuda_elf(cubin));
   ResourceUsage u = parse_resource_usage(log, "store_seven");
   EXPECT_GT(u.registers, 0) << log;
+}
+
+TEST(LinkCodegenTest, TheCubinHoldsTheReportedRegistersAndMemory) {
+  // What compile() falls back on when nvJitLink answers from its cache without a report.
+  std::string log;
+  std::vector<char> cubin = link_ptx(kHandWrittenPtx, Target{90}, "store_seven", &log);
+  const ResourceUsage reported = parse_resource_usage(log, "store_seven");
+  const ResourceUsage read = cubin_resource_usage(cubin, "store_seven");
+  ASSERT_GT(reported.registers, 0) << log;
+  EXPECT_EQ(read.registers, reported.registers) << log;
+  EXPECT_EQ(read.shared_bytes, reported.shared_bytes) << log;
+  EXPECT_EQ(read.constant_bytes, reported.constant_bytes) << log;
+  EXPECT_EQ(read.stack_bytes, reported.stack_bytes) << log;
+  EXPECT_EQ(cubin_resource_usage(link_ptx(kHandWrittenPtx, Target{80}, "store_seven"), "store_seven").registers,
+            parse_resource_usage(log, "store_seven").registers);
+  EXPECT_EQ(cubin_resource_usage(cubin, "no_such_kernel").registers, -1);
+  EXPECT_EQ(cubin_resource_usage(std::vector<char>(10, 'x'), "store_seven").registers, -1);
+  std::vector<char> cut(cubin.begin(), cubin.begin() + static_cast<std::ptrdiff_t>(cubin.size() / 2));
+  (void)cubin_resource_usage(cut, "store_seven");  // a truncated file reads nothing past its end
 }
 
 TEST(LinkCodegenTest, SyntaxErrorThrowsWithTheLinkersLog) {

@@ -93,6 +93,10 @@ std::vector<char> link_ptx(const std::string& ptx, const Target& target, const s
 
 /// Parses the resource report of nvJitLink/ptxas ("Used 10 registers, ...") for `kernel`.
 ResourceUsage parse_resource_usage(const std::string& log, const std::string& kernel);
+/// The registers, stack frame, static shared memory and cmem[0] bytes of `kernel` read from its
+/// cubin (the spills stay at ResourceUsage's defaults): what compile() reports when the linker's report has
+/// no registers, as when nvJitLink gave a cubin from its own cache of an earlier link.
+ResourceUsage cubin_resource_usage(const std::vector<char>& cubin, const std::string& kernel);
 
 /// "19.1.7": the LLVM that generates PTX.
 std::string llvm_version();
