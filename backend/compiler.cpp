@@ -45,11 +45,11 @@ void initialize_llvm() {
   });
 }
 
-/// One TargetMachine per thread and (sm, contraction): creating one costs more than
+/// One TargetMachine per thread and (processor, contraction): creating one costs more than
 /// compiling a small kernel, and a TargetMachine is not shared between threads.
 llvm::TargetMachine& target_machine(const CompileOptions& o) {
-  thread_local std::map<std::pair<int, bool>, std::unique_ptr<llvm::TargetMachine>> machines;
-  auto key = std::make_pair(o.target.ptx_sm(), o.fma_contraction);
+  thread_local std::map<std::pair<std::string, bool>, std::unique_ptr<llvm::TargetMachine>> machines;
+  auto key = std::make_pair(o.target.ptx_cpu(), o.fma_contraction);
   auto& tm = machines[key];
   if (!tm) {
     std::string error;
@@ -58,7 +58,7 @@ llvm::TargetMachine& target_machine(const CompileOptions& o) {
     if (!t) throw CompileError("cutlet: LLVM has no NVPTX target: " + error);
     llvm::TargetOptions opts;
     opts.AllowFPOpFusion = o.fma_contraction ? llvm::FPOpFusion::Fast : llvm::FPOpFusion::Standard;
-    std::string cpu = "sm_" + std::to_string(o.target.ptx_sm());
+    std::string cpu = o.target.ptx_cpu();
     std::string features = "+ptx" + std::to_string(o.target.ptx_version());
     tm.reset(t->createTargetMachine(triple, cpu, features, opts, std::nullopt, std::nullopt,
                                     llvm::CodeGenOptLevel::Aggressive));

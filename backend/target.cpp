@@ -13,12 +13,14 @@ Target Target::from_string(const std::string& s) {
     std::string p(prefix);
     if (digits.rfind(p, 0) == 0) digits = digits.substr(p.size());
   }
+  if (digits == "90a") return Target{90, true};
   bool ok = !digits.empty() && digits.size() <= 3;
   for (char c : digits) ok = ok && std::isdigit(static_cast<unsigned char>(c));
   int sm = ok ? std::stoi(digits) : 0;
   if (!ok || sm < 75)
     throw Error("cutlet: unknown target '" + s + "': write it as sm_XY with XY >= 75 (the oldest the CUDA 13 " +
-                "linker supports), e.g. \"sm_90\" for an H100/H200 or \"sm_80\" for an A100");
+                "linker supports), e.g. \"sm_90\" for an H100/H200 or \"sm_80\" for an A100, or \"sm_90a\" for " +
+                "Hopper's architecture-specific instructions");
   return Target{sm};
 }
 

@@ -53,8 +53,11 @@ Exporter& Exporter::targets(std::vector<Target> targets) {
   if (targets.empty()) throw Error("cutlet::aot::Exporter '" + name_ + "': give at least one target");
   for (std::size_t i = 0; i < targets.size(); ++i)
     for (std::size_t j = 0; j < i; ++j)
-      if (targets[i] == targets[j])
-        throw Error("cutlet::aot::Exporter '" + name_ + "': target " + targets[i].arch() + " is given twice");
+      if (targets[i].sm == targets[j].sm)
+        throw Error("cutlet::aot::Exporter '" + name_ + "': " +
+                    (targets[i] == targets[j] ? "target " + targets[i].arch() + " is given twice"
+                                              : "targets " + targets[j].arch() + " and " + targets[i].arch() +
+                                                    " are for one SM; a device would load either: give one"));
   targets_ = std::move(targets);
   return *this;
 }

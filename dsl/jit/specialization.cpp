@@ -349,7 +349,7 @@ CompileOptions compile_options_for(const KernelOptions& opts) {
 
 CompileOptions compile_options_for(const KernelOptions& opts, const Device& device) {
   CompileOptions o = compile_options_for(opts);
-  if (!opts.target) o.target = Target{device.compute_capability().sm()};
+  if (!opts.target) o.target = Target::for_device(device.compute_capability().sm());
   return o;
 }
 

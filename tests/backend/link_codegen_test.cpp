@@ -89,6 +89,17 @@ TEST_P(CompileForTarget, ProducesACubinWithResourceUsage) {
   EXPECT_TRUE(k.llvm_ir.empty());  // only kept on request
 }
 
+TEST(LinkCodegenTest, CompilesForSm90a) {
+  CompileOptions o;
+  o.target = Target::from_string("sm_90a");
+  CompiledKernel k = compile(square_plus_one(), o);
+  EXPECT_NE(k.ptx.find(".target sm_90a"), std::string::npos) << k.ptx.substr(0, 400);
+  EXPECT_TRUE(is_cuda_elf(k.cubin));
+  EXPECT_GT(k.resources.registers, 0) << k.link_log;
+  o.target = Target{90};
+  EXPECT_NE(compile(square_plus_one(), o).ptx.find(".target sm_90\n"), std::string::npos);
+}
+
 INSTANTIATE_TEST_SUITE_P(Sm, CompileForTarget, ::testing::Values(80, 90, 100),
                          [](const ::testing::TestParamInfo<int>& p) { return "sm_" + std::to_string(p.param); });
 

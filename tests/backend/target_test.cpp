@@ -45,6 +45,30 @@ TEST(TargetTest, RejectsOtherNamesWithAHint) {
   }
 }
 
+TEST(TargetTest, Sm90aIsHoppersArchitectureSpecificTarget) {
+  const Target a = Target::from_string("sm_90a");
+  EXPECT_EQ(a.sm, 90);
+  EXPECT_TRUE(a.arch_specific);
+  EXPECT_EQ(a.arch(), "sm_90a");
+  EXPECT_EQ(a.ptx_cpu(), "sm_90a");
+  EXPECT_EQ(a.ptx_sm(), 90);
+  EXPECT_NE(a, Target{90});  // kernels compiled for one are not the other's (cache keys use arch())
+  EXPECT_EQ(Target::from_string("compute_90a"), a);
+  EXPECT_EQ(Target{90}.ptx_cpu(), "sm_90");
+  EXPECT_EQ(Target{100}.ptx_cpu(), "sm_90");
+  for (const char* bad : {"sm_80a", "sm_100a", "sm_90b", "90aa"}) {
+    SCOPED_TRACE(bad);
+    EXPECT_NE(target_error(bad).find("sm_90a"), std::string::npos);
+  }
+}
+
+TEST(TargetTest, ADevicesTargetIsArchitectureSpecificOnHopper) {
+  EXPECT_EQ(Target::for_device(90).arch(), "sm_90a");
+  EXPECT_EQ(Target::for_device(80).arch(), "sm_80");
+  EXPECT_EQ(Target::for_device(89).arch(), "sm_89");
+  EXPECT_EQ(Target::for_device(100).arch(), "sm_100");
+}
+
 TEST(TargetTest, RejectedNamesThrowCutletError) {
   EXPECT_THROW(Target::from_string("gfx90a"), Error);
   EXPECT_THROW(Target::from_string("sm_60"), Error);

@@ -201,6 +201,13 @@ TEST(AotExport, MainTakesTheOutputDirectoryAndChecksTheName) {
 TEST(AotExport, RefusesTargetsGivenTwiceAndNamesThatAreNoIdentifiers) {
   aot::Exporter ex("aot_refused");
   EXPECT_THROW(ex.targets({Target{90}, Target{90}}), Error);
+  try {
+    ex.targets({Target{90}, Target::from_string("sm_90a")});
+    ADD_FAILURE() << "sm_90 beside sm_90a was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("sm_90 and sm_90a are for one SM"), std::string::npos) << e.what();
+  }
+  EXPECT_NO_THROW(ex.targets({Target{80}, Target::from_string("sm_90a")}));
   EXPECT_THROW(ex.targets({}), Error);
   EXPECT_THROW(ex.add(saxpy(), "saxpy").param_names({"a", "x"}), Error);  // four parameters
   ex.add(saxpy(), "not-a-name");

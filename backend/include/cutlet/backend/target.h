@@ -11,18 +11,28 @@ namespace cutlet {
 struct Target {
   /// SM version, e.g. 90 for sm_90 (the H100/H200), 80 for sm_80 (the A100).
   int sm = 90;
+  /// sm_90a rather than sm_90: Hopper's architecture-specific instructions (wgmma, setmaxnreg)
+  /// may be used, and the cubin runs on sm_90 devices only (no newer GPU runs it). Only sm_90
+  /// has such a variant here.
+  bool arch_specific = false;
 
   /// The default target without a GPU: sm_90.
   static Target default_target() { return Target{}; }
-  /// Parses "sm_80", "sm_90", "90" or "compute_90". Throws cutlet::Error naming the
+  /// The target for a device of compute capability `sm` (major * 10 + minor): sm_90a on
+  /// Hopper, whose architecture-specific instructions need it, sm_XY elsewhere.
+  static Target for_device(int sm) { return Target{sm, sm == 90}; }
+  /// Parses "sm_80", "sm_90", "sm_90a", "90" or "compute_90". Throws cutlet::Error naming the
   /// accepted forms for anything else, or for an SM below 75 (CUDA 13's nvJitLink links
   /// sm_75 and newer).
   static Target from_string(const std::string& s);
 
-  /// "sm_90"
-  std::string arch() const { return "sm_" + std::to_string(sm); }
+  /// "sm_90", "sm_90a"
+  std::string arch() const { return "sm_" + std::to_string(sm) + (arch_specific ? "a" : ""); }
   /// The SM that LLVM generates PTX for: min(sm, 90).
   int ptx_sm() const { return sm < 90 ? sm : 90; }
+  /// The processor LLVM generates PTX for: "sm_90a" for an architecture-specific target,
+  /// else sm_<ptx_sm()>.
+  std::string ptx_cpu() const { return arch_specific ? arch() : "sm_" + std::to_string(ptx_sm()); }
   /// The PTX ISA version LLVM writes, e.g. 80 for PTX 8.0.
   int ptx_version() const { return 80; }
 
