@@ -42,6 +42,23 @@ TEST(KernelGpu, SaxpyMatchesCpuOnOddSizes) {
   }
 }
 
+TEST(KernelGpu, CompilesForTheDevicesArchitectureSm90aOnHopper) {
+  CUTLET_REQUIRE_GPU();
+  auto saxpy = make_saxpy();
+  Stream s;
+  const Device d = s.device();
+  Buffer<float> x(s, std::vector<float>(64, 1.0f)), y(s, std::vector<float>(64, 2.0f));
+  auto compiled = saxpy.compile_for(d, 3.0f, x, y, 64);
+  const std::string want = Target::for_device(d.compute_capability().sm()).arch();
+  EXPECT_NE(compiled->ptx.find(".target " + want + "\n"), std::string::npos) << want;
+  if (d.compute_capability().sm() == 90) {
+    EXPECT_EQ(want, "sm_90a");
+  }
+  // The launch uses that specialization, and it runs.
+  saxpy.launch(s, {.grid = 1, .block = 64}, 3.0f, x, y, 64);
+  for (float v : y.to_host(s)) EXPECT_EQ(v, 5.0f);
+}
+
 TEST(KernelGpu, GuardLeavesElementsPastTheEndUntouched) {
   CUTLET_REQUIRE_GPU();
   auto saxpy = make_saxpy();
