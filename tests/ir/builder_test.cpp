@@ -13,26 +13,11 @@
 #include <vector>
 
 #include "cutlet/ir/verifier.h"
+#include "ir/ir_test_support.h"
 
 namespace cutlet::ir {
 namespace {
 
-::testing::AssertionResult contains(const std::string& text, const std::string& part) {
-  if (text.find(part) != std::string::npos) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << "\"" << text << "\" does not contain \"" << part << "\"";
-}
-
-/// Runs `fn`, which must throw IRError, and returns the error's message.
-template <class Fn>
-std::string ir_error_of(Fn&& fn) {
-  try {
-    fn();
-  } catch (const IRError& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected an IRError";
-  return {};
-}
 
 class BuilderTest : public ::testing::Test {
  protected:

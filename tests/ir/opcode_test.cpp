@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <span>
 #include <string>
 
 namespace cutlet::ir {
@@ -12,35 +13,30 @@ namespace {
 
 constexpr int kOps = static_cast<int>(Opcode::Condition) + 1;
 
+/// Required entries first, then optional ones, or one rest at the end.
+template <class Spec>
+void expect_in_order(std::span<const Spec> specs) {
+  bool optional_seen = false;
+  for (std::size_t k = 0; k < specs.size(); ++k) {
+    const Presence p = specs[k].presence;
+    if (p == Presence::Required) {
+      EXPECT_FALSE(optional_seen) << specs[k].name;
+    }
+    if (p == Presence::Optional) optional_seen = true;
+    if (p == Presence::Rest) {
+      EXPECT_EQ(k + 1, specs.size()) << specs[k].name;
+    }
+  }
+}
+
 TEST(OpcodeTest, EveryRowHasAUniqueMnemonicAndItsOperandsInOrder) {
   std::set<std::string> mnemonics;
   for (int i = 0; i < kOps; ++i) {
     const OpInfo& info = op_info(static_cast<Opcode>(i));
     SCOPED_TRACE(info.mnemonic);
     EXPECT_TRUE(mnemonics.insert(info.mnemonic).second);
-    // Required ones first, then optional ones or one rest at the end.
-    bool optional_seen = false;
-    for (std::size_t k = 0; k < info.operands.size(); ++k) {
-      const Presence p = info.operands[k].presence;
-      if (p == Presence::Required) {
-        EXPECT_FALSE(optional_seen) << info.operands[k].name;
-      }
-      if (p == Presence::Optional) optional_seen = true;
-      if (p == Presence::Rest) {
-        EXPECT_EQ(k + 1, info.operands.size()) << info.operands[k].name;
-      }
-    }
-    optional_seen = false;
-    for (std::size_t k = 0; k < info.attributes.size(); ++k) {
-      const Presence p = info.attributes[k].presence;
-      if (p == Presence::Required) {
-        EXPECT_FALSE(optional_seen) << info.attributes[k].name;
-      }
-      if (p == Presence::Optional) optional_seen = true;
-      if (p == Presence::Rest) {
-        EXPECT_EQ(k + 1, info.attributes.size()) << info.attributes[k].name;
-      }
-    }
+    expect_in_order(info.operands);
+    expect_in_order(info.attributes);
   }
 }
 

@@ -6,13 +6,11 @@
 #include <string>
 #include <vector>
 
+#include "ir/ir_test_support.h"
+
 namespace cutlet::ir {
 namespace {
 
-::testing::AssertionResult contains(const std::string& text, const std::string& part) {
-  if (text.find(part) != std::string::npos) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << "\"" << text << "\" does not contain \"" << part << "\"";
-}
 
 /// Builds functions by hand, bypassing the Builder's checks.
 class VerifierTest : public ::testing::Test {

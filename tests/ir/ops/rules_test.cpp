@@ -8,25 +8,11 @@
 #include "cutlet/ir/builder.h"
 #include "cutlet/ir/ops.h"
 #include "cutlet/ir/verifier.h"
+#include "ir/ir_test_support.h"
 
 namespace cutlet::ir {
 namespace {
 
-::testing::AssertionResult contains(const std::string& text, const std::string& part) {
-  if (text.find(part) != std::string::npos) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << "\"" << text << "\" does not contain \"" << part << "\"";
-}
-
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const IRError& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "no error";
-  return {};
-}
 
 const Instruction& last(const Function& f) { return f.inst(f.body().body.back()); }
 
@@ -41,7 +27,7 @@ TEST(OpRulesTest, TheBuilderAndTheVerifierGiveOneMessage) {
   ValueId p = b.add_param(Type::pointer(Type::f32()));
   ValueId offs = b.tile_arange(64);
   ValueId small = b.tile_splat(b.const_bool(true), k32);
-  const std::string built = error_of([&] { b.tile_load(p, offs, small); });
+  const std::string built = ir_error_of([&] { b.tile_load(p, offs, small); });
   EXPECT_TRUE(contains(built, "a tile load's mask must be an i1 tile of the offsets' shape, not tile<32xi1>"));
 
   // ... and the verifier refuses the same instruction, made by hand, with the same words.
@@ -50,7 +36,7 @@ TEST(OpRulesTest, TheBuilderAndTheVerifierGiveOneMessage) {
   b.tile_store(p, offs, x);
   EXPECT_NO_THROW(verify(f));
   f.inst(f.value(x).def).operands[2] = small;
-  const std::string verified = error_of([&] { verify(f); });
+  const std::string verified = ir_error_of([&] { verify(f); });
   EXPECT_TRUE(contains(verified, "'tile.load'"));
   EXPECT_TRUE(contains(verified, "a tile load's mask must be an i1 tile of the offsets' shape, not tile<32xi1>"));
 }
@@ -65,7 +51,7 @@ TEST(OpRulesTest, TheVerifierChecksTileShapesTheBuilderChecks) {
   EXPECT_NO_THROW(verify(f));
   // A dot whose b no longer has K rows.
   f.inst(f.value(d).def).operands[1] = a;
-  const std::string msg = error_of([&] { verify(f); });
+  const std::string msg = ir_error_of([&] { verify(f); });
   EXPECT_TRUE(contains(msg, "'tile.dot'"));
   EXPECT_TRUE(contains(msg, "shapes [M, K] @ [K, N] + [M, N] do not match"));
 }
@@ -80,9 +66,9 @@ TEST(OpRulesTest, AttributesOfTheWrongKindOrCountAreRefused) {
   b.store(b.add_param(Type::pointer(Type::i32())), r);
   EXPECT_NO_THROW(verify(f));
   f.inst(f.value(c).def).attrs = {std::string("lt")};
-  EXPECT_TRUE(contains(error_of([&] { verify(f); }), "attribute 'predicate' must be an integer"));
+  EXPECT_TRUE(contains(ir_error_of([&] { verify(f); }), "attribute 'predicate' must be an integer"));
   f.inst(f.value(c).def).attrs = {};
-  EXPECT_TRUE(contains(error_of([&] { verify(f); }), "has 0 attributes, expected 1"));
+  EXPECT_TRUE(contains(ir_error_of([&] { verify(f); }), "has 0 attributes, expected 1"));
 }
 
 TEST(OpRulesTest, FoldsComeFromTheRows) {
