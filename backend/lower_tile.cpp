@@ -358,12 +358,12 @@ llvm::Value* lower_permute_or_reshape(LoweringContext& c, const ir::Instruction&
   ir::Type st = c.fn.type_of(x), rt = c.fn.type_of(inst.results[0]);
   const std::vector<std::int64_t> sshape(st.shape().begin(), st.shape().end()), rshape(rt.shape().begin(), rt.shape().end());
   const TileLayout to = result_layout(c, inst.results[0]);
+  const std::vector<int> perm = reshape ? std::vector<int>{} : ir::ops::TilePermute(inst).perm();
   return through_shared(
       c, c.get(x), layout_of(c, x), to,
       [&](const std::vector<llvm::Value*>& dst) {
         if (reshape) return linear(c, dst, rshape);
         std::vector<llvm::Value*> src(dst.size());
-        const std::vector<int> perm = ir::ops::TilePermute(inst).perm();
         for (std::size_t d = 0; d < dst.size(); ++d) src[static_cast<std::size_t>(perm[d])] = dst[d];
         return linear(c, src, sshape);
       });

@@ -89,22 +89,19 @@ std::vector<Type> Builder::infer(Opcode op, std::span<const ValueId> operands, s
                                  std::span<const Type> given) const {
   std::vector<Type> types;
   for (auto v : operands) types.push_back(f_->type_of(v));
+  return infer_types(op, types, attrs, given);
+}
+
+std::vector<Type> Builder::infer_types(Opcode op, std::span<const Type> operand_types, std::span<const Attribute> attrs,
+                                       std::span<const Type> given) const {
   try {
-    return infer_result_types(OpTypes{op, types, attrs, given, f_});
+    return infer_result_types(OpTypes{op, operand_types, attrs, given, f_});
   } catch (const OpRuleError& e) {
     fail(e.what());
   }
 }
 
 ValueId Builder::emit(Opcode op, std::vector<ValueId> operands, std::vector<Attribute> attrs, std::optional<Type> given) {
-  std::span<const Type> given_types;
-  if (given) given_types = std::span<const Type>(&*given, 1);
-  const std::vector<Type> results = infer(op, operands, attrs, given_types);
-  if (results.size() > 1) fail(std::string(mnemonic(op)) + " has several results; build it with its region builder");
-  const Type result = results.empty() ? Type::void_type() : results[0];
-
-  // Fold, and put the constant of a commutative op on the right (scalars only: tiles and
-  // vectors of constants are made by splats the backend folds).
   std::vector<Type> types;
   std::vector<std::optional<Attribute>> constants;
   bool scalar = true;
@@ -114,6 +111,14 @@ ValueId Builder::emit(Opcode op, std::vector<ValueId> operands, std::vector<Attr
     const Instruction* d = f_->def_of(v);
     constants.push_back(d && d->op == Opcode::Const ? std::optional<Attribute>(d->attrs[0]) : std::nullopt);
   }
+  std::span<const Type> given_types;
+  if (given) given_types = std::span<const Type>(&*given, 1);
+  const std::vector<Type> results = infer_types(op, types, attrs, given_types);
+  if (results.size() > 1) fail(std::string(mnemonic(op)) + " has several results; build it with its region builder");
+  const Type result = results.empty() ? Type::void_type() : results[0];
+
+  // Fold, and put the constant of a commutative op on the right (scalars only: tiles and
+  // vectors of constants are made by splats the backend folds).
   if (auto folded = fold_op(FoldInput{op, result, operands, types, constants, attrs})) {
     if (folded->value != kNone) return folded->value;
     if (const auto* i = std::get_if<std::int64_t>(&*folded->constant)) return const_int(result, *i);

@@ -98,7 +98,6 @@ class Verifier {
     }
   }
 
-  static bool is_shared_tile(Type t) { return t.is_tile() && t.layout() && t.layout()->is_shared(); }
 
   /// Whether operand k of an `op` may be a tile in a shared layout.
   static bool takes_shared(Opcode op, std::size_t k) {

@@ -115,4 +115,6 @@ bool same_shape(std::span<const std::int64_t> a, std::span<const std::int64_t> b
 
 Type unplaced(Type t) { return t.is_tile() ? t.without_layout() : t; }
 
+bool is_shared_tile(Type t) { return t.is_tile() && t.layout() && t.layout()->is_shared(); }
+
 }  // namespace cutlet::ir

@@ -6,10 +6,6 @@
 
 namespace cutlet::ir {
 
-namespace {
-bool is_shared_tile(Type t) { return t.is_tile() && t.layout() && t.layout()->is_shared(); }
-}  // namespace
-
 std::vector<Type> infer_tile_local_alloc(const OpTypes& t) {
   Type r = t.given_result();
   if (!is_shared_tile(r)) t.fail("must produce a tile in a shared layout");

@@ -208,6 +208,8 @@ class Builder {
   /// The result types of `op` on these operands by its ops.def rule (fails with its message).
   std::vector<Type> infer(Opcode op, std::span<const ValueId> operands, std::span<const Attribute> attrs,
                           std::span<const Type> given) const;
+  std::vector<Type> infer_types(Opcode op, std::span<const Type> operand_types, std::span<const Attribute> attrs,
+                                std::span<const Type> given) const;
   /// Emits `op` with at most one result: checked by its rule (`given` is the result type of an
   /// op whose result the operands do not determine), folded, deduplicated when pure.
   ValueId emit(Opcode op, std::vector<ValueId> operands, std::vector<Attribute> attrs = {},
