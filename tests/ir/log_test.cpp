@@ -5,8 +5,6 @@
 
 #include <cstdio>
 #include <string>
-#include <thread>
-#include <vector>
 
 #include "jit/child_process.h"
 
@@ -70,21 +68,6 @@ TEST(Log, WritesOnePrefixedLinePerMessage) {
   log_message(LogLevel::Warn, "a warning");
   const std::string err = testing::internal::GetCapturedStderr();
   EXPECT_EQ(err, "cutlet: compiled k in two lines\ncutlet: a warning\n");
-}
-
-TEST(Log, ConcurrentLinesDoNotMix) {
-  LevelRestorer restore;
-  set_log_level(LogLevel::Info);
-  testing::internal::CaptureStderr();
-  std::vector<std::thread> threads;
-  for (int t = 0; t < 4; ++t)
-    threads.emplace_back([t] {
-      for (int i = 0; i < 50; ++i) log_message(LogLevel::Info, std::string(40, static_cast<char>('a' + t)));
-    });
-  for (auto& t : threads) t.join();
-  const std::string err = testing::internal::GetCapturedStderr();
-  for (int t = 0; t < 4; ++t)
-    EXPECT_EQ(count_of(err, "cutlet: " + std::string(40, static_cast<char>('a' + t)) + "\n"), 50u);
 }
 
 // The child: the level CUTLET_LOG gives, and which messages it lets through.

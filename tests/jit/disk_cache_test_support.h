@@ -35,6 +35,14 @@ class TempDir {
   std::filesystem::path path_;
 };
 
+/// How many of the kernel cache's warnings ("cutlet: the kernel cache ...") `s` holds.
+inline std::size_t warnings_in(const std::string& s) {
+  const std::string w = "cutlet: the kernel cache";
+  std::size_t n = 0;
+  for (auto p = s.find(w); p != std::string::npos; p = s.find(w, p + 1)) ++n;
+  return n;
+}
+
 /// A compiled kernel called `name` with `cubin_bytes` bytes of made-up cubin: what the cache
 /// stores, without compiling anything.
 inline CompiledKernel fake_kernel(const std::string& name, std::size_t cubin_bytes = 1000) {
