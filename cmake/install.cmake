@@ -47,7 +47,12 @@ install(FILES ${PROJECT_BINARY_DIR}/cutletConfig.cmake ${PROJECT_BINARY_DIR}/cut
   DESTINATION ${cutlet_package_dir})
 
 # cutlet.pc. Its prefix is found from the file's own place (${pcfiledir}), as the CMake
-# package's is, so the tree stays usable wherever `cmake --install --prefix` puts it.
+# package's is, so the tree stays usable wherever `cmake --install --prefix` puts it. A
+# sanitized build's libraries need their programs linked with the same sanitizers.
+set(cutlet_pc_sanitize "")
+if(CUTLET_SANITIZER_LINK_OPTION)
+  set(cutlet_pc_sanitize " ${CUTLET_SANITIZER_LINK_OPTION}")
+endif()
 if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}")
   set(cutlet_pc_prefix "${CMAKE_INSTALL_PREFIX}")
   set(cutlet_pc_libdir "${CMAKE_INSTALL_LIBDIR}")
