@@ -1,5 +1,7 @@
 // Soak: 10^6 cached launches of a small kernel from 32 host threads on 8 streams, with
-// buffers allocated and freed all along, against a single-threaded launch loop; host RSS and
+// buffers allocated and freed all along, against a single-threaded launch loop and against the
+// same threads doing the same through the driver alone (the baseline: the driver serialises
+// launches into one context, so threads cost each other time whoever launches); host RSS and
 // device memory after the warm-up and at the end, to show that nothing grows.
 // CUTLET_BENCH_SOAK_LAUNCHES=<n> sets the number of launches (e.g. 20000 for a quick run).
 #include <unistd.h>
@@ -67,8 +69,47 @@ void launch_loop(SaxpyKernel& saxpy, const Stream& stream, long long count) {
   stream.synchronize();
 }
 
-/// Runs `total` launches spread over kThreads threads on `streams`; wall-clock seconds.
-double run_threads(SaxpyKernel& saxpy, const std::vector<Stream>& streams, long long total) {
+/// The same work through the driver alone, the baseline: cuMemAllocAsync, cuMemsetD8Async and
+/// cuMemFreeAsync for the buffers (from the device's default pool, as Buffer's), and
+/// cuLaunchKernel of the function cutlet compiled. Each thread makes the context current.
+struct RawDriver {
+  PFN_cuCtxSetCurrent_v4000 set_current = driver_fn<PFN_cuCtxSetCurrent_v4000>("cuCtxSetCurrent");
+  PFN_cuMemAllocAsync_v11020 alloc = driver_fn<PFN_cuMemAllocAsync_v11020>("cuMemAllocAsync");
+  PFN_cuMemFreeAsync_v11020 free = driver_fn<PFN_cuMemFreeAsync_v11020>("cuMemFreeAsync");
+  PFN_cuMemsetD8Async_v3020 memset = driver_fn<PFN_cuMemsetD8Async_v3020>("cuMemsetD8Async");
+  PFN_cuLaunchKernel_v4000 launch = driver_fn<PFN_cuLaunchKernel_v4000>("cuLaunchKernel");
+  PFN_cuStreamSynchronize_v2000 synchronize = driver_fn<PFN_cuStreamSynchronize_v2000>("cuStreamSynchronize");
+};
+
+void raw_launch_loop(const RawDriver& d, CUcontext ctx, CUfunction f, const Stream& stream, long long count) {
+  check_cu(d.set_current(ctx), "cuCtxSetCurrent");
+  const auto s = static_cast<CUstream>(stream.handle());
+  const std::size_t bytes = kN * sizeof(float);
+  CUdeviceptr x = 0, y = 0;
+  float a = kA;
+  int n = kN;
+  void* args[] = {&a, &x, &y, &n};
+  for (long long i = 0; i < count; ++i) {
+    if (i % kRealloc == 0) {
+      if (x) check_cu(d.free(x, s), "cuMemFreeAsync");
+      if (y) check_cu(d.free(y, s), "cuMemFreeAsync");
+      check_cu(d.alloc(&x, bytes, s), "cuMemAllocAsync");
+      check_cu(d.alloc(&y, bytes, s), "cuMemAllocAsync");
+      check_cu(d.memset(x, 0, bytes, s), "cuMemsetD8Async");
+      check_cu(d.memset(y, 0, bytes, s), "cuMemsetD8Async");
+    }
+    check_cu(d.launch(f, 1, 1, 1, kN, 1, 1, 0, s, args, nullptr), "cuLaunchKernel");
+    if (i % kSyncEvery == kSyncEvery - 1) check_cu(d.synchronize(s), "cuStreamSynchronize");
+  }
+  if (x) check_cu(d.free(x, s), "cuMemFreeAsync");
+  if (y) check_cu(d.free(y, s), "cuMemFreeAsync");
+  check_cu(d.synchronize(s), "cuStreamSynchronize");
+}
+
+/// Runs `total` launches of `loop(stream, count)` spread over kThreads threads on `streams`;
+/// wall-clock seconds.
+template <class Loop>
+double run_threads_of(const Loop& loop, const std::vector<Stream>& streams, long long total) {
   std::atomic<int> ready{0};
   std::atomic<bool> go{false};
   std::vector<std::thread> threads;
@@ -80,7 +121,7 @@ double run_threads(SaxpyKernel& saxpy, const std::vector<Stream>& streams, long 
       ++ready;
       while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
       try {
-        launch_loop(saxpy, streams[t % kStreams], count);
+        loop(streams[t % kStreams], count);
       } catch (...) {
         if (!failed.exchange(true)) failure = std::current_exception();
       }
@@ -93,6 +134,11 @@ double run_threads(SaxpyKernel& saxpy, const std::vector<Stream>& streams, long 
   const double ms = ms_since(t0);
   if (failure) std::rethrow_exception(failure);
   return ms * 1e-3;
+}
+
+/// run_threads_of with cutlet's launch loop.
+double run_threads(SaxpyKernel& saxpy, const std::vector<Stream>& streams, long long total) {
+  return run_threads_of([&](const Stream& s, long long count) { launch_loop(saxpy, s, count); }, streams, total);
 }
 
 /// Counter "soak": the threaded run's host microseconds per launch per thread (wall time x
@@ -126,6 +172,18 @@ void BM_soak_threaded_launches(benchmark::State& state) {
     device.synchronize();
     const double rss_end = rss_mib(), dev_end = device_used_mib(device);
     const double threaded_us = seconds * 1e6 * kThreads / static_cast<double>(total);
+
+    // The baseline: the same threads, streams and buffer replacements through the driver
+    // alone, launching the function cutlet compiled.
+    const RawDriver raw;
+    const auto ctx = static_cast<CUcontext>(device.context());
+    const auto f = static_cast<CUfunction>(saxpy.last_specialization()->function.handle());
+    const double raw_seconds = run_threads_of(
+        [&](const Stream& s, long long count) { raw_launch_loop(raw, ctx, f, s, count); }, streams, total);
+    const double raw_threaded_us = raw_seconds * 1e6 * kThreads / static_cast<double>(total);
+    state.counters["raw_us_per_launch_threaded"] = raw_threaded_us;
+    state.counters["raw_launches_per_s"] = static_cast<double>(total) / raw_seconds;
+    state.counters["threaded_vs_raw_threaded"] = raw_threaded_us > 0 ? threaded_us / raw_threaded_us : 0;
     state.counters["launches"] = static_cast<double>(total);
     state.counters["launches_per_s"] = static_cast<double>(total) / seconds;
     state.counters["us_per_launch_threaded"] = threaded_us;  // host time one thread spends per launch
