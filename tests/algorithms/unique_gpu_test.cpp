@@ -191,8 +191,9 @@ TEST(AlgorithmsUniqueGpu, InPlaceAndHostCounts) {
               std::vector<std::int64_t>(h.begin() + static_cast<long>(firsts.size()), h.end()));
   }
   {
-    Buffer<std::int64_t> in(st, h), out(n, st.device());
-    Buffer<std::int32_t> got_lengths(n, st.device());
+    Buffer<std::int64_t> in(st, h);
+    auto out = poisoned<std::int64_t>(st, n);
+    auto got_lengths = poisoned<std::int32_t>(st, n);
     ASSERT_EQ(alg::run_length_encode(st, in, out, got_lengths), firsts.size());
     const auto got = got_lengths.to_host(st);
     EXPECT_EQ(std::vector<std::int32_t>(got.begin(), got.begin() + static_cast<long>(lengths.size())), lengths);
