@@ -134,7 +134,22 @@ struct LlvmResult {
   int dynamic_shared_bytes = 0;
 };
 
+/// Throws CompileError at the first op of `f` its target lacks: Hopper's bulk copies and
+/// mbarriers need sm_90 or later.
+void check_target_has_ops(const ir::Function& f, const Target& target) {
+  if (target.sm >= 90) return;
+  for (ir::InstId id = 0; id < f.num_insts(); ++id) {
+    const ir::Instruction& inst = f.inst(id);
+    if (!backend::is_bulk_async(inst.op)) continue;
+    std::string where = inst.loc.known() ? std::string(inst.loc.file) + ":" + std::to_string(inst.loc.line) + ": " : "";
+    throw CompileError("cutlet: " + where + "kernel '" + f.name() + "' uses " + std::string(ir::mnemonic(inst.op)) +
+                       ", a TMA or mbarrier operation of Hopper (sm_90) and later GPUs, but it is compiled for " +
+                       target.arch() + "; compile it for sm_90a (KernelOptions::target) or launch it on such a GPU");
+  }
+}
+
 LlvmResult run_llvm(const ir::Function& f, const CompileOptions& o, bool keep_ir, DumpName& dump_name) {
+  check_target_has_ops(f, o.target);
   initialize_llvm();
   LlvmResult r;
   llvm::LLVMContext ctx;

@@ -59,6 +59,7 @@ const LoweringTable& table() {
     register_tile_dot(t);
     register_tile_reduce(t);
     register_tile_shared(t);
+    register_bulk_async(t);
     return t;
   }();
   return t;
@@ -306,6 +307,28 @@ llvm::Function* lower_function(const ir::Function& fn, llvm::Module& module, con
     llvm::Metadata* md[] = {llvm::ValueAsMetadata::get(function), llvm::MDString::get(ctx, "kernel"),
                             llvm::ValueAsMetadata::get(llvm::ConstantInt::get(llvm::Type::getInt32Ty(ctx), 1))};
     module.getOrInsertNamedMetadata("nvvm.annotations")->addOperand(llvm::MDNode::get(ctx, md));
+    // A TMA descriptor parameter is read by address (cp.async.bulk.tensor takes the tensor
+    // map's generic address): grid_constant makes that the parameter's own address, where
+    // LLVM would otherwise copy a byval parameter whose address is taken to local memory.
+    std::vector<llvm::Metadata*> grid_constant;
+    for (ir::InstId id = 0; id < fn.num_insts(); ++id) {
+      const ir::Instruction& inst = fn.inst(id);
+      if (inst.op != ir::Opcode::TmaLoad && inst.op != ir::Opcode::TmaStore) continue;
+      const auto params = fn.params();
+      for (std::size_t i = 0; i < params.size(); ++i)
+        if (params[i] == inst.operands[0]) {
+          auto* index = llvm::ConstantAsMetadata::get(
+              llvm::ConstantInt::get(llvm::Type::getInt32Ty(ctx), static_cast<std::uint64_t>(i + 1)));
+          bool seen = false;
+          for (auto* m : grid_constant) seen |= m == index;
+          if (!seen) grid_constant.push_back(index);
+        }
+    }
+    if (!grid_constant.empty()) {
+      llvm::Metadata* md[] = {llvm::ValueAsMetadata::get(function), llvm::MDString::get(ctx, "grid_constant"),
+                              llvm::MDNode::get(ctx, grid_constant)};
+      module.getOrInsertNamedMetadata("nvvm.annotations")->addOperand(llvm::MDNode::get(ctx, md));
+    }
     if (fn.tile_warps() > 0) {
       // A tile kernel runs with exactly its warps: .reqntid lets ptxas budget registers.
       llvm::Metadata* threads[] = {

@@ -93,6 +93,9 @@ void register_tiles(LoweringTable& t);
 void register_tile_dot(LoweringTable& t);
 void register_tile_reduce(LoweringTable& t);
 void register_tile_shared(LoweringTable& t);
+void register_bulk_async(LoweringTable& t);
+/// Whether `op` is one of Hopper's bulk-copy or mbarrier ops (lower_bulk_async.cpp; sm_90).
+bool is_bulk_async(ir::Opcode op);
 
 /// The layout tile value v is made in: its type's (assigned by ir::assign_layouts).
 const TileLayout& result_layout(const LoweringContext& c, ir::ValueId v);

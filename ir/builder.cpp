@@ -367,6 +367,35 @@ ValueId Builder::barrier_reduce(BarrierReduceKind kind, ValueId pred) {
 
 void Builder::fence(MemoryScope scope) { emit(Opcode::Fence, {}, {static_cast<std::int64_t>(scope)}); }
 
+void Builder::mbarrier_init(ValueId bar, ValueId count) { emit(Opcode::MbarrierInit, {bar, count}); }
+
+void Builder::mbarrier_arrive(ValueId bar, ValueId tx_bytes) {
+  if (tx_bytes == kNone) emit(Opcode::MbarrierArrive, {bar});
+  else emit(Opcode::MbarrierArrive, {bar, tx_bytes});
+}
+
+ValueId Builder::mbarrier_try_wait(ValueId bar, ValueId phase) { return emit(Opcode::MbarrierTryWait, {bar, phase}); }
+
+void Builder::tma_load(ValueId desc, ValueId dst, ValueId bar, std::span<const ValueId> coords) {
+  std::vector<ValueId> operands = {desc, dst, bar};
+  operands.insert(operands.end(), coords.begin(), coords.end());
+  emit(Opcode::TmaLoad, std::move(operands));
+}
+
+void Builder::tma_store(ValueId desc, ValueId src, std::span<const ValueId> coords) {
+  std::vector<ValueId> operands = {desc, src};
+  operands.insert(operands.end(), coords.begin(), coords.end());
+  emit(Opcode::TmaStore, std::move(operands));
+}
+
+void Builder::bulk_commit() { emit(Opcode::BulkCommit, {}); }
+
+void Builder::bulk_wait(std::int64_t pending, bool reads_only) {
+  emit(Opcode::BulkWait, {}, {pending, static_cast<std::int64_t>(reads_only)});
+}
+
+void Builder::fence_proxy_async() { emit(Opcode::FenceProxyAsync, {}); }
+
 ValueId Builder::math(MathFn fn, std::span<const ValueId> operands) {
   return emit(Opcode::Math, std::vector<ValueId>(operands.begin(), operands.end()), {static_cast<std::int64_t>(fn)});
 }

@@ -15,6 +15,16 @@
 namespace cutlet::detail {
 namespace {
 std::atomic<RangeObserver> g_observer{nullptr};
+
+#if CUTLET_HAVE_NVTX
+/// NVTX initialises itself on its first call, rewriting its table of function pointers
+/// without synchronisation: threads opening their first ranges at once would race on it.
+/// Done once here, under a function-local static, every later call only reads the table.
+void initialize_nvtx_once() {
+  static const bool done = (nvtxInitialize(nullptr), true);
+  (void)done;
+}
+#endif
 }  // namespace
 
 ScopedRange::ScopedRange(std::initializer_list<std::string_view> words) {
@@ -28,6 +38,7 @@ ScopedRange::ScopedRange(std::initializer_list<std::string_view> words) {
     }
   if (observer) observer(name);
 #if CUTLET_HAVE_NVTX
+  initialize_nvtx_once();
   nvtxRangePushA(name.c_str());
   pushed_ = true;
 #endif

@@ -122,7 +122,8 @@ inline constexpr int kDriverAbiVersion = 12000;
   X(cuLibraryGetKernel, 12000)                               \
   X(cuLibraryGetModule, 12000)                               \
   X(cuKernelGetFunction, 12000)                              \
-  X(cuKernelSetAttribute, 12000)
+  X(cuKernelSetAttribute, 12000)                             \
+  X(cuTensorMapEncodeTiled, 12000)
 
 /// Functions newer than CUDA 12.0, requested in the ABI of the version in their PFN_ name
 /// and left null when the driver is older: X(name, version). Their users check for null and

@@ -18,6 +18,7 @@
 #include "cutlet/language/pointer.h"
 #include "cutlet/language/struct_param.h"
 #include "cutlet/language/tensor.h"
+#include "cutlet/language/tma.h"
 #include "cutlet/language/tile.h"
 #include "cutlet/language/tile_control.h"
 #include "cutlet/language/value.h"

@@ -144,6 +144,28 @@ class Builder {
   ValueId barrier_reduce(BarrierReduceKind kind, ValueId pred);
   /// A memory fence at `scope` (membar.cta / .gl / .sys).
   void fence(MemoryScope scope);
+  /// Initialises the mbarrier at `bar` (a u64 in shared memory) for `count` (i32) arrivals.
+  void mbarrier_init(ValueId bar, ValueId count);
+  /// An arrival on the mbarrier at `bar`; with `tx_bytes` (i32), one that also expects that
+  /// many bytes of asynchronous copies to complete on it (arrive.expect_tx).
+  void mbarrier_arrive(ValueId bar, ValueId tx_bytes = kNone);
+  /// Whether the phase of parity `phase` (i32: 0 or 1) of the mbarrier at `bar` has completed
+  /// (i1); it waits a bounded, hardware-chosen time before answering false.
+  ValueId mbarrier_try_wait(ValueId bar, ValueId phase);
+  /// A TMA load: the box of tensor map `desc` at `coords` (i32, outermost first) into shared
+  /// memory at `dst`, completing on the mbarrier at `bar` with the box's bytes.
+  void tma_load(ValueId desc, ValueId dst, ValueId bar, std::span<const ValueId> coords);
+  /// A TMA store of the box at `src` in shared memory to tensor map `desc` at `coords`; it joins
+  /// the current bulk group (bulk_commit, bulk_wait).
+  void tma_store(ValueId desc, ValueId src, std::span<const ValueId> coords);
+  /// Commits the TMA stores issued since the last commit as one bulk group.
+  void bulk_commit();
+  /// Waits until at most `pending` bulk groups are in flight; with `reads_only`, only until
+  /// their reads of shared memory are done.
+  void bulk_wait(std::int64_t pending, bool reads_only);
+  /// Orders this thread's shared-memory accesses before the asynchronous copies after it
+  /// (fence.proxy.async.shared::cta).
+  void fence_proxy_async();
   /// Calls device function `callee` (which the function being built then lists among its
   /// callees) with `args`; returns its result, or kNone for a void function.
   ValueId call(std::shared_ptr<const Function> callee, std::span<const ValueId> args);

@@ -23,3 +23,4 @@
 #include "cutlet/runtime/program.h"
 #include "cutlet/runtime/stream.h"
 #include "cutlet/runtime/tensor_arg.h"
+#include "cutlet/runtime/tensor_map.h"

@@ -14,6 +14,7 @@
 #include "cutlet/language/pointer.h"
 #include "cutlet/language/struct_param.h"
 #include "cutlet/language/tensor.h"
+#include "cutlet/language/tma.h"
 #include "cutlet/runtime/buffer.h"
 
 namespace cutlet {
@@ -95,6 +96,17 @@ struct param_traits<Struct<S>> {
   static constexpr bool accepts() { return std::is_same_v<A, S>; }
   static const S& convert(const S& s) { return s; }
   static Struct<S> make(ir::ValueId id) { return Struct<S>::wrap(id); }
+};
+template <ScalarType T, int R>
+struct param_traits<TmaDescriptor<T, R>> {
+  static constexpr bool valid = true;
+  static constexpr bool constant = false;
+  using storage = TensorMap;
+  static ir::Type ir_type() { return ir::Type::record(sizeof(storage), alignof(storage)); }
+  template <class A>
+  static constexpr bool accepts() { return std::is_same_v<A, TensorMap>; }
+  static const storage& convert(const storage& s) { return s; }
+  static TmaDescriptor<T, R> make(ir::ValueId id) { return TmaDescriptor<T, R>::wrap(id); }
 };
 template <ScalarType T>
 struct param_traits<Ptr<T>> {
