@@ -310,20 +310,18 @@ llvm::Function* lower_function(const ir::Function& fn, llvm::Module& module, con
     // A TMA descriptor parameter is read by address (cp.async.bulk.tensor takes the tensor
     // map's generic address): grid_constant makes that the parameter's own address, where
     // LLVM would otherwise copy a byval parameter whose address is taken to local memory.
-    std::vector<llvm::Metadata*> grid_constant;
+    const auto params = fn.params();
+    std::vector<bool> read_by_address(params.size(), false);
     for (ir::InstId id = 0; id < fn.num_insts(); ++id) {
       const ir::Instruction& inst = fn.inst(id);
       if (inst.op != ir::Opcode::TmaLoad && inst.op != ir::Opcode::TmaStore) continue;
-      const auto params = fn.params();
-      for (std::size_t i = 0; i < params.size(); ++i)
-        if (params[i] == inst.operands[0]) {
-          auto* index = llvm::ConstantAsMetadata::get(
-              llvm::ConstantInt::get(llvm::Type::getInt32Ty(ctx), static_cast<std::uint64_t>(i + 1)));
-          bool seen = false;
-          for (auto* m : grid_constant) seen |= m == index;
-          if (!seen) grid_constant.push_back(index);
-        }
+      for (std::size_t i = 0; i < params.size(); ++i) read_by_address[i] = read_by_address[i] || params[i] == inst.operands[0];
     }
+    std::vector<llvm::Metadata*> grid_constant;  // 1-based parameter numbers
+    for (std::size_t i = 0; i < params.size(); ++i)
+      if (read_by_address[i])
+        grid_constant.push_back(llvm::ConstantAsMetadata::get(
+            llvm::ConstantInt::get(llvm::Type::getInt32Ty(ctx), static_cast<std::uint64_t>(i + 1))));
     if (!grid_constant.empty()) {
       llvm::Metadata* md[] = {llvm::ValueAsMetadata::get(function), llvm::MDString::get(ctx, "grid_constant"),
                               llvm::MDNode::get(ctx, grid_constant)};

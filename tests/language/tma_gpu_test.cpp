@@ -17,12 +17,6 @@ namespace {
 
 constexpr int kBoxRows = 32, kBoxCols = 32;
 
-#define REQUIRE_TMA()                                                                                   \
-  do {                                                                                                  \
-    CUTLET_REQUIRE_GPU();                                                                               \
-    if (Device(0).compute_capability().major < 9) GTEST_SKIP() << "TMA needs compute capability 9.0"; \
-  } while (0)
-
 /// out = in * 3 + 1, box by box: block (x, y) loads the box at rows 32y, columns 32x with
 /// TMA, every thread rewrites its elements in shared memory, and one thread stores the box.
 /// `seen` receives each box as loaded (zeros past the tensor's edge included).
@@ -95,17 +89,17 @@ void check_boxes(int rows, int cols) {
 }
 
 TEST(TmaGpu, BoxesOfF32OverRaggedEdges) {
-  REQUIRE_TMA();
+  CUTLET_REQUIRE_TMA();
   check_boxes<float>(100, 72);  // 100 = 3 * 32 + 4 rows, 72 = 2 * 32 + 8 columns
 }
 
 TEST(TmaGpu, BoxesOfBf16OverRaggedEdges) {
-  REQUIRE_TMA();
+  CUTLET_REQUIRE_TMA();
   check_boxes<bfloat16>(33, 200);
 }
 
 TEST(TmaGpu, AWholeTensorOfOneBox) {
-  REQUIRE_TMA();
+  CUTLET_REQUIRE_TMA();
   check_boxes<float>(32, 32);
 }
 

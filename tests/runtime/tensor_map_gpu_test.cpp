@@ -24,13 +24,6 @@ bool all_zero(const TensorMap& m) {
   return true;
 }
 
-/// Skips the test unless the device has TMA (compute capability 9.0 or later).
-#define REQUIRE_TMA()                                                                                   \
-  do {                                                                                                  \
-    CUTLET_REQUIRE_GPU();                                                                               \
-    if (Device(0).compute_capability().major < 9) GTEST_SKIP() << "TMA needs compute capability 9.0"; \
-  } while (0)
-
 template <class T>
 void encode_a_matrix_of() {
   Stream st;
@@ -42,7 +35,7 @@ void encode_a_matrix_of() {
 }
 
 TEST(TensorMapGpu, EveryElementTypeEncodes) {
-  REQUIRE_TMA();
+  CUTLET_REQUIRE_TMA();
   encode_a_matrix_of<float>();
   encode_a_matrix_of<double>();
   encode_a_matrix_of<half>();
@@ -55,7 +48,7 @@ TEST(TensorMapGpu, EveryElementTypeEncodes) {
 }
 
 TEST(TensorMapGpu, TheCacheAnswersARepeatedDescription) {
-  REQUIRE_TMA();
+  CUTLET_REQUIRE_TMA();
   Stream st;
   Buffer<bfloat16> b(512 * 512, st.device());
   const TensorMapSpec spec = tensor_map_spec(tensor(b, {512, 512}), {64, 64}, TmaSwizzle::B128);
@@ -73,7 +66,7 @@ TEST(TensorMapGpu, TheCacheAnswersARepeatedDescription) {
 }
 
 TEST(TensorMapGpu, CutletsRulesAreTheDriversRules) {
-  REQUIRE_TMA();
+  CUTLET_REQUIRE_TMA();
   Stream st;
   Buffer<std::uint8_t> b(1 << 24, st.device());
   auto raw = reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(driver_entry_point("cuTensorMapEncodeTiled"));
@@ -132,7 +125,9 @@ TEST(TensorMapGpu, CutletsRulesAreTheDriversRules) {
     if (problem.empty()) {
       ++accepted;
       EXPECT_EQ(r, CUDA_SUCCESS) << "cutlet accepted what the driver refuses (" << i << ")";
-      if (r == CUDA_SUCCESS) EXPECT_NO_THROW((void)encode_tensor_map(s)) << i;
+      if (r == CUDA_SUCCESS) {
+        EXPECT_NO_THROW((void)encode_tensor_map(s)) << i;
+      }
     } else {
       ++refused;
       EXPECT_NE(r, CUDA_SUCCESS) << "cutlet refused what the driver encodes (" << i << "): " << problem;
@@ -143,7 +138,7 @@ TEST(TensorMapGpu, CutletsRulesAreTheDriversRules) {
 }
 
 TEST(TensorMapGpu, AMisalignedViewIsRefusedByCutlet) {
-  REQUIRE_TMA();
+  CUTLET_REQUIRE_TMA();
   Stream st;
   Buffer<float> b(1024, st.device());
   const auto t = tensor<float>(b.data() + 4, {32, 32}, {32, 1});

@@ -92,6 +92,16 @@ inline void mbarrier_wait(const Mbarrier& bar, const i32& phase, std::source_loc
   while_([&] { return !mbarrier_try_wait(bar, phase, where); }, [] {}, where);
 }
 
+namespace detail {
+/// The value numbers of a TMA op's coordinates.
+template <int R>
+std::array<ir::ValueId, R> coordinate_ids(const std::array<i32, R>& coords) {
+  std::array<ir::ValueId, R> ids;
+  for (int d = 0; d < R; ++d) ids[d] = coords[d].id();
+  return ids;
+}
+}  // namespace detail
+
 /// Starts copying the box of `desc` at `coords` into shared memory at `dst`; it completes on
 /// the mbarrier at `bar` with the box's bytes (which an mbarrier_arrive_expect_tx of this
 /// phase must have announced). One thread issues it.
@@ -99,9 +109,7 @@ template <ScalarType T, int R>
 void tma_load(const SharedPtr<T>& dst, const TmaDescriptor<T, R>& desc, const std::array<i32, R>& coords,
               const Mbarrier& bar, std::source_location where = std::source_location::current()) {
   detail::set_location(where);
-  std::array<ir::ValueId, R> c;
-  for (int d = 0; d < R; ++d) c[d] = coords[d].id();
-  detail::builder("cutlet::tma_load").tma_load(desc.id(), dst.id(), bar.id(), c);
+  detail::builder("cutlet::tma_load").tma_load(desc.id(), dst.id(), bar.id(), detail::coordinate_ids<R>(coords));
 }
 
 /// Starts copying the box at `src` in shared memory to `desc` at `coords`; it joins the
@@ -111,9 +119,7 @@ template <ScalarType T, int R>
 void tma_store(const TmaDescriptor<T, R>& desc, const std::array<i32, R>& coords, const SharedPtr<T>& src,
                std::source_location where = std::source_location::current()) {
   detail::set_location(where);
-  std::array<ir::ValueId, R> c;
-  for (int d = 0; d < R; ++d) c[d] = coords[d].id();
-  detail::builder("cutlet::tma_store").tma_store(desc.id(), src.id(), c);
+  detail::builder("cutlet::tma_store").tma_store(desc.id(), src.id(), detail::coordinate_ids<R>(coords));
 }
 
 /// Ends the thread's current bulk group (the tma_stores issued since the last one).
