@@ -15,7 +15,8 @@ llvm::GlobalVariable* dynamic_shared_base(LoweringContext& c) {
   auto* at = llvm::ArrayType::get(llvm::Type::getInt8Ty(c.ctx), 0);
   auto* g = new llvm::GlobalVariable(c.module, at, false, llvm::GlobalValue::ExternalLinkage, nullptr, name, nullptr,
                                      llvm::GlobalValue::NotThreadLocal, 3);
-  g->setAlignment(llvm::Align(16));
+  // Swizzled tiles (wgmma's operands) need their buffers where the 1024-byte swizzle pattern starts.
+  g->setAlignment(llvm::Align(c.fn.tile_wgmma() ? 1024 : 16));
   return g;
 }
 
@@ -118,7 +119,8 @@ llvm::Value* lower_shared_alloc(LoweringContext& c, const ir::Instruction& inst)
   auto* at = llvm::ArrayType::get(llvm_type(c.ctx, elem), static_cast<std::uint64_t>(ir::ops::SharedAlloc(inst).count()));
   auto* g = new llvm::GlobalVariable(c.module, at, false, llvm::GlobalValue::InternalLinkage, llvm::UndefValue::get(at),
                                      "shared", nullptr, llvm::GlobalValue::NotThreadLocal, 3);
-  g->setAlignment(llvm::Align(16));
+  // Swizzled tiles (wgmma's operands) need their buffers where the 1024-byte swizzle pattern starts.
+  g->setAlignment(llvm::Align(c.fn.tile_wgmma() ? 1024 : 16));
   return g;
 }
 

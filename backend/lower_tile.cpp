@@ -332,7 +332,7 @@ llvm::Value* lower_atomic(LoweringContext& c, const ir::Instruction& inst) {
     auto j = l.reg_indices(r);
     for (int d = 0; d < l.rank(); ++d) {
       if (d == l.slice_dim) continue;
-      const std::int64_t within = std::int64_t{l.spt[d]} * l.tpw[d] * l.wpc[d];
+      const std::int64_t within = l.cover(d);
       if (within <= l.shape[d] && j[d] % l.spt[d] < l.shape[d]) continue;
       llvm::Value* raw = b.CreateAdd(b.CreateMul(coords[d], b.getInt32(l.spt[d])),
                                      b.getInt32(static_cast<std::uint32_t>(l.reg_offset(d, j[d]))));

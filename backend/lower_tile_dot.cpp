@@ -27,6 +27,36 @@ void store_tile(LoweringContext& c, ir::ValueId v, llvm::Value* buf, llvm::Type*
   }
 }
 
+void store_tile(LoweringContext& c, ir::ValueId v, llvm::Value* buf, const ir::Layout& shared) {
+  auto& b = c.b;
+  const TileLayout& l = layout_of(c, v);
+  const int bytes = c.fn.type_of(v).element().bits() / 8;
+  auto regs = unpack(c, c.get(v));
+  auto tc = thread_coords(b, l);
+  for (int r = 0; r < l.num_regs(); ++r) {
+    llvm::Value* at = shared_tile_offset(c, shared, element_coords(b, l, tc, r), bytes);
+    b.CreateStore(regs[r], b.CreateInBoundsGEP(b.getInt8Ty(), buf, at));
+  }
+}
+
+llvm::Value* shared_tile_offset(LoweringContext& c, const ir::Layout& l, const std::vector<llvm::Value*>& coords, int elem_bytes) {
+  auto& b = c.b;
+  auto i32c = [&](std::int64_t v) { return b.getInt32(static_cast<std::uint32_t>(v)); };
+  if (!l.swizzle)
+    return b.CreateMul(b.CreateAdd(b.CreateMul(coords[0], i32c(l.strides[0])), coords[1]), i32c(elem_bytes));
+  // As ir::swizzled_offset: column block, row, and the row's 16-byte chunk XOR bits 7 and up.
+  const std::int64_t per_row = l.swizzle / elem_bytes, rows = l.shape[l.rank() - 2];
+  llvm::Value* block = b.CreateUDiv(coords[1], i32c(per_row));
+  llvm::Value* at = b.CreateAdd(b.CreateMul(coords[0], i32c(l.swizzle)), b.CreateMul(b.CreateURem(coords[1], i32c(per_row)), i32c(elem_bytes)));
+  llvm::Value* chunk = b.CreateShl(b.CreateAnd(b.CreateLShr(at, 7), i32c(l.swizzle / 16 - 1)), 4);
+  return b.CreateAdd(b.CreateMul(block, i32c(rows * l.swizzle)), b.CreateXor(at, chunk));
+}
+
+void fence_proxy_async(LoweringContext& c) {
+  auto* fty = llvm::FunctionType::get(c.b.getVoidTy(), false);
+  c.b.CreateCall(llvm::InlineAsm::get(fty, "fence.proxy.async.shared::cta;", "~{memory}", true));
+}
+
 namespace {
 
 /// A dot operand in shared memory: row-major rows of `stride` elements from `base`.
@@ -415,6 +445,7 @@ llvm::Value* lower_dot_fma(LoweringContext& c, const ir::Instruction& inst) {
 }
 
 llvm::Value* lower_dot(LoweringContext& c, const ir::Instruction& inst) {
+  if (result_layout(c, inst.results[0]).is_wgmma()) return lower_dot_wgmma(c, inst);
   if (dot_uses_mma(c.fn, inst, c.warps)) return lower_dot_mma(c, inst, result_layout(c, inst.results[0]));
   return lower_dot_fma(c, inst);
 }

@@ -65,7 +65,8 @@ std::vector<Tuple> reduce_regs(LoweringContext& c, const std::vector<Tuple>& reg
     for (auto& p : part)
       p = combine(p, shuffle_tuple(c, ir::ShuffleKind::Xor, p, b.getInt32(static_cast<std::uint32_t>(off * lane_stride))));
   // 3. Across the warps along k, through shared memory.
-  const std::int64_t warps = std::clamp<std::int64_t>(extent / (std::int64_t{l.spt[k]} * l.tpw[k]), 1, l.wpc[k]);
+  const std::int64_t warps =
+      std::clamp<std::int64_t>(extent / (std::int64_t{l.spt[k]} * l.tpw[k] * l.lane_reps_along(k)), 1, l.wpc[k]);
   if (warps > 1) {
     const std::vector<std::int64_t> oshape = out.tile_shape();
     std::int64_t count = warps;

@@ -42,6 +42,7 @@ llvm::Value* lower_local_slice(LoweringContext& c, const ir::Instruction& inst) 
   const ir::ops::TileLocalSlice slice(inst);
   const ir::Layout& l = shared_layout_of(c, slice.source());
   const std::vector<std::int64_t> offsets = slice.offsets();
+  CUTLET_ASSERT(!l.swizzle, "tile.local_slice of a swizzled tile");
   std::int64_t at = 0;
   for (std::size_t d = 0; d < l.strides.size(); ++d) at += offsets[d] * l.strides[d];
   return b.CreateInBoundsGEP(b.getInt8Ty(), c.get(slice.source()),
@@ -65,6 +66,11 @@ llvm::Value* lower_local_load(LoweringContext& c, const ir::Instruction& inst) {
     auto tc = thread_coords(b, l);
     for (int k = 0; k < l.num_regs(); ++k) {
       auto xy = element_coords(b, l, tc, k);
+      if (from.swizzle) {
+        llvm::Value* at = shared_tile_offset(c, from, xy, et.bits() / 8);
+        regs.push_back(b.CreateLoad(lt, b.CreateInBoundsGEP(b.getInt8Ty(), c.get(source), at)));
+        continue;
+      }
       llvm::Value* at = b.getInt32(0);
       for (std::size_t d = 0; d < xy.size(); ++d)
         at = b.CreateAdd(at, b.CreateMul(xy[d], b.getInt32(static_cast<std::uint32_t>(from.strides[d]))));
@@ -78,8 +84,9 @@ llvm::Value* lower_local_store(LoweringContext& c, const ir::Instruction& inst) 
   const ir::ops::TileLocalStore store(inst);
   const ir::Layout& l = shared_layout_of(c, store.buffer());
   CUTLET_ASSERT(l.rank() == 2 && l.strides[1] == 1, "tile.local_store writes rows");
-  store_tile(c, store.value(), c.get(store.buffer()), llvm_type(c.ctx, c.fn.type_of(store.value()).element()),
-             l.strides[0]);
+  store_tile(c, store.value(), c.get(store.buffer()), l);
+  // A swizzled tile is read by the asynchronous proxy (wgmma), after the barrier that follows.
+  if (l.swizzle) fence_proxy_async(c);
   return nullptr;
 }
 
@@ -112,9 +119,7 @@ llvm::Value* lower_async_copy(LoweringContext& c, const ir::Instruction& inst) {
     if (l.reg_indices(r)[1] % width != 0) continue;  // covered by its group's piece
     llvm::Value* src = b.CreateInBoundsGEP(lt, c.get(ptr), b.CreateSExt(offs[r], b.getInt64Ty()));
     src = b.CreateAddrSpaceCast(src, b.getPtrTy(1));
-    auto xy = element_coords(b, l, tc, r);
-    llvm::Value* at = b.CreateAdd(b.CreateMul(xy[0], b.getInt32(static_cast<std::uint32_t>(sl.strides[0]))), xy[1]);
-    llvm::Value* dst = b.CreateAdd(stage32, b.CreateMul(at, b.getInt32(bytes_per)));
+    llvm::Value* dst = b.CreateAdd(stage32, shared_tile_offset(c, sl, element_coords(b, l, tc, r), static_cast<int>(bytes_per)));
     llvm::Value* on = mask == ir::kNone ? valid : b.CreateAnd(valid, preds[r]);
     llvm::Value* n = b.CreateSelect(on, b.getInt32(static_cast<std::uint32_t>(size)), b.getInt32(0));
     b.CreateCall(cp_async, {dst, src, n});
@@ -130,6 +135,9 @@ llvm::Value* lower_async_commit(LoweringContext& c, const ir::Instruction&) {
 llvm::Value* lower_async_wait(LoweringContext& c, const ir::Instruction& inst) {
   c.b.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_wait_group, {},
                       {c.b.getInt32(static_cast<std::uint32_t>(ir::ops::TileAsyncWait(inst).pending()))});
+  // The copies that landed may be read by wgmma (the asynchronous proxy) after the barrier
+  // that follows the wait.
+  if (c.fn.tile_wgmma()) fence_proxy_async(c);
   return nullptr;
 }
 

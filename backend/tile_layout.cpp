@@ -13,7 +13,7 @@ std::vector<llvm::Value*> thread_coords(llvm::IRBuilder<>& b, const TileLayout& 
   for (int d : l.order) {
     llvm::Value* ld = b.CreateAnd(b.CreateLShr(lane, __builtin_ctz(l.lane_stride(d))), l.tpw[d] - 1);
     llvm::Value* wd = b.CreateAnd(b.CreateLShr(warp, __builtin_ctz(l.warp_stride(d))), l.wpc[d] - 1);
-    coords[d] = b.CreateAdd(b.CreateMul(wd, b.getInt32(l.tpw[d])), ld);
+    coords[d] = b.CreateAdd(b.CreateMul(wd, b.getInt32(l.tpw[d] * l.lane_reps_along(d))), ld);
   }
   return coords;
 }

@@ -19,7 +19,7 @@ using ir::insert_dim_layout;
 using ir::mma_layout;
 using ir::slice_layout;
 
-/// The thread's position along each dimension of a layout's pattern (warp * tpw + lane), as
+/// The thread's position along each dimension of a layout's pattern (warp * tpw * lane_reps + lane), as
 /// i32 values computed from %tid.x.
 std::vector<llvm::Value*> thread_coords(llvm::IRBuilder<>& b, const TileLayout& l);
 

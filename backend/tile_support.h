@@ -50,6 +50,18 @@ std::vector<llvm::Value*> load_dot_fragments(LoweringContext& c, const ir::Layou
                                               std::int64_t stride);
 /// Writes the registers of tile value v (2-D) to `buf` as rows of `stride` elements.
 void store_tile(LoweringContext& c, ir::ValueId v, llvm::Value* buf, llvm::Type* elem, std::int64_t stride);
+/// Writes the registers of tile value v (2-D) to `buf`, a tile in shared layout `shared`
+/// (padded rows or swizzled).
+void store_tile(LoweringContext& c, ir::ValueId v, llvm::Value* buf, const ir::Layout& shared);
+/// The byte offset (i32) of element `coords` (i32, row and column) in a 2-D tile of
+/// `elem_bytes`-byte elements in shared layout `l`: rows of strides[0] elements, or the
+/// swizzled blocks of ir::swizzled_offset (the buffer aligned to 1024 bytes).
+llvm::Value* shared_tile_offset(LoweringContext& c, const ir::Layout& l, const std::vector<llvm::Value*>& coords, int elem_bytes);
+/// fence.proxy.async.shared::cta: this thread's shared-memory writes so far are seen by the
+/// asynchronous proxy (wgmma's and TMA's reads) once a barrier orders them.
+void fence_proxy_async(LoweringContext& c);
+/// Tensor-core dot `inst` on wgmma (its result in a wgmma layout; lower_tile_wgmma.cpp).
+llvm::Value* lower_dot_wgmma(LoweringContext& c, const ir::Instruction& inst);
 
 /// Tile x in a blocked layout: its own, or (for a slice) the default one for its shape.
 llvm::Value* blocked(LoweringContext& c, ir::ValueId x, TileLayout* out);

@@ -10,13 +10,15 @@ namespace cutlet::ir {
 
 bool Layout::same_placement(const Layout& o) const {
   if (is_shared() || o.is_shared() || is_dot_operand() || o.is_dot_operand()) return *this == o;
-  return shape == o.shape && spt == o.spt && tpw == o.tpw && wpc == o.wpc && order == o.order && slice_dim == o.slice_dim;
+  auto reps = [](const Layout& l) { return l.lane_reps.empty() ? std::vector<int>(l.spt.size(), 1) : l.lane_reps; };
+  return shape == o.shape && spt == o.spt && tpw == o.tpw && wpc == o.wpc && order == o.order && slice_dim == o.slice_dim &&
+         reps(*this) == reps(o);
 }
 
 int Layout::regs_along(int d) const {
   if (d == slice_dim) return 1;
   const std::int64_t reps = std::max<std::int64_t>(1, shape[d] / cover(d));
-  return static_cast<int>(reps * spt[d]);
+  return static_cast<int>(reps * spt[d] * lane_reps_along(d));
 }
 
 int Layout::num_regs() const {
@@ -94,7 +96,9 @@ std::string Layout::str() const {
     return "#slice<dim=" + std::to_string(slice_dim) + ", " + parent.str() + ">";
   }
   if (kind == LayoutKind::Mma) return "#mma<warps=" + list(wpc) + ">";
-  if (kind == LayoutKind::Shared) return "#shared<strides=" + list(strides) + ">";
+  if (kind == LayoutKind::Wgmma) return "#wgmma<warps=" + list(wpc) + ">";
+  if (kind == LayoutKind::Shared)
+    return "#shared<strides=" + list(strides) + (swizzle ? ", swizzle=" + std::to_string(swizzle) : "") + ">";
   if (kind == LayoutKind::DotOperand)
     return std::string("#dot_op<") + (operand == 0 ? "a" : "b") + (transposed ? "^T" : "") + ", warps=" + list(wpc) +
            ", k_width=" + std::to_string(k_width) + ">";
@@ -115,6 +119,9 @@ std::uint64_t Layout::structural_hash() const {
   h.add(static_cast<std::uint64_t>(operand));
   h.add(static_cast<std::uint64_t>(k_width));
   h.add(static_cast<std::uint64_t>(transposed));
+  h.add(lane_reps.size());
+  for (int x : lane_reps) h.add(static_cast<std::uint64_t>(x));
+  h.add(static_cast<std::uint64_t>(swizzle));
   return h.value();
 }
 
@@ -135,6 +142,13 @@ Layout dot_operand_layout(const Layout& mma, int operand, std::vector<std::int64
   l.k_width = k_width;
   l.transposed = transposed;
   return l;
+}
+
+std::int64_t swizzled_offset(std::int64_t row, std::int64_t col, std::int64_t rows, int swizzle, int elem_bytes) {
+  const std::int64_t per_row = swizzle / elem_bytes;
+  const std::int64_t at = row * swizzle + (col % per_row) * elem_bytes;
+  const std::int64_t chunks = swizzle / 16;
+  return (col / per_row) * rows * swizzle + (at ^ (((at >> 7) & (chunks - 1)) << 4));
 }
 
 Layout default_layout(const std::vector<std::int64_t>& shape, int warps, int vec) {
@@ -178,6 +192,7 @@ Layout insert_dim_layout(const Layout& l, int axis, std::vector<std::int64_t> re
   dst.spt.insert(dst.spt.begin() + axis, 1);
   dst.tpw.insert(dst.tpw.begin() + axis, 1);
   dst.wpc.insert(dst.wpc.begin() + axis, 1);
+  if (!dst.lane_reps.empty()) dst.lane_reps.insert(dst.lane_reps.begin() + axis, 1);
   for (int& d : dst.order)
     if (d >= axis) ++d;
   dst.order.push_back(axis);
@@ -201,6 +216,19 @@ std::optional<Layout> mma_layout(std::int64_t m, std::int64_t n, int warps, bool
   l.spt = {1, 2};
   l.tpw = {8, 4};
   l.wpc = {best_wm, warps / best_wm};
+  l.order = {1, 0};
+  return l;
+}
+
+std::optional<Layout> wgmma_layout(std::int64_t m, std::int64_t n, int warps) {
+  if (warps % 4 != 0 || m % (16 * warps) != 0 || n % 8 != 0) return std::nullopt;
+  Layout l;
+  l.kind = LayoutKind::Wgmma;
+  l.shape = {m, n};
+  l.spt = {1, 2};
+  l.tpw = {8, 4};
+  l.lane_reps = {2, 1};
+  l.wpc = {warps, 1};
   l.order = {1, 0};
   return l;
 }

@@ -38,7 +38,8 @@ SharedRequest whole_tile(const Function& f, ValueId v, std::string what) {
 /// The slots of a reduction along k of tiles in layout `l`, one buffer per component type.
 void reduction_slots(const Layout& l, int k, const std::vector<Type>& components, std::vector<SharedRequest>& out) {
   const std::int64_t extent = l.shape[k];
-  const std::int64_t warps = std::clamp<std::int64_t>(extent / (std::int64_t{l.spt[k]} * l.tpw[k]), 1, l.wpc[k]);
+  const std::int64_t warps =
+      std::clamp<std::int64_t>(extent / (std::int64_t{l.spt[k]} * l.tpw[k] * l.lane_reps_along(k)), 1, l.wpc[k]);
   if (warps <= 1) return;
   const std::int64_t count = warps * elements(slice_layout(l, k).tile_shape());
   for (Type t : components) out.push_back({count * shared_element_bytes(t), 16, SharedLifetime::Op, "cross-warp reduction"});
@@ -71,15 +72,15 @@ void dot_buffers(const Function& f, const Instruction& dot, std::vector<SharedRe
     }
     return;
   }
-  const DotShape dims = dot_shape(f, dot);
   const ValueId operands[2] = {ops::TileDot(dot).a(), ops::TileDot(dot).b()};
   for (int k = dot_a_from_registers(f, dot) ? 1 : 0; k < 2; ++k) {
     const Type t = f.type_of(operands[k]);
     const Layout& l = layout_of(f, operands[k]);
     if (l.is_shared() || l.is_dot_operand()) continue;  // read where it is
     auto s = t.shape();
-    const std::int64_t stride = dot_operand_stride((k == 0) != dims.transposed(k), s[1], t.element());
-    out.push_back({s[0] * stride * shared_element_bytes(t.element()), 16, SharedLifetime::Op, names[k]});
+    const Layout buffer = dot_operand_shared_layout(f, dot, k, {s.begin(), s.end()});
+    out.push_back({buffer.shared_elements() * shared_element_bytes(t.element()), buffer.swizzle ? 1024 : 16,
+                   SharedLifetime::Op, names[k]});
   }
 }
 
@@ -131,7 +132,9 @@ std::vector<SharedRequest> shared_requests(const Function& f, const Instruction&
     case Opcode::TileLocalAlloc: {
       const Type t = f.type_of(inst.results[0]);
       const std::int64_t bytes = t.layout()->shared_elements() * shared_element_bytes(t.element());
-      out.push_back({(bytes + 127) / 128 * 128, 128, SharedLifetime::Dealloc, describe_buffer(f, inst)});
+      // Swizzled tiles (wgmma's and TMA's) start where the swizzle pattern does.
+      const std::int64_t align = t.layout()->swizzle ? 1024 : 128;
+      out.push_back({(bytes + align - 1) / align * align, align, SharedLifetime::Dealloc, describe_buffer(f, inst)});
       break;
     }
     case Opcode::SharedAlloc:

@@ -21,6 +21,7 @@ class StructuralHasher {
     for (std::size_t i = 0; i < f_.params().size(); ++i) h_.add(f_.param_noalias(i) ? 1u : 0u);
     h_.add(static_cast<std::uint64_t>(f_.tile_warps()));
     h_.add(static_cast<std::uint64_t>(f_.tile_stages()));
+    h_.add(static_cast<std::uint64_t>(f_.tile_wgmma()));
     region(f_.body());
     return h_.value();
   }

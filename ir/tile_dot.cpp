@@ -22,11 +22,55 @@ bool dot_uses_mma(const Function& fn, const Instruction& dot, int warps) {
   return mma_layout(s.m, s.n, warps).has_value() && s.k % (f32 ? 8 : 16) == 0;
 }
 
+bool dot_uses_wgmma(const Function& fn, const Instruction& dot, int warps) {
+  if (!fn.tile_wgmma()) return false;
+  const ops::TileDot d(dot);
+  const Type a = fn.type_of(d.a()).element(), b = fn.type_of(d.b()).element();
+  if (a != b || (a != Type::f16() && a != Type::bf16())) return false;
+  const DotShape s = dot_shape(fn, dot);
+  if (!wgmma_layout(s.m, s.n, warps) || s.k % 16 != 0) return false;
+  if (s.n > 256 && s.n % 256 != 0) return false;
+  // The operands held MN-major (b as given, a transposed) swizzle rows of M or N elements.
+  if (!s.b_transposed && s.n % 16 != 0) return false;
+  return true;
+}
+
+std::optional<Layout> dot_acc_layout(const Function& fn, const Instruction& dot, int warps, bool whole_rows) {
+  const DotShape s = dot_shape(fn, dot);
+  if (dot_uses_wgmma(fn, dot, warps)) return wgmma_layout(s.m, s.n, warps);
+  if (!dot_uses_mma(fn, dot, warps)) return std::nullopt;
+  return mma_layout(s.m, s.n, warps, whole_rows);
+}
+
+Layout dot_operand_shared_layout(const Function& fn, const Instruction& dot, int k, const std::vector<std::int64_t>& shape) {
+  const Type elem = fn.type_of(k == 0 ? ops::TileDot(dot).a() : ops::TileDot(dot).b()).element();
+  const int warps = fn.tile_warps() > 0 ? fn.tile_warps() : 4;
+  if (dot_uses_wgmma(fn, dot, warps)) {
+    const std::int64_t row_bytes = shape[1] * (elem.bits() / 8);
+    const int swizzle = row_bytes % 128 == 0 ? 128 : row_bytes % 64 == 0 ? 64 : 32;
+    Layout l = shared_layout(shape, {swizzle / (elem.bits() / 8), 1});
+    l.swizzle = swizzle;
+    return l;
+  }
+  const bool along_k = (k == 0) != dot_shape(fn, dot).transposed(k);
+  return shared_layout(shape, {dot_operand_stride(along_k, shape[1], elem), 1});
+}
+
+Layout dot_operand_ring_layout(const Layout& stage, int stages, int elem_bytes) {
+  const std::int64_t line = stage.swizzle ? 1024 : 128;
+  const std::int64_t bytes = stage.shared_elements() * elem_bytes;
+  const std::int64_t stage_elems = (bytes + line - 1) / line * line / elem_bytes;
+  Layout ring = shared_layout({stages, stage.shape[0], stage.shape[1]}, {stage_elems, stage.strides[0], stage.strides[1]});
+  ring.swizzle = stage.swizzle;
+  return ring;
+}
+
 bool dot_a_from_registers(const Function& fn, const Instruction& dot) {
   const Type a = fn.type_of(ops::TileDot(dot).a());
   const Layout* l = a.layout();
   const Layout* mma = fn.type_of(dot.results[0]).layout();
-  if (!l || !mma || a.element() == Type::f32() || dot_shape(fn, dot).a_transposed || l->is_shared() || l->is_dot_operand())
+  if (!l || !mma || mma->is_wgmma() || a.element() == Type::f32() || dot_shape(fn, dot).a_transposed || l->is_shared() ||
+      l->is_dot_operand())
     return false;
   return l->rank() == 2 && !l->is_slice() && l->spt == std::vector<int>{1, 2} && l->tpw == std::vector<int>{8, 4} &&
          l->order == std::vector<int>{1, 0} && l->wpc[1] == 1 && l->wpc[0] == mma->wpc[0] && mma->wpc[1] == 1 &&

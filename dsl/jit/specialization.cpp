@@ -270,13 +270,13 @@ std::shared_ptr<const LoadedKernel> SpecializationCache::last() const {
   return last_;
 }
 
-TraceOptions trace_options_for(const KernelOptions& opts, bool wide_indices) {
+TraceOptions trace_options_for(const KernelOptions& opts, bool wide_indices, const Target& target) {
   static const bool bounds_env = env_flag("CUTLET_BOUNDS_CHECK", false);
   // Read before the trace starts: installing the trace (noexcept) reads it too, and a bad value
   // must throw here.
   const bool line_info_env = line_info_from_environment();
   return TraceOptions{opts.line_info || line_info_env, opts.bounds_check || bounds_env, wide_indices,
-                      opts.tile_warps, opts.tile_stages};
+                      opts.tile_warps, opts.tile_stages, target.sm == 90 && target.arch_specific};
 }
 
 ir::Function trace_kernel(const std::string& name, const std::function<void()>& body, double* trace_ms,
@@ -289,6 +289,7 @@ ir::Function trace_kernel(const std::string& name, const std::function<void()>& 
   ir::Function fn(name);
   fn.set_tile_warps(trace_options.tile_warps);
   fn.set_tile_stages(trace_options.tile_stages);
+  fn.set_tile_wgmma(trace_options.tile_wgmma && trace_options.tile_warps > 0);
   {
     ScopedRange range{"trace", name};
     ir::Builder b(fn);

@@ -16,7 +16,10 @@ namespace {
 /// The layout to scan along k in, from `base`: base itself when it holds no copies along k,
 /// else one that keeps the whole axis in every thread (lanes and warps then repeat elements
 /// along the other dimensions, which is harmless).
-Layout scan_layout(const Layout& base, int k) {
+Layout scan_layout(const Layout& base, int k, int warps) {
+  // A scan runs along a thread's registers, then its lanes, then its warps: repeats of the
+  // lanes' pattern (a wgmma accumulator's rows) would come between them.
+  if (base.lane_reps_along(k) > 1) return default_layout(base.tile_shape(), warps);
   if (base.cover(k) <= base.shape[k]) return base;
   Layout l = base;
   l.spt[k] = static_cast<int>(l.shape[k]);
@@ -144,8 +147,7 @@ class Assigner {
         // Tensor cores take the accumulator in their layout; FMAs in the accumulator's own.
         // The operands a and b are read through shared memory in any layout.
         if (dot_uses_mma(f_, i, warps_)) {
-          auto s = shape(r);
-          const Layout mma = *mma_layout(s[0], s[1], warps_, whole_rows_);
+          const Layout mma = *dot_acc_layout(f_, i, warps_, whole_rows_);
           operand_in(id, ops::TileDot::acc_operand, mma);
           place(r, mma);
         } else {
@@ -168,7 +170,7 @@ class Assigner {
       case Opcode::TileScan: {
         const int axis = ops::TileScan(i).axis();
         set_operand(id, 0, blocked(ops::TileScan(i).inputs()[0]));
-        const Layout l = scan_layout(layout(f_.inst(id).operands[0]), axis);
+        const Layout l = scan_layout(layout(f_.inst(id).operands[0]), axis, warps_);
         for (std::size_t k = 0; k < f_.inst(id).operands.size(); ++k) operand_in(id, k, l);
         for (std::size_t k = 0; k < i.regions.size(); ++k) region(id, k);
         for (ValueId res : i.results) place(res, l);

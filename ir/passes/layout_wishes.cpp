@@ -87,6 +87,14 @@ class Planner {
     want_[v] = l;
   }
 
+  /// The layout a dot's accumulator lives in: wgmma's where the dot runs on it, else the mma
+  /// layout of its shape (also for an FMA dot, whose accumulator stays where it is).
+  std::optional<Layout> accumulator_layout(const Instruction& dot) const {
+    if (dot_uses_wgmma(f_, dot, warps_)) return dot_acc_layout(f_, dot, warps_, whole_rows_);
+    auto s = shape(dot.results[0]);
+    return mma_layout(s[0], s[1], warps_, whole_rows_);
+  }
+
   /// The layout value v is made in regardless of its uses: a dot's mma layout, also through
   /// the loops and branches that carry it, the slice of it that a reduction of it makes, and
   /// (as lowering gives an elementwise result its first tile operand's layout) that of the
@@ -95,10 +103,7 @@ class Planner {
   std::optional<Layout> natural_layout(ValueId v, int depth = 0) const {
     const Instruction* d = f_.def_of(v);
     if (!d || depth > 16 || !is_tile(v)) return std::nullopt;
-    if (d->op == Opcode::TileDot) {
-      auto s = shape(v);
-      return mma_layout(s[0], s[1], warps_, whole_rows_);
-    }
+    if (d->op == Opcode::TileDot) return accumulator_layout(*d);
     if (d->op == Opcode::For || d->op == Opcode::If) {
       const std::uint32_t k = f_.value(v).index;
       const auto yielded = ops::Yield(f_.inst(d->regions[0].body.back())).values();
@@ -149,8 +154,7 @@ class Planner {
         break;
       case Opcode::TileDot: {
         // The accumulator lives in the mma layout whatever the result's uses want.
-        auto s = shape(i.results[0]);
-        auto mma = mma_layout(s[0], s[1], warps_, whole_rows_);
+        auto mma = accumulator_layout(i);
         wish(ops::TileDot(i).acc(), mma ? mma : out);
         break;
       }

@@ -184,11 +184,10 @@ class Pipeliner {
     if (mask != kNone) w = std::min(w, axis_info(f_, mask).constancy[1]);
     while (c.width * 2 <= w) c.width *= 2;
     if (c.width * bytes < 4) return std::nullopt;  // cp.async copies 4, 8 or 16 bytes
-    const std::int64_t stride = dot_operand_stride((operand == 0) != dot_shape(f_, dot).transposed(operand), cols, elem);
-    const std::int64_t stage_elems = ((rows * stride * bytes + 127) / 128 * 128) / bytes;
     const std::vector<std::int64_t> shape{rows, cols}, ring_shape{stages_, rows, cols};
-    c.stage = Type::tile(shape, elem, shared_layout(shape, {stride, 1}));
-    c.ring = Type::tile(ring_shape, elem, shared_layout(ring_shape, {stage_elems, stride, 1}));
+    const Layout stage = dot_operand_shared_layout(f_, dot, operand, shape);
+    c.stage = Type::tile(shape, elem, stage);
+    c.ring = Type::tile(ring_shape, elem, dot_operand_ring_layout(stage, stages_, bytes));
     return c;
   }
 
@@ -196,6 +195,8 @@ class Pipeliner {
   /// there is one: it is pipelined at the level of its k-steps too (see split_dot).
   std::optional<InstId> fragment_dot(const Instruction& loop, const std::vector<Copy>& copies) const {
     if (copies.size() != 2 || copies[0].dot != copies[1].dot || copies[0].operand == copies[1].operand) return std::nullopt;
+    // wgmma reads whole stages from shared memory itself: there are no fragments to read ahead.
+    if (dot_uses_wgmma(f_, f_.inst(copies[0].dot), warps_)) return std::nullopt;
     const auto& body = loop.regions[0].body;
     if (std::find(body.begin(), body.end(), copies[0].dot) == body.end()) return std::nullopt;
     return copies[0].dot;
@@ -354,9 +355,8 @@ class Pipeliner {
           if (buffers.empty()) barrier();  // earlier readers of the arena's bytes are done
           loc_ = dot.loc;
           const std::vector<std::int64_t> shape(t.shape().begin(), t.shape().end());
-          const std::int64_t stride = dot_operand_stride((k == 0) != dot_shape(f_, dot).transposed(k), shape[1], t.element());
           const ValueId buf = emit(Opcode::TileLocalAlloc, {}, {std::string("the dot's ") + (k == 0 ? "a" : "b") + " operand"},
-                                   t.without_layout().with_layout(shared_layout(shape, {stride, 1})));
+                                   t.without_layout().with_layout(dot_operand_shared_layout(f_, dot, k, shape)));
           emit(Opcode::TileLocalStore, {v, buf});
           staged_[v] = {buf, loop};
           buffers.push_back(buf);

@@ -15,7 +15,7 @@ namespace {
 
 // The child: the trace options the environment given by the parent asks for.
 TEST(SpecializationChild, DISABLED_PrintTraceOptions) {
-  const detail::TraceOptions t = detail::trace_options_for(KernelOptions{}, false);
+  const detail::TraceOptions t = detail::trace_options_for(KernelOptions{}, false, Target::default_target());
   std::printf("cutlet-child bounds_check=%d line_info=%d\n", t.bounds_check ? 1 : 0, t.line_info ? 1 : 0);
 }
 

@@ -140,6 +140,11 @@ class Function {
   /// a dot are issued with cp.async tile_stages() - 1 iterations ahead (see pipeline_loops). 0: the default.
   int tile_stages() const { return tile_stages_; }
   void set_tile_stages(int s) { tile_stages_ = s; }
+  /// For a tile kernel, whether its dots may run on Hopper's warpgroup MMA (wgmma), which
+  /// needs an sm_90a target: set when the kernel is traced for such a target; the layout and
+  /// pipelining passes then give eligible dots wgmma accumulators and swizzled operands.
+  bool tile_wgmma() const { return tile_wgmma_; }
+  void set_tile_wgmma(bool on) { tile_wgmma_ = on; }
 
   /// The bytes of shared memory the function's own ops use at their peak: the size of its
   /// arena, which the user's dynamic shared memory follows. -1 until allocate-shared ran.
@@ -178,6 +183,7 @@ class Function {
   std::vector<bool> noalias_;
   int tile_warps_ = 0;
   int tile_stages_ = 0;
+  bool tile_wgmma_ = false;
   std::int64_t shared_bytes_ = -1;
   std::vector<SharedPeakBuffer> shared_peak_;
   Region body_;

@@ -3,8 +3,11 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <vector>
 
 #include "cutlet/ir/function.h"
+#include "cutlet/ir/layout.h"
 
 namespace cutlet::ir {
 
@@ -21,6 +24,28 @@ DotShape dot_shape(const Function& fn, const Instruction& dot);
 /// or f32 ones with tf32 allowed; M a multiple of 16 and N of 8 per warp (mma_layout); K a
 /// multiple of 16 (8 for tf32). Other dots are computed with FMAs.
 bool dot_uses_mma(const Function& fn, const Instruction& dot, int warps);
+
+/// Whether tile.dot `dot` runs on Hopper's warpgroup MMA on `warps` warps: the function may
+/// use it (Function::tile_wgmma, an sm_90a target), f16 or bf16 operands, whole warpgroups
+/// with 16 rows of M per warp (wgmma_layout), N a multiple of 8 up to 256 or a multiple of
+/// 256, K a multiple of 16, and an operand whose rows run along M or N at least 16 wide.
+/// Such dots read a and b from swizzled shared memory (dot_operand_shared_layout).
+bool dot_uses_wgmma(const Function& fn, const Instruction& dot, int warps);
+
+/// The accumulator layout of tensor-core dot `dot`: wgmma's when dot_uses_wgmma, else
+/// mma.sync's (mma_layout, `whole_rows` as there); nullopt for an FMA dot.
+std::optional<Layout> dot_acc_layout(const Function& fn, const Instruction& dot, int warps, bool whole_rows);
+
+/// The shared layout operand k (0: a, 1: b) of tensor-core dot `dot` is read from, for a tile
+/// of `shape` (the operand as the dot is given it, [rows, cols]): for wgmma the swizzled
+/// layout of its rows (the widest of 128, 64 and 32 bytes that the rows are a multiple of),
+/// else rows padded by dot_operand_stride.
+Layout dot_operand_shared_layout(const Function& fn, const Instruction& dot, int k, const std::vector<std::int64_t>& shape);
+
+/// A ring of `stages` of dot operand tiles in shared layout `stage` (as made by
+/// dot_operand_shared_layout): stages of whole 128-byte lines, 1024 bytes for swizzled ones
+/// (the hardware's swizzle repeats every 1024 bytes at most).
+Layout dot_operand_ring_layout(const Layout& stage, int stages, int elem_bytes);
 
 /// Whether tensor-core dot `dot` (laid out: its result in an mma layout) reads its a
 /// fragments straight from a's registers: a 16-bit a, not transposed, in registers (not in

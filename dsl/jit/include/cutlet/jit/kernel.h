@@ -138,8 +138,8 @@ class Kernel {
   std::shared_ptr<const CompiledKernel> compile(const Cs&... consts) const {
     using Params = compile_params<Ps...>;
     const auto bits = encode_consts<Params>(consts...);
-    auto fn = trace<Params>(bits);
     const CompileOptions options = detail::compile_options_for(options_);
+    auto fn = trace<Params>(bits, nullptr, nullptr, false, options.target);
     detail::CompileInfo info;
     auto compiled = detail::compile_cached(fn, options, &info);
     record<Params>(bits, -1, options, false, info.source);
@@ -158,8 +158,8 @@ class Kernel {
                   "with them reports which one)");
     const auto bits = gather_consts<Params>(args...);
     const bool wide = (detail::is_wide_buffer(args) || ...);
-    auto fn = trace<Params>(bits, nullptr, nullptr, wide);
     const CompileOptions options = detail::compile_options_for(options_, device);
+    auto fn = trace<Params>(bits, nullptr, nullptr, wide, options.target);
     detail::CompileInfo info;
     auto compiled = detail::compile_cached(fn, options, &info);
     record<Params>(bits, device.ordinal(), options, wide, info.source);
@@ -171,14 +171,15 @@ class Kernel {
   template <class... Ps, class... Cs>
   ir::Function trace_ir(const Cs&... consts) const {
     using Params = compile_params<Ps...>;
-    return trace<Params>(encode_consts<Params>(consts...));
+    return trace<Params>(encode_consts<Params>(consts...), nullptr, nullptr, false, detail::compile_options_for(options_).target);
   }
 
   /// The IR after the IR passes of the specialization that launching with `args` would use.
   template <class... Args>
   ir::Function trace_ir_for(const Args&... args) const {
     using Params = typename detail::launch_signature<F, Args...>::params;
-    return trace<Params>(gather_consts<Params>(args...), nullptr, nullptr, (detail::is_wide_buffer(args) || ...));
+    return trace<Params>(gather_consts<Params>(args...), nullptr, nullptr, (detail::is_wide_buffer(args) || ...),
+                         detail::compile_options_for(options_).target);
   }
 
   /// A Kernel running the same lambda with other options: its own specializations, the same
@@ -333,7 +334,8 @@ class Kernel {
 
   template <class Params>
   ir::Function trace(std::span<const std::uint64_t> consts, double* trace_ms = nullptr,
-                     double* passes_ms = nullptr, bool wide_indices = false) const {
+                     double* passes_ms = nullptr, bool wide_indices = false,
+                     const Target& target = Target::default_target()) const {
     return detail::trace_kernel(options_.name, [this, consts] {
       auto& b = detail::builder();
       [&]<std::size_t... I>(std::index_sequence<I...>) {
@@ -348,7 +350,7 @@ class Kernel {
           std::apply(fn_, params);
         }
       }(std::make_index_sequence<std::tuple_size_v<Params>>{});
-    }, trace_ms, passes_ms, detail::trace_options_for(options_, wide_indices));
+    }, trace_ms, passes_ms, detail::trace_options_for(options_, wide_indices, target));
   }
 
   /// Parameter I: a Const from its key bits, or a new IR parameter.
@@ -391,7 +393,7 @@ class Kernel {
     const std::uint32_t id = wide ? signature_id<detail::WideIndices<Params>>() : signature_id<Params>();
     return cache_->get_or_make(id, device.ordinal(), generation, consts, [&] {
       double trace_ms = 0, passes_ms = 0;
-      auto fn = trace<Params>(consts, &trace_ms, &passes_ms, wide);
+      auto fn = trace<Params>(consts, &trace_ms, &passes_ms, wide, detail::compile_options_for(options_, device).target);
       auto loaded = detail::load_cached(fn, options_, device, trace_ms, passes_ms);
       record<Params>(consts, device.ordinal(), detail::compile_options_for(options_, device), wide, loaded->source);
       return loaded;

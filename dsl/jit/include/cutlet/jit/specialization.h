@@ -242,8 +242,9 @@ ir::Function trace_kernel(const std::string& name, const std::function<void()>& 
                           double* passes_ms = nullptr, const TraceOptions& trace_options = {});
 
 /// The trace options for `opts` (line info and bounds checks also from CUTLET_LINEINFO and
-/// CUTLET_BOUNDS_CHECK), with `wide_indices` for launches with buffers of 2^31 elements or more.
-TraceOptions trace_options_for(const KernelOptions& opts, bool wide_indices);
+/// CUTLET_BOUNDS_CHECK), with `wide_indices` for launches with buffers of 2^31 elements or more,
+/// for a kernel compiled for `target` (sm_90a lets tile dots use wgmma).
+TraceOptions trace_options_for(const KernelOptions& opts, bool wide_indices, const Target& target);
 
 /// How a compile_cached request was answered.
 struct CompileInfo {

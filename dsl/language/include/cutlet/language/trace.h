@@ -43,6 +43,7 @@ struct TraceOptions {
   bool wide_indices = false;
   int tile_warps = 0;
   int tile_stages = 0;
+  bool tile_wgmma = false;  ///< tile dots may use Hopper's wgmma (an sm_90a target; ir::Function::tile_wgmma)
 };
 
 /// True when CUTLET_LINEINFO=1 asks every kernel for line information.
