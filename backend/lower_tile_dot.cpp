@@ -452,6 +452,9 @@ llvm::Value* lower_dot(LoweringContext& c, const ir::Instruction& inst) {
 
 }  // namespace
 
-void register_tile_dot(LoweringTable& t) { t.set(ir::Opcode::TileDot, lower_dot); }
+void register_tile_dot(LoweringTable& t) {
+  t.set(ir::Opcode::TileDot, lower_dot);
+  t.set(ir::Opcode::TileDotWait, lower_dot_wait);
+}
 
 }  // namespace cutlet::backend

@@ -6,8 +6,9 @@
 // pipelined loop's stages, an operand staged before the loop), or registers written to such a
 // buffer first. Each operand is K-major (its rows run along K: a as [M, K], b given
 // transposed as [N, K]) or MN-major (b as [K, N], a transposed as [K, M]; the transpose bits).
-// The dot issues every k-step of every band, commits them as one group and waits for it, so
-// the result is complete when the op ends.
+// The dot issues every k-step of every band and commits them as one group; it waits for the
+// group itself unless a tile.dot_wait of its result does (a pipelined loop issues the next
+// stages' copies while the MMAs run).
 #include <string>
 
 #include <llvm/IR/InlineAsm.h>
@@ -152,8 +153,16 @@ llvm::Value* lower_dot_wgmma(LoweringContext& c, const ir::Instruction& inst) {
   }
   auto* void_fn = llvm::FunctionType::get(b.getVoidTy(), false);
   b.CreateCall(llvm::InlineAsm::get(void_fn, "wgmma.commit_group.sync.aligned;", "~{memory}", true));
-  pass_through(b, c.ctx, "wgmma.wait_group.sync.aligned 0;", acc);
+  // Finished here, unless a tile.dot_wait finishes it later.
+  if (!ir::feeds_dot_wait(c.fn, inst.results[0])) pass_through(b, c.ctx, "wgmma.wait_group.sync.aligned 0;", acc);
   return pack(c, b.getFloatTy(), acc);
+}
+
+llvm::Value* lower_dot_wait(LoweringContext& c, const ir::Instruction& inst) {
+  const ir::ops::TileDotWait wait(inst);
+  auto regs = unpack(c, c.get(wait.source()));
+  pass_through(c.b, c.ctx, "wgmma.wait_group.sync.aligned " + std::to_string(wait.pending()) + ";", regs);
+  return pack(c, c.b.getFloatTy(), regs);
 }
 
 }  // namespace cutlet::backend

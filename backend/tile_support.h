@@ -62,6 +62,8 @@ llvm::Value* shared_tile_offset(LoweringContext& c, const ir::Layout& l, const s
 void fence_proxy_async(LoweringContext& c);
 /// Tensor-core dot `inst` on wgmma (its result in a wgmma layout; lower_tile_wgmma.cpp).
 llvm::Value* lower_dot_wgmma(LoweringContext& c, const ir::Instruction& inst);
+/// tile.dot_wait: wgmma.wait_group, the accumulator's registers passed through it.
+llvm::Value* lower_dot_wait(LoweringContext& c, const ir::Instruction& inst);
 
 /// Tile x in a blocked layout: its own, or (for a slice) the default one for its shape.
 llvm::Value* blocked(LoweringContext& c, ir::ValueId x, TileLayout* out);

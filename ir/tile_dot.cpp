@@ -65,6 +65,14 @@ Layout dot_operand_ring_layout(const Layout& stage, int stages, int elem_bytes) 
   return ring;
 }
 
+bool feeds_dot_wait(const Function& fn, ValueId v) {
+  for (std::size_t i = 0; i < fn.num_insts(); ++i) {
+    const Instruction& inst = fn.inst(static_cast<InstId>(i));
+    if (inst.op == Opcode::TileDotWait && inst.operands[0] == v) return true;
+  }
+  return false;
+}
+
 bool dot_a_from_registers(const Function& fn, const Instruction& dot) {
   const Type a = fn.type_of(ops::TileDot(dot).a());
   const Layout* l = a.layout();

@@ -190,6 +190,15 @@ std::vector<Type> infer_tile_dot(const OpTypes& t) {
   return {acc};
 }
 
+std::vector<Type> infer_tile_dot_wait(const OpTypes& t) {
+  Type x = t.operands[0];
+  if (!x.is_tile() || x.element() != Type::f32() || x.shape().size() != 2)
+    t.fail("waits for a dot's f32 2-D accumulator tile, not " + x.str());
+  if (x.layout() && !x.layout()->is_wgmma()) t.fail("waits for a wgmma dot's result, in the wgmma layout");
+  if (t.int_attr(0) < 0) t.fail("needs the number of groups left pending");
+  return {x};
+}
+
 std::vector<Type> infer_tile_convert_layout(const OpTypes& t) {
   Type x = t.operands[0], r = t.given_result();
   if (!x.is_tile() || !r.is_tile() || !r.layout() || r.layout()->is_shared() || r.without_layout() != x.without_layout())

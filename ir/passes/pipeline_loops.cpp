@@ -457,7 +457,15 @@ class Pipeliner {
     const std::vector<InstId> old_body = f_.inst(id).regions[0].body;
     const ValueId iv = f_.inst(id).regions[0].args[0];
     ValueId stage_next = kNone;
-    const bool refill_first = stages_ == 2;
+    // wgmma dots leave their MMAs in flight while the stage the previous iteration read is
+    // refilled right after the last of them is issued (defer_dot_waits); a refill before
+    // them would race the previous iteration's MMAs.
+    InstId last_wgmma = kNone;
+    for (InstId k : f_.inst(id).regions[0].body)
+      if (f_.inst(k).op == Opcode::TileDot && f_.type_of(f_.inst(k).results[0]).layout()->is_wgmma()) last_wgmma = k;
+    const bool async_dots = !copies.empty() && !frag && last_wgmma != kNone;
+    const bool refill_first = stages_ == 2 && !async_dots;
+    bool refilled = false;
     auto refill_previous_stage = [&] {
       loc_ = f_.inst(id).loc;
       const ValueId iv_r = ahead(iv, stages_ - 1);
@@ -531,13 +539,17 @@ class Pipeliner {
         continue;
       }
       new_body.push_back(old_body[k]);
+      if (async_dots && old_body[k] == last_wgmma) {
+        refill_previous_stage();
+        refilled = true;
+      }
     }
     std::vector<ValueId> yields = f_.inst(old_body.back()).operands;
     if (frag) {
       yields.push_back(stage_next);
     } else if (!copies.empty()) {
       loc_ = f_.inst(id).loc;
-      if (!refill_first) refill_previous_stage();
+      if (!refill_first && !refilled) refill_previous_stage();
       const ValueId inc = add(stage_arg, i32(1));
       yields.push_back(select(compare(Predicate::Eq, inc, i32(stages_)), i32(0), inc));
     }
@@ -545,6 +557,7 @@ class Pipeliner {
     yields.insert(yields.end(), next_fragments.begin(), next_fragments.end());
     f_.inst(old_body.back()).operands = yields;
     new_body.push_back(old_body.back());
+    if (async_dots) defer_dot_waits(new_body);
     f_.inst(id).regions[0].body = std::move(new_body);
 
     // After the loop: the zero-fill copies past the end have landed; the rings are free.
@@ -555,6 +568,34 @@ class Pipeliner {
     std::vector<ValueId> buffers;
     for (const Copy& c : copies) buffers.push_back(c.buffer);
     release(buffers, out);
+  }
+
+  /// Each wgmma dot of `body` leaves its MMAs in flight up to a tile.dot_wait placed before
+  /// the first instruction after it that reads its result (what comes between, such as the
+  /// refill of a stage, overlaps the MMAs); later uses read the wait's result.
+  void defer_dot_waits(std::vector<InstId>& body) {
+    for (std::size_t i = 0; i < body.size(); ++i) {
+      if (f_.inst(body[i]).op != Opcode::TileDot) continue;
+      const ValueId v = f_.inst(body[i]).results[0];
+      if (!f_.type_of(v).layout()->is_wgmma()) continue;
+      std::size_t j = i + 1;
+      for (; j < body.size(); ++j) {
+        Region one;
+        one.body = {body[j]};
+        std::vector<const Instruction*> uses;
+        uses_in(f_, one, v, uses);
+        if (!uses.empty()) break;
+      }
+      if (j == body.size()) continue;
+      std::vector<InstId> wait;
+      out_ = &wait;
+      loc_ = f_.inst(body[i]).loc;
+      const ValueId done = emit(Opcode::TileDotWait, {v}, {std::int64_t{0}}, f_.type_of(v));
+      Region rest;
+      rest.body.assign(body.begin() + static_cast<std::ptrdiff_t>(j), body.end());
+      replace_uses(f_, rest, v, done);
+      body.insert(body.begin() + static_cast<std::ptrdiff_t>(j), wait.front());
+    }
   }
 
   /// The first iteration's `loads` (at `lb`) when `runs`, else zeros.

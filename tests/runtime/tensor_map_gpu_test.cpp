@@ -65,6 +65,23 @@ TEST(TensorMapGpu, TheCacheAnswersARepeatedDescription) {
   EXPECT_NE(cached_tensor_map(other), first) << "another box is another map";
 }
 
+/// The description in the driver's terms (innermost dimension first), for failure messages.
+std::string text(const TensorMapSpec& s, std::uintptr_t base) {
+  std::string out = to_string(s.element) + " rank " + std::to_string(s.rank) + " at +" + std::to_string(s.address - base);
+  auto list = [&](const char* name, auto get) {
+    out += std::string(" ") + name + "=[";
+    for (int k = 0; k < s.rank; ++k) out += (k ? "," : "") + std::to_string(get(s.rank - 1 - k));
+    out += "]";
+  };
+  list("dims", [&](int d) { return s.shape[d]; });
+  list("strides", [&](int d) { return s.strides[d]; });
+  list("box", [&](int d) { return s.box[d]; });
+  list("element_strides", [&](int d) { return s.element_strides[d]; });
+  out += " swizzle=" + std::to_string(static_cast<int>(s.swizzle)) + " interleave=" + std::to_string(static_cast<int>(s.interleave)) +
+         " oob_fill=" + std::to_string(static_cast<int>(s.oob_fill));
+  return out;
+}
+
 TEST(TensorMapGpu, CutletsRulesAreTheDriversRules) {
   CUTLET_REQUIRE_TMA();
   Stream st;
@@ -124,13 +141,14 @@ TEST(TensorMapGpu, CutletsRulesAreTheDriversRules) {
                            static_cast<CUtensorMapFloatOOBfill>(s.oob_fill));
     if (problem.empty()) {
       ++accepted;
-      EXPECT_EQ(r, CUDA_SUCCESS) << "cutlet accepted what the driver refuses (" << i << ")";
+      EXPECT_EQ(r, CUDA_SUCCESS) << "cutlet accepted what the driver refuses (" << i << "): " << text(s, b.data());
       if (r == CUDA_SUCCESS) {
         EXPECT_NO_THROW((void)encode_tensor_map(s)) << i;
       }
     } else {
       ++refused;
-      EXPECT_NE(r, CUDA_SUCCESS) << "cutlet refused what the driver encodes (" << i << "): " << problem;
+      EXPECT_NE(r, CUDA_SUCCESS) << "cutlet refused what the driver encodes (" << i << "): " << problem << "; "
+                                 << text(s, b.data());
     }
   }
   EXPECT_GT(accepted, 100);

@@ -89,6 +89,35 @@ TEST(PipelineLoopsTest, ADotOfTwoCopiesIsPipelinedKStepByKStep) {
   expect_golden("pipeline_loops_plain_gemm.ir", print(f));
 }
 
+TEST(PipelineLoopsTest, AWgmmaDotReadsSwizzledStagesAndIsWaitedForAfterTheRefill) {
+  Function g = pipelined_plain_gemm();
+  g.set_tile_wgmma(true);
+  Function f = pipelined(std::move(g));
+  EXPECT_NO_THROW(verify(f));
+  const Instruction& loop = the_loop(f);
+  // No fragments: the dot reads its two stages where they are, swizzled (64-byte rows of a's
+  // 32 bf16 along K, 128-byte rows of b's 64 along N), into a wgmma accumulator.
+  EXPECT_EQ(count_ops(f, f.body(), Opcode::TileLocalLoad), 0);
+  std::vector<Opcode> order;
+  for (InstId id : loop.regions[0].body) {
+    const Instruction& inst = f.inst(id);
+    order.push_back(inst.op);
+    if (inst.op != Opcode::TileDot) continue;
+    EXPECT_TRUE(f.type_of(inst.results[0]).layout()->is_wgmma());
+    EXPECT_EQ(f.type_of(inst.operands[0]).layout()->swizzle, 64);
+    EXPECT_EQ(f.type_of(inst.operands[1]).layout()->swizzle, 128);
+  }
+  // dot, then the refill of the previous stage (its copies and commit), then the wait, then
+  // the yield of the waited result.
+  auto at = [&](Opcode op) { return std::find(order.begin(), order.end(), op) - order.begin(); };
+  EXPECT_LT(at(Opcode::TileDot), at(Opcode::TileAsyncCopy));
+  EXPECT_LT(at(Opcode::TileAsyncCommit), at(Opcode::TileDotWait));
+  EXPECT_EQ(at(Opcode::TileDotWait) + 1, static_cast<std::ptrdiff_t>(order.size()) - 1);
+  const Instruction& yield = f.inst(loop.regions[0].body.back());
+  EXPECT_EQ(f.def_of(yield.operands[0])->op, Opcode::TileDotWait);
+  expect_golden("pipeline_loops_wgmma_gemm.ir", print(f));
+}
+
 TEST(PipelineLoopsTest, TheVerifierRefusesFragmentsWhereOtherOpsRead) {
   Function f = pipelined(pipelined_plain_gemm());
   InstId loop = kNone;

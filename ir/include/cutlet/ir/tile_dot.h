@@ -47,6 +47,10 @@ Layout dot_operand_shared_layout(const Function& fn, const Instruction& dot, int
 /// (the hardware's swizzle repeats every 1024 bytes at most).
 Layout dot_operand_ring_layout(const Layout& stage, int stages, int elem_bytes);
 
+/// Whether value v (a wgmma dot's result) is the source of a tile.dot_wait: the dot then
+/// leaves its MMAs in flight for the wait to finish.
+bool feeds_dot_wait(const Function& fn, ValueId v);
+
 /// Whether tensor-core dot `dot` (laid out: its result in an mma layout) reads its a
 /// fragments straight from a's registers: a 16-bit a, not transposed, in registers (not in
 /// shared memory, not fragments already), held as mma accumulators are ([1, 2] per thread,
