@@ -77,9 +77,11 @@ bool dot_a_from_registers(const Function& fn, const Instruction& dot) {
   const Type a = fn.type_of(ops::TileDot(dot).a());
   const Layout* l = a.layout();
   const Layout* mma = fn.type_of(dot.results[0]).layout();
-  if (!l || !mma || mma->is_wgmma() || a.element() == Type::f32() || dot_shape(fn, dot).a_transposed || l->is_shared() ||
-      l->is_dot_operand())
+  if (!l || !mma || a.element() == Type::f32() || dot_shape(fn, dot).a_transposed || l->is_shared() || l->is_dot_operand())
     return false;
+  // wgmma: a in the wgmma layout of the result's rows, whatever its width (its n8 blocks are
+  // the k-steps' fragments).
+  if (mma->is_wgmma()) return l->is_wgmma() && !l->is_slice() && l->shape[0] == mma->shape[0] && l->wpc == mma->wpc;
   return l->rank() == 2 && !l->is_slice() && l->spt == std::vector<int>{1, 2} && l->tpw == std::vector<int>{8, 4} &&
          l->order == std::vector<int>{1, 0} && l->wpc[1] == 1 && l->wpc[0] == mma->wpc[0] && mma->wpc[1] == 1 &&
          l->shape[0] == mma->shape[0];

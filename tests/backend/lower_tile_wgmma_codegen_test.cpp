@@ -69,6 +69,8 @@ CHECK: wgmma.commit_group.sync.aligned;
 CHECK: wgmma.wait_group.sync.aligned 0;
 )");
   EXPECT_EQ(compiled->ptx.find("ldmatrix"), std::string::npos);
+  // ptxas runs the MMAs asynchronously (it would say they are serialized otherwise).
+  EXPECT_EQ(compiled->link_log.find("serialized"), std::string::npos) << compiled->link_log;
   EXPECT_EQ(compiled->ptx.find("mma.sync"), std::string::npos);
 }
 
@@ -82,6 +84,7 @@ CHECK-COUNT-4: wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16
 CHECK: wgmma.wait_group.sync.aligned 0;
 CHECK: st.global
 )");
+  EXPECT_EQ(compiled->link_log.find("serialized"), std::string::npos) << compiled->link_log;
 }
 
 TEST(TileWgmmaCodegen, HalfOperandsAndNarrowTiles) {
@@ -103,10 +106,10 @@ TEST(TileWgmmaCodegen, SameSourceForSm90KeepsMmaSync) {
   EXPECT_NE(compiled->ptx.find("mma.sync.aligned.m16n8k16"), std::string::npos);
 }
 
-TEST(TileWgmmaCodegen, TransposedOperandAndAttentionPFromSharedMemory) {
+TEST(TileWgmmaCodegen, TransposedOperandAndAttentionPFromRegisters) {
   // Attention's key loop: q @ k^T reads k K-major as loaded ([N, D] rows along D); P (the
-  // softmax of the scores, in the wgmma accumulator's registers) is written to a swizzled
-  // buffer for the second dot.
+  // softmax of the scores, in the wgmma accumulator's registers) is the second dot's a,
+  // straight from those registers.
   auto kern = tile_kernel([](Tensor<bfloat16, 2> o, Tensor<bfloat16, 2> q, Tensor<bfloat16, 2> k, Tensor<bfloat16, 2> v) {
     constexpr int M = 128, N = 64, D = 64;
     auto rows = expand_dims(program_id(0) * M + arange(M), 1), cols = expand_dims(arange(D), 0);
@@ -124,17 +127,19 @@ TEST(TileWgmmaCodegen, TransposedOperandAndAttentionPFromSharedMemory) {
     store(o, {rows, cols}, cast<bfloat16>(acc / expand_dims(l_i, 1)));
   }, hopper("wgmma_attention"), 8);
   auto compiled = kern.compile<>();
-  // The scores (k K-major: transpose bit 0) and the output (v MN-major: transpose bit 1).
+  // The scores (k K-major: transpose bit 0), the row max and sum within warps, and the
+  // output (P from registers, v MN-major: transpose bit 1); q alone goes to shared memory.
   expect_filecheck(compiled->ptx, R"(
 CHECK: .entry wgmma_attention(
+CHECK: st.shared
 CHECK: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, p, 1, 1, 0, 0;
 CHECK: wgmma.wait_group.sync.aligned 0;
+CHECK-NOT: st.shared
 CHECK: shfl.sync.bfly.b32
-CHECK: st.shared
-CHECK: fence.proxy.async.shared::cta;
-CHECK: bar.sync 0;
-CHECK: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, p, 1, 1, 0, 1;
+CHECK-NOT: st.shared
+CHECK: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, p, 1, 1, 1;
 )");
+  EXPECT_EQ(compiled->link_log.find("serialized"), std::string::npos) << compiled->link_log;
 }
 
 }  // namespace

@@ -15,7 +15,8 @@ Function fold_dot_transposes(Function f);
 /// consumer takes. Sources (arange, splat) are made in the layout their uses want (the backward
 /// wishes of layout_wishes.h); elementwise ops work in the layout their result's uses want,
 /// else their first tile operand's; loads, stores and atomics in their offsets' layout; a
-/// tensor-core dot's accumulator and result in its mma layout; reductions in the slice of
+/// tensor-core dot's accumulator and result in its mma layout (wgmma's, when the function may
+/// use wgmma and the dot qualifies: tile_dot.h); reductions in the slice of
 /// their operand's blocked layout; permutes and reshapes in the default layout; carried
 /// values in their initial value's. Idempotent on an assigned function.
 Function assign_layouts(Function f);
@@ -45,6 +46,11 @@ Function rematerialize_conversions(Function f);
 /// before the loop are written to shared memory (tile.local_store) once, before the first loop
 /// of the region that reads them, and read there. Buffers are released after the last loop
 /// using them (tile.local_dealloc).
+/// A dot on wgmma reads its stages whole, in the swizzled layout of
+/// dot_operand_shared_layout; its MMAs are left in flight while the previous stage is refilled
+/// (right after the last such dot of the body is issued), and a tile.dot_wait before the
+/// first use of its result finishes it. A dot of two copies on mma.sync is pipelined k-step
+/// by k-step, its fragments read ahead (tile.local_load into dot-operand layouts).
 Function pipeline_loops(Function f);
 
 /// The stages of a function's pipelined loops: KernelOptions::tile_stages, or the default.
