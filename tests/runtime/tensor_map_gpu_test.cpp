@@ -67,7 +67,7 @@ TEST(TensorMapGpu, TheCacheAnswersARepeatedDescription) {
 
 /// The description in the driver's terms (innermost dimension first), for failure messages.
 std::string text(const TensorMapSpec& s, std::uintptr_t base) {
-  std::string out = to_string(s.element) + " rank " + std::to_string(s.rank) + " at +" + std::to_string(s.address - base);
+  std::string out = std::string(to_string(s.element)) + " rank " + std::to_string(s.rank) + " at +" + std::to_string(s.address - base);
   auto list = [&](const char* name, auto get) {
     out += std::string(" ") + name + "=[";
     for (int k = 0; k < s.rank; ++k) out += (k ? "," : "") + std::to_string(get(s.rank - 1 - k));
