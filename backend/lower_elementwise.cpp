@@ -3,6 +3,7 @@
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/IntrinsicsNVPTX.h>
 
+#include "call_free_math.h"
 #include "cutlet/error.h"
 #include "lowering.h"
 
@@ -49,7 +50,10 @@ llvm::Value* lower_binary(LoweringContext& c, const ir::Instruction& inst) {
     case Opcode::Add: return fp ? B.CreateFAdd(a, b) : B.CreateAdd(a, b, "", false, sgn);
     case Opcode::Sub: return fp ? B.CreateFSub(a, b) : B.CreateSub(a, b, "", false, sgn);
     case Opcode::Mul: return fp ? B.CreateFMul(a, b) : B.CreateMul(a, b, "", false, sgn);
-    case Opcode::Div: return fp ? B.CreateFDiv(a, b) : sgn ? B.CreateSDiv(a, b) : B.CreateUDiv(a, b);
+    case Opcode::Div:
+      // A function on wgmma divides f32 without div.rn's subroutine (call_free_math.h).
+      if (fp && t == ir::Type::f32() && c.fn.tile_wgmma()) return call_free_fdiv(B, a, b);
+      return fp ? B.CreateFDiv(a, b) : sgn ? B.CreateSDiv(a, b) : B.CreateUDiv(a, b);
     case Opcode::Rem: return fp ? B.CreateFRem(a, b) : sgn ? B.CreateSRem(a, b) : B.CreateURem(a, b);
     case Opcode::Min:
       return fp ? B.CreateMinNum(a, b)

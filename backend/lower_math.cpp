@@ -2,6 +2,7 @@
 #include <llvm/IR/Function.h>
 #include <llvm/IR/Intrinsics.h>
 
+#include "call_free_math.h"
 #include "cutlet/error.h"
 #include "cutlet/ir/math.h"
 #include "lowering.h"
@@ -39,6 +40,9 @@ llvm::Value* lower_scalar_math(LoweringContext& c, ir::MathFn fn, ir::Type t, st
     CUTLET_ASSERT(id != llvm::Intrinsic::not_intrinsic, "unknown LLVM intrinsic in math.def");
     return c.b.CreateIntrinsic(id, {arg_type}, args);
   }
+  // A function on wgmma takes its square roots without libdevice's sqrt.rn (call_free_math.h).
+  if (fn == ir::MathFn::Sqrt && t == ir::Type::f32() && c.fn.tile_wgmma() && !c.options.approx_math)
+    return call_free_sqrt(c.b, args[0]);
   // Approximate math: the __nv_fast_* variants (what nvcc --use_fast_math uses).
   if (c.options.approx_math && t == ir::Type::f32()) {
     static const char* fast[] = {"__nv_expf", "__nv_exp10f", "__nv_logf", "__nv_log2f", "__nv_log10f",

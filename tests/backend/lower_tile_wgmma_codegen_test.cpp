@@ -60,7 +60,7 @@ CHECK: .target sm_90a
 CHECK: .entry wgmma_matmul(
 CHECK: cp.async.cg.shared.global
 CHECK: cp.async.wait_group
-CHECK-NEXT: fence.proxy.async.shared::cta;
+CHECK: fence.proxy.async.shared::cta;
 CHECK: bar.sync 0;
 CHECK: wgmma.fence.sync.aligned;
 CHECK-COUNT-8: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
