@@ -15,6 +15,8 @@ using namespace cutlet::test;
 
 namespace {
 
+constexpr int kN = 1 << 16, kBlock = 1024;
+
 std::uint32_t bits(float x) {
   std::uint32_t u;
   std::memcpy(&u, &x, 4);
@@ -25,7 +27,6 @@ bool same(float got, float want) { return bits(got) == bits(want) || (std::isnan
 
 TEST(CallFreeMathGpu, DivisionAndSquareRootAreCorrectlyRounded) {
   CUTLET_REQUIRE_GPU();
-  constexpr int kN = 1 << 16, kBlock = 1024;
   std::mt19937 rng(20261202);
   std::vector<float> a(kN), b(kN);
   const float specials[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 1e-45f, -1e-45f, 1.17549435e-38f, 3.4028235e38f, 1.0f, -3.0f};
