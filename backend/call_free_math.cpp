@@ -37,14 +37,16 @@ llvm::Value* call_free_fdiv(llvm::IRBuilder<>& b, llvm::Value* x, llvm::Value* y
     llvm::Value* xd = b.CreateFPExt(xs, d);
     llvm::Value* yd = b.CreateFPExt(ys, d);
     llvm::Value* one = llvm::ConstantFP::get(d, 1.0);
-    llvm::Value* r = b.CreateIntrinsic(llvm::Intrinsic::nvvm_rcp_approx_ftz_d, {}, {yd});
+    llvm::Value* r0 = b.CreateIntrinsic(llvm::Intrinsic::nvvm_rcp_approx_ftz_d, {}, {yd});
+    llvm::Value* r = r0;
     // Newton steps on the reciprocal (each doubles its correct bits), then the quotient and one correction.
     for (int i = 0; i < 3; ++i) r = fma(b, r, fma(b, b.CreateFNeg(yd), r, one), r);
     llvm::Value* q = b.CreateFMul(xd, r);
     llvm::Value* rem = fma(b, b.CreateFNeg(yd), q, xd);
     q = fma(b, rem, r, q);
-    llvm::Value* plain = b.CreateFMul(xd, r);  // zeros, infinities and NaN: their IEEE quotient
-    llvm::Value* ok = b.CreateAnd(finite_nonzero(b, xd), finite_nonzero(b, r));
+    // Zeros, infinities and NaN: x * (1 / y) is their IEEE quotient (1 / 0 is inf, 1 / inf is 0).
+    llvm::Value* plain = b.CreateFMul(xd, r0);
+    llvm::Value* ok = b.CreateAnd(finite_nonzero(b, xd), finite_nonzero(b, r0));
     return b.CreateFPTrunc(b.CreateSelect(ok, q, plain), xs->getType());
   });
 }
