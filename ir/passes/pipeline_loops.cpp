@@ -76,7 +76,7 @@ class Pipeliner {
  public:
   explicit Pipeliner(Function& f) : f_(f), warps_(f.tile_warps()), stages_(pipeline_stages(f)) {}
 
-  void run() { region(f_.body()); }
+  void run() { region(kNone, 0); }
 
  private:
   // --- Emitting instructions into `out_` ---------------------------------------------------
@@ -262,19 +262,27 @@ class Pipeliner {
 
   // --- Rewriting ----------------------------------------------------------------------------
 
-  /// Pipelines the loops of region `r` (inner loops first).
-  void region(Region& r) {
+  /// Pipelines the loops of a region (inner loops first).
+  /// Region `which` of instruction `owner` (the function's body for kNone), looked up afresh:
+  /// emitting instructions moves the regions they hold.
+  Region& region_of(InstId owner, std::size_t which) { return owner == kNone ? f_.body() : f_.inst(owner).regions[which]; }
+
+  void region(InstId owner, std::size_t which) {
+    const std::vector<InstId> enclosing = enclosing_;
     std::map<ValueId, StagedOperand> outer = std::move(staged_);
     staged_.clear();
     std::vector<InstId> body;
-    for (InstId id : std::vector<InstId>(r.body)) {
-      for (std::size_t k = 0; k < f_.inst(id).regions.size(); ++k) region(f_.inst(id).regions[k]);
+    const std::vector<InstId> ids = region_of(owner, which).body;
+    for (InstId id : ids) {
+      for (std::size_t k = 0; k < f_.inst(id).regions.size(); ++k) region(id, k);
+      enclosing_ = ids;
       if (f_.inst(id).op == Opcode::For && warps_ > 0) loop(id, body);
       else body.push_back(id);
     }
     release_staged(body);
-    r.body = std::move(body);
+    region_of(owner, which).body = std::move(body);
     staged_ = std::move(outer);
+    enclosing_ = enclosing;
   }
 
   /// Releases the buffers of the region's staged operands, each after the last loop reading it.
@@ -402,7 +410,19 @@ class Pipeliner {
     const std::optional<InstId> frag = fragment_dot(f_.inst(id), copies);
     const Copy* copy_of[2] = {nullptr, nullptr};
     for (const Copy& c : copies) copy_of[c.operand] = &c;
-    // Before the loop: the rings, and the copies of the first stages - 1 iterations (stages,
+    // wgmma dots leave their MMAs in flight while the loop refills a stage: right after the
+    // last of them is issued (a refill before them would race the previous iteration's
+    // MMAs), and, with three stages or more, with the accumulators they add to carried
+    // unfinished into the next iteration (defer_dot_waits). The stage refilled is then the
+    // one read two iterations before (the previous iteration's MMAs may still read theirs):
+    // copies run stages - 2 iterations ahead instead of stages - 1.
+    InstId last_wgmma = kNone;
+    for (InstId k : f_.inst(id).regions[0].body)
+      if (f_.inst(k).op == Opcode::TileDot && f_.type_of(f_.inst(k).results[0]).layout()->is_wgmma()) last_wgmma = k;
+    const bool async_dots = !copies.empty() && !frag && last_wgmma != kNone;
+    const bool carried_dots = async_dots && stages_ >= 3;
+    const int distance = carried_dots ? stages_ - 2 : stages_ - 1;  // iterations the copies run ahead
+    // Before the loop: the rings, and the copies of the first `distance` iterations (stages,
     // for a split dot, which then reads the first stage's first fragments).
     std::vector<ValueId> first_fragments;
     if (!copies.empty()) {
@@ -411,7 +431,7 @@ class Pipeliner {
         loc_ = f_.inst(c.load).loc;
         c.buffer = emit(Opcode::TileLocalAlloc, {}, {c.what}, c.ring);
       }
-      for (int s = 0; s < stages_ - (frag ? 0 : 1); ++s) {
+      for (int s = 0; s < (frag ? stages_ : distance); ++s) {
         const ValueId iv = ahead(lb, s);
         const ValueId valid = compare(lt, iv, ub);
         clone_closure(closure, iv_arg, iv, [&](InstId l, const std::map<ValueId, ValueId>& map) {
@@ -457,20 +477,15 @@ class Pipeliner {
     const std::vector<InstId> old_body = f_.inst(id).regions[0].body;
     const ValueId iv = f_.inst(id).regions[0].args[0];
     ValueId stage_next = kNone;
-    // wgmma dots leave their MMAs in flight while the stage the previous iteration read is
-    // refilled right after the last of them is issued (defer_dot_waits); a refill before
-    // them would race the previous iteration's MMAs.
-    InstId last_wgmma = kNone;
-    for (InstId k : f_.inst(id).regions[0].body)
-      if (f_.inst(k).op == Opcode::TileDot && f_.type_of(f_.inst(k).results[0]).layout()->is_wgmma()) last_wgmma = k;
-    const bool async_dots = !copies.empty() && !frag && last_wgmma != kNone;
     const bool refill_first = stages_ == 2 && !async_dots;
     bool refilled = false;
     auto refill_previous_stage = [&] {
       loc_ = f_.inst(id).loc;
-      const ValueId iv_r = ahead(iv, stages_ - 1);
+      const ValueId iv_r = ahead(iv, distance);
       const ValueId valid = compare(lt, iv_r, ub);
-      const ValueId refill = select(compare(Predicate::Eq, stage_arg, i32(0)), i32(stages_ - 1), add(stage_arg, i32(-1)));
+      // Stage (stage + distance) mod stages: the one read stages - distance iterations ago.
+      const ValueId ahead_stage = add(stage_arg, i32(distance));
+      const ValueId refill = select(compare(Predicate::Lt, ahead_stage, i32(stages_)), ahead_stage, add(ahead_stage, i32(-stages_)));
       clone_closure(closure, iv_arg, iv_r, [&](InstId l, const std::map<ValueId, ValueId>& map) {
         for (const Copy& c : copies)
           if (c.load == l) issue_copy(c, map, emit(Opcode::TileLocalIndex, {c.buffer, refill}, {}, c.stage), valid);
@@ -483,7 +498,7 @@ class Pipeliner {
         const ValueId inc = add(stage_arg, i32(1));
         stage_next = select(compare(Predicate::Eq, inc, i32(stages_)), i32(0), inc);
       } else {
-        emit(Opcode::TileAsyncWait, {}, {std::int64_t{stages_ - 2}});
+        emit(Opcode::TileAsyncWait, {}, {std::int64_t{distance - 1}});
         barrier();  // every thread's copies have landed; every warp is done with the previous stage
       }
       // The stage the previous iteration read is refilled with iteration i + stages - 1 right
@@ -557,7 +572,8 @@ class Pipeliner {
     yields.insert(yields.end(), next_fragments.begin(), next_fragments.end());
     f_.inst(old_body.back()).operands = yields;
     new_body.push_back(old_body.back());
-    if (async_dots) defer_dot_waits(new_body);
+    std::vector<std::size_t> unfinished;  // positions of loop values left in flight
+    if (async_dots) unfinished = defer_dot_waits(new_body, carried_dots);
     f_.inst(id).regions[0].body = std::move(new_body);
 
     // After the loop: the zero-fill copies past the end have landed; the rings are free.
@@ -568,12 +584,16 @@ class Pipeliner {
     std::vector<ValueId> buffers;
     for (const Copy& c : copies) buffers.push_back(c.buffer);
     release(buffers, out);
+    if (!unfinished.empty()) finish_carried(id, unfinished, out);
   }
 
-  /// Each wgmma dot of `body` leaves its MMAs in flight up to a tile.dot_wait placed before
-  /// the first instruction after it that reads its result (what comes between, such as the
-  /// refill of a stage, overlaps the MMAs); later uses read the wait's result.
-  void defer_dot_waits(std::vector<InstId>& body) {
+  /// Each wgmma dot of `body` (a loop body ending in its yield) leaves its MMAs in flight up to
+  /// a tile.dot_wait placed before the first instruction after it that reads its result (what
+  /// comes between, such as the refill of a stage, overlaps the MMAs); later uses read the
+  /// wait's result. With `carry`, a result only the yield reads is carried unfinished: returns
+  /// the positions among the loop's values (the yield's operands) of those.
+  std::vector<std::size_t> defer_dot_waits(std::vector<InstId>& body, bool carry) {
+    std::vector<std::size_t> carried;
     for (std::size_t i = 0; i < body.size(); ++i) {
       if (f_.inst(body[i]).op != Opcode::TileDot) continue;
       const ValueId v = f_.inst(body[i]).results[0];
@@ -587,6 +607,11 @@ class Pipeliner {
         if (!uses.empty()) break;
       }
       if (j == body.size()) continue;
+      const std::vector<ValueId>& yielded = f_.inst(body.back()).operands;
+      if (carry && j + 1 == body.size() && std::count(yielded.begin(), yielded.end(), v) == 1) {
+        carried.push_back(static_cast<std::size_t>(std::find(yielded.begin(), yielded.end(), v) - yielded.begin()));
+        continue;
+      }
       std::vector<InstId> wait;
       out_ = &wait;
       loc_ = f_.inst(body[i]).loc;
@@ -595,6 +620,45 @@ class Pipeliner {
       rest.body.assign(body.begin() + static_cast<std::ptrdiff_t>(j), body.end());
       replace_uses(f_, rest, v, done);
       body.insert(body.begin() + static_cast<std::ptrdiff_t>(j), wait.front());
+    }
+    return carried;
+  }
+
+  /// The loop values at `positions` of loop `id` come out of its iterations unfinished (see
+  /// defer_dot_waits). In the body, such a value is left in flight where its one use is a
+  /// wgmma dot adding to it (the MMAs chain); else a tile.dot_wait at the top of the body
+  /// finishes it for its uses. After the loop a tile.dot_wait finishes the loop's result,
+  /// and the instructions after the loop in its region read that.
+  void finish_carried(InstId id, const std::vector<std::size_t>& positions, std::vector<InstId>& out) {
+    for (std::size_t k : positions) {
+      const ValueId arg = f_.inst(id).regions[0].args[k + 1];
+      std::vector<const Instruction*> uses;
+      uses_in(f_, f_.inst(id).regions[0], arg, uses);
+      const bool chained = uses.size() == 1 && uses[0]->op == Opcode::TileDot &&
+                           uses[0]->operands[ops::TileDot::acc_operand] == arg && uses[0]->operands[0] != arg &&
+                           uses[0]->operands[1] != arg && f_.type_of(uses[0]->results[0]).layout()->is_wgmma();
+      if (!chained) {
+        std::vector<InstId> wait;
+        out_ = &wait;
+        loc_ = f_.inst(id).loc;
+        const ValueId done = emit(Opcode::TileDotWait, {arg}, {std::int64_t{0}}, f_.type_of(arg));
+        replace_uses(f_, f_.inst(id).regions[0], arg, done);
+        f_.inst(wait.front()).operands[0] = arg;  // the wait itself reads the carried value
+        auto& body = f_.inst(id).regions[0].body;
+        body.insert(body.begin(), wait.front());
+      }
+      // After the loop.
+      out_ = &out;
+      loc_ = f_.inst(id).loc;
+      const ValueId result = f_.inst(id).results[k];
+      std::vector<InstId> wait;
+      out_ = &wait;
+      const ValueId done = emit(Opcode::TileDotWait, {result}, {std::int64_t{0}}, f_.type_of(result));
+      Region after;  // the loop's region: the instructions after the loop read the finished result
+      after.body = enclosing_;
+      replace_uses(f_, after, result, done);
+      f_.inst(wait.front()).operands[0] = result;
+      out.push_back(wait.front());
     }
   }
 
@@ -654,6 +718,7 @@ class Pipeliner {
   const int stages_;
   std::map<ValueId, StagedOperand> staged_;  ///< the current region's
   std::vector<InstId>* out_ = nullptr;
+  std::vector<InstId> enclosing_;  ///< the instructions of the region whose loop is being pipelined
   Location loc_;
 };
 

@@ -89,33 +89,61 @@ TEST(PipelineLoopsTest, ADotOfTwoCopiesIsPipelinedKStepByKStep) {
   expect_golden("pipeline_loops_plain_gemm.ir", print(f));
 }
 
-TEST(PipelineLoopsTest, AWgmmaDotReadsSwizzledStagesAndIsWaitedForAfterTheRefill) {
+/// The opcodes of a region's instructions, in order.
+std::vector<Opcode> opcodes(const Function& f, const Region& r) {
+  std::vector<Opcode> order;
+  for (InstId id : r.body) order.push_back(f.inst(id).op);
+  return order;
+}
+
+std::ptrdiff_t position(const std::vector<Opcode>& order, Opcode op) {
+  return std::find(order.begin(), order.end(), op) - order.begin();
+}
+
+TEST(PipelineLoopsTest, AWgmmaDotReadsSwizzledStagesAndCarriesItsAccumulatorInFlight) {
   Function g = pipelined_plain_gemm();
   g.set_tile_wgmma(true);
   Function f = pipelined(std::move(g));
   EXPECT_NO_THROW(verify(f));
+  ASSERT_EQ(pipeline_stages(f), 3);
   const Instruction& loop = the_loop(f);
   // No fragments: the dot reads its two stages where they are, swizzled (64-byte rows of a's
   // 32 bf16 along K, 128-byte rows of b's 64 along N), into a wgmma accumulator.
   EXPECT_EQ(count_ops(f, f.body(), Opcode::TileLocalLoad), 0);
-  std::vector<Opcode> order;
   for (InstId id : loop.regions[0].body) {
     const Instruction& inst = f.inst(id);
-    order.push_back(inst.op);
     if (inst.op != Opcode::TileDot) continue;
     EXPECT_TRUE(f.type_of(inst.results[0]).layout()->is_wgmma());
     EXPECT_EQ(f.type_of(inst.operands[0]).layout()->swizzle, 64);
     EXPECT_EQ(f.type_of(inst.operands[1]).layout()->swizzle, 128);
   }
-  // dot, then the refill of the previous stage (its copies and commit), then the wait, then
-  // the yield of the waited result.
-  auto at = [&](Opcode op) { return std::find(order.begin(), order.end(), op) - order.begin(); };
-  EXPECT_LT(at(Opcode::TileDot), at(Opcode::TileAsyncCopy));
-  EXPECT_LT(at(Opcode::TileAsyncCommit), at(Opcode::TileDotWait));
-  EXPECT_EQ(at(Opcode::TileDotWait) + 1, static_cast<std::ptrdiff_t>(order.size()) - 1);
+  // With three stages the copies run one iteration ahead (the stage refilled is the one read
+  // two iterations ago): one iteration's copies before the loop, one refill per iteration,
+  // issued after the dot; the accumulator goes to the next iteration unfinished, and a
+  // tile.dot_wait after the loop finishes it for the store.
+  EXPECT_EQ(count_ops(f, f.body(), Opcode::TileAsyncCopy), 4);
+  const std::vector<Opcode> order = opcodes(f, loop.regions[0]);
+  EXPECT_EQ(position(order, Opcode::TileDotWait), static_cast<std::ptrdiff_t>(order.size()));
+  EXPECT_LT(position(order, Opcode::TileDot), position(order, Opcode::TileAsyncCopy));
   const Instruction& yield = f.inst(loop.regions[0].body.back());
-  EXPECT_EQ(f.def_of(yield.operands[0])->op, Opcode::TileDotWait);
+  EXPECT_EQ(f.def_of(yield.operands[0])->op, Opcode::TileDot);
+  const std::vector<Opcode> top = opcodes(f, f.body());
+  EXPECT_LT(position(top, Opcode::For), position(top, Opcode::TileDotWait));
+  EXPECT_LT(position(top, Opcode::TileDotWait), position(top, Opcode::TileStore));
   expect_golden("pipeline_loops_wgmma_gemm.ir", print(f));
+}
+
+TEST(PipelineLoopsTest, WithTwoStagesAWgmmaDotIsWaitedForInItsIteration) {
+  Function g = pipelined_plain_gemm();
+  g.set_tile_wgmma(true);
+  g.set_tile_stages(2);
+  Function f = pipelined(std::move(g));
+  EXPECT_NO_THROW(verify(f));
+  // dot, the refill of the stage the previous iteration read, then the wait, then the yield.
+  const std::vector<Opcode> order = opcodes(f, the_loop(f).regions[0]);
+  EXPECT_LT(position(order, Opcode::TileDot), position(order, Opcode::TileAsyncCopy));
+  EXPECT_LT(position(order, Opcode::TileAsyncCommit), position(order, Opcode::TileDotWait));
+  EXPECT_EQ(position(order, Opcode::TileDotWait) + 2, static_cast<std::ptrdiff_t>(order.size()));
 }
 
 TEST(PipelineLoopsTest, TheVerifierRefusesFragmentsWhereOtherOpsRead) {
