@@ -1,11 +1,13 @@
 // C = A @ B with bf16 A and B and f32 C as a tile kernel: each program computes a 128 x 128
 // tile of C, looping over K in steps of 32 with the accumulator carried in registers and dot
-// on tensor cores (mma.sync). Sizes need not be multiples of the tiles: edges are masked.
+// on tensor cores (mma.sync; on Hopper the launch builds for sm_90a and the dot runs on wgmma).
+// Sizes need not be multiples of the tiles: edges are masked.
 #include <cutlet/cutlet.h>
 
 #include <cmath>
 #include <cstdio>
 #include <random>
+#include <string>
 #include <vector>
 
 using namespace cutlet;
@@ -47,6 +49,8 @@ int main() {
   Buffer<float> c(std::size_t(M) * N, s.device());
   matmul.launch(s, {.grid = {ceil_div(M, BM), ceil_div(N, BN)}}, tensor(c, {M, N}), tensor(a, {M, K}), tensor(b, {K, N}));
   auto r = c.to_host(s);
+  const bool wgmma = matmul.last_specialization()->compiled->ptx.find("wgmma.mma_async") != std::string::npos;
+  std::printf("the launch's build: dot on %s\n", wgmma ? "wgmma (Hopper)" : "mma.sync");
   double worst = 0;
   for (int i = 0; i < M; i += 7)
     for (int j = 0; j < N; ++j) {
