@@ -9,9 +9,9 @@
 #include <cmath>
 #include <cstdio>
 #include <random>
+#include <string>
 #include <tuple>
 #include <utility>
-#include <string>
 #include <vector>
 
 using namespace cutlet;
