@@ -44,6 +44,7 @@ struct WgmmaOperand {
     const std::uint64_t lbo = k_major ? 1 : static_cast<std::uint64_t>((layout.shape[0] * s) >> 4);
     const std::uint64_t sbo = static_cast<std::uint64_t>((8 * s) >> 4);
     const std::uint64_t mode = s == 128 ? 1 : s == 64 ? 2 : 3;
+    CUTLET_ASSERT(lbo < (1u << 14), "a wgmma operand's column blocks are at most 256 KiB apart");
     return ((lbo & 0x3FFF) << 16) | ((sbo & 0x3FFF) << 32) | (mode << 62);
   }
 };
