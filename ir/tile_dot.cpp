@@ -66,34 +66,9 @@ Layout dot_operand_ring_layout(const Layout& stage, int stages, int elem_bytes) 
 }
 
 bool feeds_dot_wait(const Function& fn, ValueId v) {
-  // Follow v through the loops that carry it (yields to the loop's result and to the next
-  // iteration's argument) and the wgmma dots that add to it, to a tile.dot_wait.
-  std::vector<ValueId> work{v};
-  std::vector<bool> seen(fn.num_values(), false);
-  seen[v] = true;
-  auto push = [&](ValueId x) {
-    if (!seen[x]) seen[x] = true, work.push_back(x);
-  };
-  while (!work.empty()) {
-    const ValueId x = work.back();
-    work.pop_back();
-    for (std::size_t i = 0; i < fn.num_insts(); ++i) {
-      const Instruction& u = fn.inst(static_cast<InstId>(i));
-      for (std::size_t k = 0; k < u.operands.size(); ++k) {
-        if (u.operands[k] != x) continue;
-        if (u.op == Opcode::TileDotWait) return true;
-        if (u.op == Opcode::TileDot && k == ops::TileDot::acc_operand) push(u.results[0]);
-      }
-      // A loop whose body yields x carries it to its result and to the next iteration.
-      if (u.op == Opcode::For && !u.regions.empty() && !u.regions[0].body.empty()) {
-        const Instruction& y = fn.inst(u.regions[0].body.back());
-        for (std::size_t k = 0; k < y.operands.size(); ++k)
-          if (y.operands[k] == x) {
-            push(u.results[k]);
-            push(u.regions[0].args[k + 1]);
-          }
-      }
-    }
+  for (std::size_t i = 0; i < fn.num_insts(); ++i) {
+    const Instruction& inst = fn.inst(static_cast<InstId>(i));
+    if (inst.op == Opcode::TileDotWait && inst.operands[0] == v) return true;
   }
   return false;
 }

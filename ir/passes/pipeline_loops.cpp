@@ -268,21 +268,18 @@ class Pipeliner {
   Region& region_of(InstId owner, std::size_t which) { return owner == kNone ? f_.body() : f_.inst(owner).regions[which]; }
 
   void region(InstId owner, std::size_t which) {
-    const std::vector<InstId> enclosing = enclosing_;
     std::map<ValueId, StagedOperand> outer = std::move(staged_);
     staged_.clear();
     std::vector<InstId> body;
     const std::vector<InstId> ids = region_of(owner, which).body;
     for (InstId id : ids) {
       for (std::size_t k = 0; k < f_.inst(id).regions.size(); ++k) region(id, k);
-      enclosing_ = ids;
       if (f_.inst(id).op == Opcode::For && warps_ > 0) loop(id, body);
       else body.push_back(id);
     }
     release_staged(body);
     region_of(owner, which).body = std::move(body);
     staged_ = std::move(outer);
-    enclosing_ = enclosing;
   }
 
   /// Releases the buffers of the region's staged operands, each after the last loop reading it.
@@ -410,18 +407,18 @@ class Pipeliner {
     const std::optional<InstId> frag = fragment_dot(f_.inst(id), copies);
     const Copy* copy_of[2] = {nullptr, nullptr};
     for (const Copy& c : copies) copy_of[c.operand] = &c;
-    // wgmma dots leave their MMAs in flight while the loop refills a stage: right after the
-    // last of them is issued (a refill before them would race the previous iteration's
-    // MMAs), and, with three stages or more, with the accumulators they add to carried
-    // unfinished into the next iteration (defer_dot_waits). The stage refilled is then the
-    // one read two iterations before (the previous iteration's MMAs may still read theirs):
-    // copies run stages - 2 iterations ahead instead of stages - 1.
+    // wgmma dots leave their MMAs in flight while the loop refills the stage the previous
+    // iteration read, right after the last of them is issued (a refill before them would race
+    // the previous iteration's MMAs), and are waited for before their results are read
+    // (defer_dot_waits). Carrying the accumulator unfinished into the next iteration would let
+    // the MMAs also overlap the next wait and barrier, but the stage refilled would have to be
+    // the one read two iterations before, with copies one iteration less ahead: on the H200
+    // that measured slower at every tile size, so the dots finish in their iteration.
     InstId last_wgmma = kNone;
     for (InstId k : f_.inst(id).regions[0].body)
       if (f_.inst(k).op == Opcode::TileDot && f_.type_of(f_.inst(k).results[0]).layout()->is_wgmma()) last_wgmma = k;
     const bool async_dots = !copies.empty() && !frag && last_wgmma != kNone;
-    const bool carried_dots = async_dots && stages_ >= 3;
-    const int distance = carried_dots ? stages_ - 2 : stages_ - 1;  // iterations the copies run ahead
+    const int distance = stages_ - 1;  // iterations the copies run ahead
     // Before the loop: the rings, and the copies of the first `distance` iterations (stages,
     // for a split dot, which then reads the first stage's first fragments).
     std::vector<ValueId> first_fragments;
@@ -572,8 +569,7 @@ class Pipeliner {
     yields.insert(yields.end(), next_fragments.begin(), next_fragments.end());
     f_.inst(old_body.back()).operands = yields;
     new_body.push_back(old_body.back());
-    std::vector<std::size_t> unfinished;  // positions of loop values left in flight
-    if (async_dots) unfinished = defer_dot_waits(new_body, carried_dots);
+    if (async_dots) defer_dot_waits(new_body);
     f_.inst(id).regions[0].body = std::move(new_body);
 
     // After the loop: the zero-fill copies past the end have landed; the rings are free.
@@ -584,16 +580,12 @@ class Pipeliner {
     std::vector<ValueId> buffers;
     for (const Copy& c : copies) buffers.push_back(c.buffer);
     release(buffers, out);
-    if (!unfinished.empty()) finish_carried(id, unfinished, out);
   }
 
-  /// Each wgmma dot of `body` (a loop body ending in its yield) leaves its MMAs in flight up to
-  /// a tile.dot_wait placed before the first instruction after it that reads its result (what
-  /// comes between, such as the refill of a stage, overlaps the MMAs); later uses read the
-  /// wait's result. With `carry`, a result only the yield reads is carried unfinished: returns
-  /// the positions among the loop's values (the yield's operands) of those.
-  std::vector<std::size_t> defer_dot_waits(std::vector<InstId>& body, bool carry) {
-    std::vector<std::size_t> carried;
+  /// Each wgmma dot of `body` leaves its MMAs in flight up to a tile.dot_wait placed before
+  /// the first instruction after it that reads its result (what comes between, such as the
+  /// refill of a stage, overlaps the MMAs); later uses read the wait's result.
+  void defer_dot_waits(std::vector<InstId>& body) {
     for (std::size_t i = 0; i < body.size(); ++i) {
       if (f_.inst(body[i]).op != Opcode::TileDot) continue;
       const ValueId v = f_.inst(body[i]).results[0];
@@ -607,11 +599,6 @@ class Pipeliner {
         if (!uses.empty()) break;
       }
       if (j == body.size()) continue;
-      const std::vector<ValueId>& yielded = f_.inst(body.back()).operands;
-      if (carry && j + 1 == body.size() && std::count(yielded.begin(), yielded.end(), v) == 1) {
-        carried.push_back(static_cast<std::size_t>(std::find(yielded.begin(), yielded.end(), v) - yielded.begin()));
-        continue;
-      }
       std::vector<InstId> wait;
       out_ = &wait;
       loc_ = f_.inst(body[i]).loc;
@@ -620,45 +607,6 @@ class Pipeliner {
       rest.body.assign(body.begin() + static_cast<std::ptrdiff_t>(j), body.end());
       replace_uses(f_, rest, v, done);
       body.insert(body.begin() + static_cast<std::ptrdiff_t>(j), wait.front());
-    }
-    return carried;
-  }
-
-  /// The loop values at `positions` of loop `id` come out of its iterations unfinished (see
-  /// defer_dot_waits). In the body, such a value is left in flight where its one use is a
-  /// wgmma dot adding to it (the MMAs chain); else a tile.dot_wait at the top of the body
-  /// finishes it for its uses. After the loop a tile.dot_wait finishes the loop's result,
-  /// and the instructions after the loop in its region read that.
-  void finish_carried(InstId id, const std::vector<std::size_t>& positions, std::vector<InstId>& out) {
-    for (std::size_t k : positions) {
-      const ValueId arg = f_.inst(id).regions[0].args[k + 1];
-      std::vector<const Instruction*> uses;
-      uses_in(f_, f_.inst(id).regions[0], arg, uses);
-      const bool chained = uses.size() == 1 && uses[0]->op == Opcode::TileDot &&
-                           uses[0]->operands[ops::TileDot::acc_operand] == arg && uses[0]->operands[0] != arg &&
-                           uses[0]->operands[1] != arg && f_.type_of(uses[0]->results[0]).layout()->is_wgmma();
-      if (!chained) {
-        std::vector<InstId> wait;
-        out_ = &wait;
-        loc_ = f_.inst(id).loc;
-        const ValueId done = emit(Opcode::TileDotWait, {arg}, {std::int64_t{0}}, f_.type_of(arg));
-        replace_uses(f_, f_.inst(id).regions[0], arg, done);
-        f_.inst(wait.front()).operands[0] = arg;  // the wait itself reads the carried value
-        auto& body = f_.inst(id).regions[0].body;
-        body.insert(body.begin(), wait.front());
-      }
-      // After the loop.
-      out_ = &out;
-      loc_ = f_.inst(id).loc;
-      const ValueId result = f_.inst(id).results[k];
-      std::vector<InstId> wait;
-      out_ = &wait;
-      const ValueId done = emit(Opcode::TileDotWait, {result}, {std::int64_t{0}}, f_.type_of(result));
-      Region after;  // the loop's region: the instructions after the loop read the finished result
-      after.body = enclosing_;
-      replace_uses(f_, after, result, done);
-      f_.inst(wait.front()).operands[0] = result;
-      out.push_back(wait.front());
     }
   }
 
@@ -718,7 +666,6 @@ class Pipeliner {
   const int stages_;
   std::map<ValueId, StagedOperand> staged_;  ///< the current region's
   std::vector<InstId>* out_ = nullptr;
-  std::vector<InstId> enclosing_;  ///< the instructions of the region whose loop is being pipelined
   Location loc_;
 };
 

@@ -47,9 +47,8 @@ Layout dot_operand_shared_layout(const Function& fn, const Instruction& dot, int
 /// (the hardware's swizzle repeats every 1024 bytes at most).
 Layout dot_operand_ring_layout(const Layout& stage, int stages, int elem_bytes);
 
-/// Whether value v (a wgmma dot's result) reaches a tile.dot_wait, directly or carried by
-/// loops and through the wgmma dots that add to it: the dot then leaves its MMAs in flight
-/// for the wait to finish.
+/// Whether value v (a wgmma dot's result) is the source of a tile.dot_wait: the dot then
+/// leaves its MMAs in flight for the wait to finish.
 bool feeds_dot_wait(const Function& fn, ValueId v);
 
 /// Whether tensor-core dot `dot` (laid out: its result in an mma layout) reads its a
