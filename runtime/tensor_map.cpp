@@ -2,6 +2,7 @@
 // cache of encoded maps.
 #include "cutlet/runtime/tensor_map.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <list>
@@ -183,6 +184,9 @@ std::size_t TensorMapSpec::box_bytes() const {
   return n;
 }
 
+/// The most bytes one box may move: a block's shared memory on sm_90 (227 KiB).
+constexpr std::uint64_t kMaxBoxBytes = 227 * 1024;
+
 std::string tensor_map_problem(const TensorMapSpec& s) {
   const int r = s.rank;
   if (r < 1 || r > TensorMapSpec::kMaxRank)
@@ -225,7 +229,18 @@ std::string tensor_map_problem(const TensorMapSpec& s) {
       return "element stride " + std::to_string(s.element_strides[d]) + " of dimension " + std::to_string(d) +
              " is outside [1, 8]";
   }
+  // What one copy moves lands in shared memory, and must fit a block's (the driver refuses
+  // 256 KiB boxes).
+  const std::uint64_t box_bytes = s.box_bytes();
+  if (box_bytes > kMaxBoxBytes)
+    return "box " + dims_text(s.box, r) + " of " + to_string(s.element) + " moves " + std::to_string(box_bytes) +
+           " bytes a copy, more than the " + std::to_string(kMaxBoxBytes / 1024) +
+           " KiB of shared memory a block can have; split the tile into smaller boxes";
   const std::uint64_t inner = s.box[r - 1] * esize;
+  if (s.interleave != TmaInterleave::None && inner % 16 != 0)
+    return "box " + dims_text(s.box, r) + " of " + to_string(s.element) + ": its contiguous dimension is " +
+           std::to_string(inner) + " bytes, and an interleaved tensor map moves multiples of 16 bytes; make it a multiple of " +
+           std::to_string(std::max<std::uint64_t>(1, 16 / esize)) + " elements";
   if (s.interleave == TmaInterleave::None && inner % 16 != 0)
     return "box " + dims_text(s.box, r) + " of " + to_string(s.element) + ": its contiguous dimension is " +
            std::to_string(inner) + " bytes, and TMA moves multiples of 16 bytes; make it a multiple of " +
@@ -235,8 +250,6 @@ std::string tensor_map_problem(const TensorMapSpec& s) {
            std::to_string(inner) + " bytes, wider than the " + std::to_string(swizzle_bytes(s.swizzle)) +
            "-byte swizzle span; use at most " + std::to_string(swizzle_bytes(s.swizzle) / esize) +
            " elements, or a wider swizzle";
-  if (s.interleave == TmaInterleave::B32 && s.swizzle != TmaSwizzle::B32)
-    return "a tensor map interleaved by 32 bytes needs the 32-byte swizzle";
   if (s.oob_fill == TmaOobFill::NanRequestZeroFma && !is_floating(s.element))
     return std::string("the NaN out-of-bounds fill is for floating-point tensors, not ") + to_string(s.element);
   return "";

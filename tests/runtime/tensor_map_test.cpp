@@ -128,14 +128,34 @@ TEST(TensorMap, EveryRuleOfTheDriverIsCheckedWithTheWayOut) {
   EXPECT_TRUE(has(narrow, "a multiple of 8 elements")) << narrow;
   const std::string wide = p([](TensorMapSpec& s) { s.swizzle = TmaSwizzle::B64; });
   EXPECT_TRUE(has(wide, "128 bytes, wider than the 64-byte swizzle span; use at most 32 elements")) << wide;
+  // Interleaved maps move 16-byte multiples too, with any swizzle (as the driver encodes them).
+  auto interleaved = [](int inner, TmaSwizzle swizzle) {
+    return [=](TensorMapSpec& s) {
+      s.rank = 3;
+      s.shape = {2, 1000, 4096};
+      s.strides = {1000 * 4096, 4096, 1};
+      s.box = {1, 8, static_cast<std::uint32_t>(inner)};
+      s.interleave = TmaInterleave::B32;
+      s.swizzle = swizzle;
+    };
+  };
+  EXPECT_TRUE(has(p(interleaved(4, TmaSwizzle::B32)), "an interleaved tensor map moves multiples of 16 bytes"));
+  EXPECT_EQ(p(interleaved(64, TmaSwizzle::None)), "");
+  EXPECT_EQ(p(interleaved(128, TmaSwizzle::B128)), "");
+  // A box must fit a block's shared memory: 256 x 256 bf16 (128 KiB) does, 256 x 256 x 2 not.
+  EXPECT_EQ(p([](TensorMapSpec& s) {
+              s.box = {256, 256};
+              s.swizzle = TmaSwizzle::None;
+            }),
+            "");
   EXPECT_TRUE(has(p([](TensorMapSpec& s) {
                 s.rank = 3;
-                s.shape = {2, 1000, 4096};
+                s.shape = {4, 1000, 4096};
                 s.strides = {1000 * 4096, 4096, 1};
-                s.box = {1, 64, 64};
-                s.interleave = TmaInterleave::B32;
+                s.box = {2, 256, 256};
+                s.swizzle = TmaSwizzle::None;
               }),
-                  "needs the 32-byte swizzle"));
+                  "moves 262144 bytes a copy, more than the 227 KiB"));
   EXPECT_TRUE(has(p([](TensorMapSpec& s) {
                 s.element = TmaElement::I32;
                 s.box[1] = 16;
