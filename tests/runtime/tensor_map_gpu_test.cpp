@@ -141,6 +141,11 @@ TEST(TensorMapGpu, CutletsRulesAreTheDriversRules) {
                            static_cast<CUtensorMapFloatOOBfill>(s.oob_fill));
     if (problem.empty()) {
       ++accepted;
+      // The one rule cutlet leaves to the driver: boxes over 128 KiB (see encode_tensor_map).
+      if (r != CUDA_SUCCESS && s.box_bytes() > 128 * 1024) {
+        EXPECT_THROW((void)encode_tensor_map(s), CudaError) << i;
+        continue;
+      }
       EXPECT_EQ(r, CUDA_SUCCESS) << "cutlet accepted what the driver refuses (" << i << "): " << text(s, b.data());
       if (r == CUDA_SUCCESS) {
         EXPECT_NO_THROW((void)encode_tensor_map(s)) << i;

@@ -142,20 +142,15 @@ TEST(TensorMap, EveryRuleOfTheDriverIsCheckedWithTheWayOut) {
   EXPECT_TRUE(has(p(interleaved(4, TmaSwizzle::B32)), "an interleaved tensor map moves multiples of 16 bytes"));
   EXPECT_EQ(p(interleaved(64, TmaSwizzle::None)), "");
   EXPECT_EQ(p(interleaved(128, TmaSwizzle::B128)), "");
-  // A box must fit a block's shared memory: 256 x 256 bf16 (128 KiB) does, 256 x 256 x 2 not.
+  // Box sizes are the driver's to judge (its rule is not a plain limit): a 256 KiB box passes.
   EXPECT_EQ(p([](TensorMapSpec& s) {
-              s.box = {256, 256};
+              s.rank = 3;
+              s.shape = {4, 1000, 4096};
+              s.strides = {1000 * 4096, 4096, 1};
+              s.box = {2, 256, 256};
               s.swizzle = TmaSwizzle::None;
             }),
             "");
-  EXPECT_TRUE(has(p([](TensorMapSpec& s) {
-                s.rank = 3;
-                s.shape = {4, 1000, 4096};
-                s.strides = {1000 * 4096, 4096, 1};
-                s.box = {2, 256, 256};
-                s.swizzle = TmaSwizzle::None;
-              }),
-                  "moves 262144 bytes a copy, more than the 227 KiB"));
   EXPECT_TRUE(has(p([](TensorMapSpec& s) {
                 s.element = TmaElement::I32;
                 s.box[1] = 16;

@@ -107,7 +107,9 @@ struct alignas(64) TensorMap {
 
 /// What is wrong with `spec` by the rules cuTensorMapEncodeTiled sets (rank, alignment,
 /// extents, strides, box, element strides, swizzle span, interleave, fill), with what to
-/// write instead; "" when nothing is. Needs no driver.
+/// write instead; "" when nothing is. Needs no driver. The total size of a box is left to
+/// the driver, which refuses most boxes over 128 KiB by a rule of its own (encode_tensor_map
+/// then says so).
 std::string tensor_map_problem(const TensorMapSpec& spec);
 
 /// Encodes `spec` with cuTensorMapEncodeTiled. Throws Error with tensor_map_problem's
