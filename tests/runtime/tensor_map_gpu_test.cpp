@@ -140,12 +140,12 @@ TEST(TensorMapGpu, CutletsRulesAreTheDriversRules) {
                            static_cast<CUtensorMapL2promotion>(s.l2_promotion),
                            static_cast<CUtensorMapFloatOOBfill>(s.oob_fill));
     if (problem.empty()) {
-      ++accepted;
       // The one rule cutlet leaves to the driver: boxes over 128 KiB (see encode_tensor_map).
       if (r != CUDA_SUCCESS && s.box_bytes() > 128 * 1024) {
         EXPECT_THROW((void)encode_tensor_map(s), CudaError) << i;
         continue;
       }
+      ++accepted;
       EXPECT_EQ(r, CUDA_SUCCESS) << "cutlet accepted what the driver refuses (" << i << "): " << text(s, b.data());
       if (r == CUDA_SUCCESS) {
         EXPECT_NO_THROW((void)encode_tensor_map(s)) << i;
@@ -156,7 +156,8 @@ TEST(TensorMapGpu, CutletsRulesAreTheDriversRules) {
                                  << text(s, b.data());
     }
   }
-  EXPECT_GT(accepted, 100);
+  // Both sides of the rules are exercised (about 90 of the 2000 descriptions are valid).
+  EXPECT_GT(accepted, 50);
   EXPECT_GT(refused, 100);
 }
 
