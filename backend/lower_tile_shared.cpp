@@ -4,7 +4,7 @@
 // it; tile.local_load reads a tile into registers (a dot's fragments with ldmatrix, other
 // layouts element by element); tile.async_copy has each thread copy
 // its 4- to 16-byte pieces of a tile from global memory straight into a stage with cp.async,
-// at the element's place in the stage's padded rows.
+// at the element's place in the stage's padded rows (or its swizzled place, for wgmma).
 #include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/IntrinsicsNVPTX.h>
 
