@@ -119,8 +119,7 @@ llvm::Value* lower_shared_alloc(LoweringContext& c, const ir::Instruction& inst)
   auto* at = llvm::ArrayType::get(llvm_type(c.ctx, elem), static_cast<std::uint64_t>(ir::ops::SharedAlloc(inst).count()));
   auto* g = new llvm::GlobalVariable(c.module, at, false, llvm::GlobalValue::InternalLinkage, llvm::UndefValue::get(at),
                                      "shared", nullptr, llvm::GlobalValue::NotThreadLocal, 3);
-  // Swizzled tiles (wgmma's operands) need their buffers where the 1024-byte swizzle pattern starts.
-  g->setAlignment(llvm::Align(c.fn.tile_wgmma() ? 1024 : 16));
+  g->setAlignment(llvm::Align(16));
   return g;
 }
 

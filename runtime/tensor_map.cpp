@@ -2,7 +2,6 @@
 // cache of encoded maps.
 #include "cutlet/runtime/tensor_map.h"
 
-#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <list>
@@ -232,13 +231,11 @@ std::string tensor_map_problem(const TensorMapSpec& s) {
              " is outside [1, 8]";
   }
   const std::uint64_t inner = s.box[r - 1] * esize;
-  if (s.interleave != TmaInterleave::None && inner % 16 != 0)
+  if (inner % 16 != 0)
     return "box " + dims_text(s.box, r) + " of " + to_string(s.element) + ": its contiguous dimension is " +
-           std::to_string(inner) + " bytes, and an interleaved tensor map moves multiples of 16 bytes; make it a multiple of " +
-           std::to_string(std::max<std::uint64_t>(1, 16 / esize)) + " elements";
-  if (s.interleave == TmaInterleave::None && inner % 16 != 0)
-    return "box " + dims_text(s.box, r) + " of " + to_string(s.element) + ": its contiguous dimension is " +
-           std::to_string(inner) + " bytes, and TMA moves multiples of 16 bytes; make it a multiple of " +
+           std::to_string(inner) + " bytes, and " +
+           (s.interleave == TmaInterleave::None ? "TMA moves" : "an interleaved tensor map moves") +
+           " multiples of 16 bytes; make it a multiple of " +
            std::to_string(16 / esize) + " elements";
   if (s.interleave == TmaInterleave::None && s.swizzle != TmaSwizzle::None && inner > swizzle_bytes(s.swizzle))
     return "box " + dims_text(s.box, r) + " of " + to_string(s.element) + ": its contiguous dimension is " +

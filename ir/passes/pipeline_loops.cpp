@@ -262,11 +262,11 @@ class Pipeliner {
 
   // --- Rewriting ----------------------------------------------------------------------------
 
-  /// Pipelines the loops of a region (inner loops first).
   /// Region `which` of instruction `owner` (the function's body for kNone), looked up afresh:
   /// emitting instructions moves the regions they hold.
   Region& region_of(InstId owner, std::size_t which) { return owner == kNone ? f_.body() : f_.inst(owner).regions[which]; }
 
+  /// Pipelines the loops of region `which` of `owner` (inner loops first).
   void region(InstId owner, std::size_t which) {
     std::map<ValueId, StagedOperand> outer = std::move(staged_);
     staged_.clear();
@@ -418,8 +418,7 @@ class Pipeliner {
     for (InstId k : f_.inst(id).regions[0].body)
       if (f_.inst(k).op == Opcode::TileDot && f_.type_of(f_.inst(k).results[0]).layout()->is_wgmma()) last_wgmma = k;
     const bool async_dots = !copies.empty() && !frag && last_wgmma != kNone;
-    const int distance = stages_ - 1;  // iterations the copies run ahead
-    // Before the loop: the rings, and the copies of the first `distance` iterations (stages,
+    // Before the loop: the rings, and the copies of the first stages - 1 iterations (stages,
     // for a split dot, which then reads the first stage's first fragments).
     std::vector<ValueId> first_fragments;
     if (!copies.empty()) {
@@ -428,7 +427,7 @@ class Pipeliner {
         loc_ = f_.inst(c.load).loc;
         c.buffer = emit(Opcode::TileLocalAlloc, {}, {c.what}, c.ring);
       }
-      for (int s = 0; s < (frag ? stages_ : distance); ++s) {
+      for (int s = 0; s < stages_ - (frag ? 0 : 1); ++s) {
         const ValueId iv = ahead(lb, s);
         const ValueId valid = compare(lt, iv, ub);
         clone_closure(closure, iv_arg, iv, [&](InstId l, const std::map<ValueId, ValueId>& map) {
@@ -478,11 +477,9 @@ class Pipeliner {
     bool refilled = false;
     auto refill_previous_stage = [&] {
       loc_ = f_.inst(id).loc;
-      const ValueId iv_r = ahead(iv, distance);
+      const ValueId iv_r = ahead(iv, stages_ - 1);
       const ValueId valid = compare(lt, iv_r, ub);
-      // Stage (stage + distance) mod stages: the one read stages - distance iterations ago.
-      const ValueId ahead_stage = add(stage_arg, i32(distance));
-      const ValueId refill = select(compare(Predicate::Lt, ahead_stage, i32(stages_)), ahead_stage, add(ahead_stage, i32(-stages_)));
+      const ValueId refill = select(compare(Predicate::Eq, stage_arg, i32(0)), i32(stages_ - 1), add(stage_arg, i32(-1)));
       clone_closure(closure, iv_arg, iv_r, [&](InstId l, const std::map<ValueId, ValueId>& map) {
         for (const Copy& c : copies)
           if (c.load == l) issue_copy(c, map, emit(Opcode::TileLocalIndex, {c.buffer, refill}, {}, c.stage), valid);
@@ -495,7 +492,7 @@ class Pipeliner {
         const ValueId inc = add(stage_arg, i32(1));
         stage_next = select(compare(Predicate::Eq, inc, i32(stages_)), i32(0), inc);
       } else {
-        emit(Opcode::TileAsyncWait, {}, {std::int64_t{distance - 1}});
+        emit(Opcode::TileAsyncWait, {}, {std::int64_t{stages_ - 2}});
         barrier();  // every thread's copies have landed; every warp is done with the previous stage
       }
       // The stage the previous iteration read is refilled with iteration i + stages - 1 right
