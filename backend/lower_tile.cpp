@@ -77,7 +77,8 @@ llvm::Value* through_shared(LoweringContext& c, llvm::Value* v, const TileLayout
   auto fc = thread_coords(b, from);
   for (int r = 0; r < from.num_regs(); ++r) {
     llvm::Value* at = b.CreateInBoundsGEP(stored, buf, linear(c, element_coords(b, from, fc, r), shape));
-    b.CreateStore(is_bool ? b.CreateZExt(regs[r], stored) : regs[r], at);
+    llvm::Value* value = is_bool ? b.CreateZExt(regs[r], stored) : regs[r];
+    write_first_copy(c, from, fc, r, [&] { b.CreateStore(value, at); });
   }
   barrier(c);
   auto tc = thread_coords(b, to);
@@ -87,6 +88,21 @@ llvm::Value* through_shared(LoweringContext& c, llvm::Value* v, const TileLayout
     out[r] = is_bool ? b.CreateTrunc(x, elem) : x;
   }
   return pack(c, elem, out);
+}
+
+void write_first_copy(LoweringContext& c, const TileLayout& l, const std::vector<llvm::Value*>& coords, int r,
+                      const std::function<void()>& write) {
+  auto& b = c.b;
+  llvm::Value* first = holds_first_copy(b, l, coords, r);
+  if (!first) return write();
+  llvm::Function* fn = b.GetInsertBlock()->getParent();
+  auto* then = llvm::BasicBlock::Create(b.getContext(), "first_copy", fn);
+  auto* after = llvm::BasicBlock::Create(b.getContext(), "copies_written", fn);
+  b.CreateCondBr(first, then, after);
+  b.SetInsertPoint(then);
+  write();
+  b.CreateBr(after);
+  b.SetInsertPoint(after);
 }
 
 llvm::Value* relayout(LoweringContext& c, llvm::Value* v, const TileLayout& from, const TileLayout& to) {

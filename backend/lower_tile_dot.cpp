@@ -23,7 +23,7 @@ void store_tile(LoweringContext& c, ir::ValueId v, llvm::Value* buf, llvm::Type*
   for (int r = 0; r < l.num_regs(); ++r) {
     auto xy = element_coords(b, l, tc, r);
     llvm::Value* at = b.CreateAdd(b.CreateMul(xy[0], b.getInt32(static_cast<std::uint32_t>(stride))), xy[1]);
-    b.CreateStore(regs[r], b.CreateInBoundsGEP(elem, buf, at));
+    write_first_copy(c, l, tc, r, [&] { b.CreateStore(regs[r], b.CreateInBoundsGEP(elem, buf, at)); });
   }
 }
 
@@ -35,7 +35,7 @@ void store_tile(LoweringContext& c, ir::ValueId v, llvm::Value* buf, const ir::L
   auto tc = thread_coords(b, l);
   for (int r = 0; r < l.num_regs(); ++r) {
     llvm::Value* at = shared_tile_offset(c, shared, element_coords(b, l, tc, r), bytes);
-    b.CreateStore(regs[r], b.CreateInBoundsGEP(b.getInt8Ty(), buf, at));
+    write_first_copy(c, l, tc, r, [&] { b.CreateStore(regs[r], b.CreateInBoundsGEP(b.getInt8Ty(), buf, at)); });
   }
 }
 

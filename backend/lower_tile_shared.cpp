@@ -122,7 +122,9 @@ llvm::Value* lower_async_copy(LoweringContext& c, const ir::Instruction& inst) {
     llvm::Value* dst = b.CreateAdd(stage32, shared_tile_offset(c, sl, element_coords(b, l, tc, r), static_cast<int>(bytes_per)));
     llvm::Value* on = mask == ir::kNone ? valid : b.CreateAnd(valid, preds[r]);
     llvm::Value* n = b.CreateSelect(on, b.getInt32(static_cast<std::uint32_t>(size)), b.getInt32(0));
-    b.CreateCall(cp_async, {dst, src, n});
+    // A piece held by several threads is copied by its first holder only (a zero-byte copy
+    // still writes the piece, so the others must not issue one).
+    write_first_copy(c, l, tc, r, [&] { b.CreateCall(cp_async, {dst, src, n}); });
   }
   return nullptr;
 }

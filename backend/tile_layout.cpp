@@ -31,4 +31,24 @@ std::vector<llvm::Value*> element_coords(llvm::IRBuilder<>& b, const TileLayout&
   return out;
 }
 
+llvm::Value* holds_first_copy(llvm::IRBuilder<>& b, const TileLayout& l, const std::vector<llvm::Value*>& coords, int r) {
+  const std::vector<int> j = l.reg_indices(r);
+  llvm::Value* first = nullptr;
+  auto both = [&](llvm::Value* p) { first = first ? b.CreateAnd(first, p) : p; };
+  for (int d = 0; d < l.rank(); ++d) {
+    const std::int64_t positions = std::int64_t{l.tpw[d]} * l.lane_reps_along(d) * l.wpc[d];
+    if (d == l.slice_dim) {
+      // Every thread along the removed dimension holds the same elements: the first one stores.
+      if (positions > 1) both(b.CreateICmpEQ(coords[d], b.getInt32(0)));
+      continue;
+    }
+    // Coordinates wrap at the tile's extent; the unwrapped one below it is the first copy.
+    const std::int64_t offset = l.reg_offset(d, j[d]);
+    if ((positions - 1) * l.spt[d] + offset < l.shape[d]) continue;
+    llvm::Value* c = b.CreateAdd(b.CreateMul(coords[d], b.getInt32(l.spt[d])), b.getInt32(static_cast<std::uint32_t>(offset)));
+    both(b.CreateICmpULT(c, b.getInt32(static_cast<std::uint32_t>(l.shape[d]))));
+  }
+  return first;
+}
+
 }  // namespace cutlet::backend

@@ -28,4 +28,10 @@ std::vector<llvm::Value*> thread_coords(llvm::IRBuilder<>& b, const TileLayout& 
 std::vector<llvm::Value*> element_coords(llvm::IRBuilder<>& b, const TileLayout& l, const std::vector<llvm::Value*>& coords,
                                          int r);
 
+/// Whether the thread at `coords` holds the first copy of register r's element (an i1). Where a
+/// layout covers more than its tile, or is a slice, several threads (or registers) hold the same
+/// element; stores to shared memory from only one of them keep the copies from racing. Null
+/// when every holder of this register is the only one (nothing to test).
+llvm::Value* holds_first_copy(llvm::IRBuilder<>& b, const TileLayout& l, const std::vector<llvm::Value*>& coords, int r);
+
 }  // namespace cutlet::backend

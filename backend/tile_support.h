@@ -37,6 +37,11 @@ llvm::Value* linear(LoweringContext& c, const std::vector<llvm::Value*>& coords,
 /// barrier before the writes and one before the reads.
 llvm::Value* through_shared(LoweringContext& c, llvm::Value* v, const TileLayout& from, const TileLayout& to,
                             const std::function<llvm::Value*(const std::vector<llvm::Value*>&)>& source_of);
+/// Emits `write` for register r of a tile in layout `l` (the thread at `coords`) only in the
+/// thread that holds the element's first copy (holds_first_copy): writes of the same shared
+/// address by copies race, even with equal values.
+void write_first_copy(LoweringContext& c, const TileLayout& l, const std::vector<llvm::Value*>& coords, int r,
+                      const std::function<void()>& write);
 /// Registers `v` of layout `from` moved to layout `to` (same tile shape) through shared memory.
 llvm::Value* relayout(LoweringContext& c, llvm::Value* v, const TileLayout& from, const TileLayout& to);
 

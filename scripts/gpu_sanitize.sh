@@ -5,6 +5,7 @@
 #
 #   scripts/gpu_sanitize.sh <cutlet_gpu_tests> [tool ...]     (tools: memcheck racecheck synccheck initcheck)
 #
+# LOGDIR keeps each run's whole log there. EXTRA passes more options to the tool (say "--print-limit 20").
 # CAP (seconds per run, default 600) bounds each run; a run cut off counts as a failure. Left
 # out: the tests that fault on purpose (fault isolation, asserts, out-of-memory, the bounds
 # check's death test, which hangs under the tools), and the autotuner tests whose checks are
@@ -23,6 +24,13 @@ faulting="FaultIsolation*:AutotuneFault*:DiagnosticsGpu.*:OutOfMemoryGpu.*:ViewG
 timing="AutotuneGpu.PicksTheObviousBestAndSkipsFailingConfigsWithReasons:AutotuneGpu.PersistedResultIsReusedByAnotherTunerWithoutTrials"
 language="KernelGpu.*:MemoryGpu.*:AtomicGpu.*:WarpGpu.*:MathGpu.*:VectorGpu.*:ViewGpu.*:HalfCastGpu.*"
 groups=("Algorithms*" "Tile*" "$language:-$faulting" "-Algorithms*:Tile*:$language:$faulting:$timing")
+# ONLY_GROUPS picks groups by index (0 algorithms, 1 tile, 2 language, 3 the rest), so that
+# the sweep can be spread over several sittings.
+if [ -n "${ONLY_GROUPS:-}" ]; then
+  picked=()
+  for i in $ONLY_GROUPS; do picked+=("${groups[$i]}"); done
+  groups=("${picked[@]}")
+fi
 # The fuzzed kernels: a hundred by default (CUTLET_FUZZ_COUNT overrides).
 export CUTLET_FUZZ_COUNT="${CUTLET_FUZZ_COUNT:-100}"
 
@@ -35,13 +43,13 @@ run_tool() {
     start=$(date +%s)
     # Each tool's runs get their own kernel cache, so that side-by-side runs never share one.
     CUTLET_CACHE_DIR="${TMPDIR:-/tmp}/cutlet-sanitize-cache-$tool" timeout "$cap" "$sanitizer" --tool "$tool" \
-      --error-exitcode 99 "$tests" --gtest_filter="$filter" --gtest_brief=1 > "$log" 2>&1
+      --error-exitcode 99 ${EXTRA:-} "$tests" --gtest_filter="$filter" --gtest_brief=1 > "$log" 2>&1
     rc=$?
     summary=$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1 | sed 's/=* *//')
     tests_line=$(grep -E '^\[  (PASSED|FAILED) ' "$log" | tr '\n' ' ')
     echo "$tool '$filter': exit $rc, $(( $(date +%s) - start )) s; $tests_line$summary"
     [ "$rc" -ne 0 ] && { status=1; tail -40 "$log"; }
-    rm -f "$log"
+    if [ -n "${LOGDIR:-}" ]; then mkdir -p "$LOGDIR" && mv "$log" "$LOGDIR/$tool-$(echo "$filter" | tr -c 'A-Za-z0-9' '_' | cut -c1-40).log"; else rm -f "$log"; fi
   done
   return $status
 }
