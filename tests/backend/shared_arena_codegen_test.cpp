@@ -1,6 +1,7 @@
 // The shared-memory arena of tile kernels: buffers placed by liveness (the arena is the most
 // bytes live at once, not the sum of all buffers), no static shared memory of cutlet's own,
-// and kernels past the device's limit refused before linking with the buffers named.
+// kernels past the device's limit refused before linking with the buffers named, and only one
+// thread writing each element of a tile that several threads hold.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -141,3 +142,45 @@ TEST(SharedArena, SharedArraysPastTheBlockLimitAreRefusedBeforeLinking) {
 }
 
 }  // namespace
+
+namespace {
+
+/// The number of lines of `ptx` holding `what`, and of those, the ones under a predicate.
+std::pair<int, int> count_lines(const std::string& ptx, const std::string& what) {
+  int all = 0, predicated = 0;
+  std::size_t at = 0;
+  while ((at = ptx.find(what, at)) != std::string::npos) {
+    const std::size_t line = ptx.rfind('\n', at) + 1;
+    ++all;
+    if (ptx.compare(ptx.find_first_not_of(" \t", line), 2, "@%") == 0) ++predicated;
+    at += what.size();
+  }
+  return {all, predicated};
+}
+
+}  // namespace
+
+TEST(SharedCopies, OnlyTheFirstCopyOfAReplicatedTileWritesSharedMemory) {
+  // A 16x16 tile on 8 warps: the layout covers more than the tile, so threads hold copies of
+  // each element. Every copy writing the transpose's buffer is a write-write race (racecheck
+  // reports it even with equal values); only the first copy may store.
+  auto k = tile_kernel([](Tensor<float, 2> out, Tensor<float, 2> x) {
+    auto r = expand_dims(arange(16), 1), c = expand_dims(arange(16), 0);
+    store(out, {r, c}, transpose(load(x, {r, c})));
+  }, {.name = "replicated_transpose"}, 8);
+  const std::string ptx = k.compile<>()->ptx;
+  const auto [stores, guarded] = count_lines(ptx, "st.shared");
+  EXPECT_GT(stores, 0) << ptx;
+  // Each store is predicated, or sits behind a branch taken by the threads holding copies.
+  const int branches = count_lines(ptx, " bra").second;
+  EXPECT_TRUE(guarded == stores || branches >= stores) << ptx;
+
+  // A tile the layout covers exactly has one holder per element: no test, no branch.
+  auto exact = tile_kernel([](Tensor<float, 2> out, Tensor<float, 2> x) {
+    auto r = expand_dims(arange(64), 1), c = expand_dims(arange(64), 0);
+    store(out, {r, c}, transpose(load(x, {r, c})));
+  }, {.name = "exact_transpose"}, 8);
+  const std::string exact_ptx = exact.compile<>()->ptx;
+  EXPECT_EQ(count_lines(exact_ptx, "st.shared").second, 0) << exact_ptx;
+  EXPECT_EQ(count_lines(exact_ptx, " bra").second, 0) << exact_ptx;
+}
