@@ -18,14 +18,27 @@ std::vector<llvm::Value*> thread_coords(llvm::IRBuilder<>& b, const TileLayout& 
   return coords;
 }
 
+namespace {
+
+/// Register r's coordinate along d before wrapping at the tile's extent.
+llvm::Value* unwrapped_coord(llvm::IRBuilder<>& b, const TileLayout& l, llvm::Value* coord, int d, std::int64_t offset) {
+  return b.CreateAdd(b.CreateMul(coord, b.getInt32(l.spt[d])), b.getInt32(static_cast<std::uint32_t>(offset)));
+}
+
+/// The largest thread coordinate along d that thread_coords gives.
+std::int64_t max_thread_coord(const TileLayout& l, int d) {
+  return std::int64_t{l.wpc[d] - 1} * l.tpw[d] * l.lane_reps_along(d) + l.tpw[d] - 1;
+}
+
+}  // namespace
+
 std::vector<llvm::Value*> element_coords(llvm::IRBuilder<>& b, const TileLayout& l, const std::vector<llvm::Value*>& coords,
                                          int r) {
   const std::vector<int> j = l.reg_indices(r);
   std::vector<llvm::Value*> out;
   for (int d = 0; d < l.rank(); ++d) {
     if (d == l.slice_dim) continue;
-    llvm::Value* c = b.CreateAdd(b.CreateMul(coords[d], b.getInt32(l.spt[d])),
-                                 b.getInt32(static_cast<std::uint32_t>(l.reg_offset(d, j[d]))));
+    llvm::Value* c = unwrapped_coord(b, l, coords[d], d, l.reg_offset(d, j[d]));
     out.push_back(b.CreateAnd(c, static_cast<std::uint64_t>(l.shape[d] - 1)));
   }
   return out;
@@ -36,16 +49,17 @@ llvm::Value* holds_first_copy(llvm::IRBuilder<>& b, const TileLayout& l, const s
   llvm::Value* first = nullptr;
   auto both = [&](llvm::Value* p) { first = first ? b.CreateAnd(first, p) : p; };
   for (int d = 0; d < l.rank(); ++d) {
-    const std::int64_t positions = std::int64_t{l.tpw[d]} * l.lane_reps_along(d) * l.wpc[d];
+    const std::int64_t max_coord = max_thread_coord(l, d);
     if (d == l.slice_dim) {
       // Every thread along the removed dimension holds the same elements: the first one stores.
-      if (positions > 1) both(b.CreateICmpEQ(coords[d], b.getInt32(0)));
+      if (max_coord > 0) both(b.CreateICmpEQ(coords[d], b.getInt32(0)));
       continue;
     }
     // Coordinates wrap at the tile's extent; the unwrapped one below it is the first copy.
+    // Where even the largest thread coordinate stays below the extent, nothing wraps: no copies.
     const std::int64_t offset = l.reg_offset(d, j[d]);
-    if ((positions - 1) * l.spt[d] + offset < l.shape[d]) continue;
-    llvm::Value* c = b.CreateAdd(b.CreateMul(coords[d], b.getInt32(l.spt[d])), b.getInt32(static_cast<std::uint32_t>(offset)));
+    if (max_coord * l.spt[d] + offset < l.shape[d]) continue;
+    llvm::Value* c = unwrapped_coord(b, l, coords[d], d, offset);
     both(b.CreateICmpULT(c, b.getInt32(static_cast<std::uint32_t>(l.shape[d]))));
   }
   return first;
