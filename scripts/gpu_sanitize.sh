@@ -23,9 +23,16 @@ cap="${CAP:-600}"
 faulting="FaultIsolation*:AutotuneFault*:DiagnosticsGpu.*:OutOfMemoryGpu.*:ViewGpu.OutOfBoundsIndexIsReported"
 timing="AutotuneGpu.PicksTheObviousBestAndSkipsFailingConfigsWithReasons:AutotuneGpu.PersistedResultIsReusedByAnotherTunerWithoutTrials"
 language="KernelGpu.*:MemoryGpu.*:AtomicGpu.*:WarpGpu.*:MathGpu.*:VectorGpu.*:ViewGpu.*:HalfCastGpu.*"
-groups=("Algorithms*" "Tile*" "$language:-$faulting" "-Algorithms*:Tile*:$language:$faulting:$timing")
-# ONLY_GROUPS picks groups by index (0 algorithms, 1 tile, 2 language, 3 the rest), so that
-# the sweep can be spread over several sittings.
+runtime="Buffer.*:Device.*:DeviceMemoryResource.*:Event.*:Graph.*:GreenContext.*:Launch.*:LaunchExtended.*"
+runtime+=":ManagedMemory.*:MemoryPool.*:Module.*:Occupancy.*:Peer.*:PinnedMemory.*:Program.*:Stream.*:DLPack.*:Cub.*"
+runtime+=":TensorMapGpu.*:TmaGpu.*"
+jit="Autotune*:DiskCache*:SpecializationRanges*:ConstParamGpu.*:StructParamGpu.*:DeviceFunction*:CallFreeMathGpu.*"
+fuzz="KernelFuzzGpu.*"
+# Groups: 0 algorithms, 1 tile, 2 language, 3 runtime, 4 JIT machinery, 5 fuzzed kernels, 6 every
+# suite none of those names (so that a new suite is never left out).
+groups=("Algorithms*" "Tile*" "$language:-$faulting" "$runtime:-$faulting" "$jit:-$faulting:$timing" "$fuzz"
+        "-Algorithms*:Tile*:$language:$runtime:$jit:$fuzz:$faulting:$timing")
+# ONLY_GROUPS picks groups by index, so that the sweep can be spread over several sittings.
 if [ -n "${ONLY_GROUPS:-}" ]; then
   picked=()
   for i in $ONLY_GROUPS; do picked+=("${groups[$i]}"); done
