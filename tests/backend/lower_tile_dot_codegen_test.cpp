@@ -5,9 +5,7 @@
 
 #include <cutlet/cutlet.h>
 
-#include <cmath>
-#include <tuple>
-
+#include "attention_loop_kernel.h"
 #include "filecheck_support.h"
 
 using namespace cutlet;
@@ -41,23 +39,7 @@ CHECK: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 }
 
 TEST(TileDotCodegen, AttentionLoopKeepsRowsInWarpsAndPInRegisters) {
-  auto kern = tile_kernel([](Tensor<bfloat16, 2> o, Tensor<bfloat16, 2> q, Tensor<bfloat16, 2> k, Tensor<bfloat16, 2> v) {
-    constexpr int M = 64, N = 64, D = 64;
-    auto rows = expand_dims(arange(M), 1), cols = expand_dims(arange(D), 0);
-    auto qt = load(q, {rows, cols});
-    using Carry = std::tuple<Tile<float>, Tile<float>, Tile<float>>;
-    Carry init{zeros<float>({M, D}), full<float>({M}, -INFINITY), full<float>({M}, 1.0f)};
-    auto [acc, m_i, l_i] = for_range(0, k.shape(0), N, init, [&](i32 n0, Tile<float> acc, Tile<float> m_i, Tile<float> l_i) {
-      auto krows = expand_dims(n0 + arange(N), 1);
-      auto s = dot(qt, transpose(load(k, {krows, cols})));
-      auto m_ij = maximum(m_i, max(s, 1));
-      auto p = exp2(s - expand_dims(m_ij, 1));
-      auto alpha = exp2(m_i - m_ij);
-      return Carry{dot(cast<bfloat16>(p), load(v, {krows, cols}), acc * expand_dims(alpha, 1)), m_ij,
-                   l_i * alpha + sum(p, 1)};
-    });
-    store(o, {rows, cols}, cast<bfloat16>(acc / expand_dims(l_i, 1)));
-  }, {.name = "attention_loop"}, 4);
+  auto kern = test::attention_loop_kernel<64, 64, 64>({.name = "attention_loop"}, 4);
   const std::string ptx = kern.compile<>()->ptx;
   // In the loop: one barrier (this iteration's k and v have landed), then the scores, row max
   // and sum by shuffles within each warp, P straight into the second dot: no shared stores

@@ -5,51 +5,20 @@
 #include <cmath>
 #include <string>
 
-#include "kernel_test_support.h"
+#include "dot_check.h"
 #include "gpu_test_support.h"
+#include "kernel_test_support.h"
 
 using namespace cutlet;
 using namespace cutlet::test;
 
 namespace {
 
-/// C [M, N] = A @ B where the kernel reads A as [K, M] (at) and B as [N, K] (bt) when asked,
-/// looping over K in steps of BK; masked edges.
+/// A K loop of BM x BN x BK blocks with the given transposes; `tol` absolute.
 template <class T, int BM, int BN, int BK>
 void check_transposed(bool at, bool bt, bool tf32, double tol, int M, int N, int K, int warps = 4) {
-  auto kern = tile_kernel([=](Tensor<float, 2> c, Tensor<T, 2> a, Tensor<T, 2> b) {
-    auto rm = program_id(0) * BM + arange(BM), rn = program_id(1) * BN + arange(BN), rk = arange(BK);
-    auto acc = for_range(0, K, BK, zeros<float>({BM, BN}), [&](i32 k0, Tile<float> acc) {
-      auto ka = k0 + rk;
-      Tile<T> ta = at ? transpose(load(a, {expand_dims(ka, 1), expand_dims(rm, 0)}, (expand_dims(ka, 1) < K) & (expand_dims(rm, 0) < M)))
-                      : load(a, {expand_dims(rm, 1), expand_dims(ka, 0)}, (expand_dims(rm, 1) < M) & (expand_dims(ka, 0) < K));
-      Tile<T> tb = bt ? transpose(load(b, {expand_dims(rn, 1), expand_dims(ka, 0)}, (expand_dims(rn, 1) < N) & (expand_dims(ka, 0) < K)))
-                      : load(b, {expand_dims(ka, 1), expand_dims(rn, 0)}, (expand_dims(ka, 1) < K) & (expand_dims(rn, 0) < N));
-      return dot(ta, tb, acc, tf32);
-    });
-    store(c, {expand_dims(rm, 1), expand_dims(rn, 0)}, acc, (expand_dims(rm, 1) < M) & (expand_dims(rn, 0) < N));
-  }, {.name = "dot_transposed"}, warps);
-  Stream st;
-  auto ha = random_vector<float>(std::size_t(M) * K, 51, -1.0f, 1.0f);
-  auto hb = random_vector<float>(std::size_t(K) * N, 52, -1.0f, 1.0f);
-  std::vector<T> a(std::size_t(M) * K), b(std::size_t(K) * N);
-  for (int i = 0; i < M; ++i)
-    for (int k = 0; k < K; ++k) a[at ? std::size_t(k) * M + i : std::size_t(i) * K + k] = T(ha[std::size_t(i) * K + k]);
-  for (int k = 0; k < K; ++k)
-    for (int j = 0; j < N; ++j) b[bt ? std::size_t(j) * K + k : std::size_t(k) * N + j] = T(hb[std::size_t(k) * N + j]);
-  Buffer<T> da(st, a), db(st, b);
-  auto c = poisoned<float>(st, std::size_t(M) * N);
-  kern.launch(st, {.grid = {static_cast<int>(ceil_div(M, BM)), static_cast<int>(ceil_div(N, BN))}}, tensor(c, {M, N}),
-              at ? tensor(da, {K, M}) : tensor(da, {M, K}), bt ? tensor(db, {N, K}) : tensor(db, {K, N}));
-  auto r = c.to_host(st);
-  for (int i = 0; i < M; ++i)
-    for (int j = 0; j < N; ++j) {
-      double want = 0;
-      for (int k = 0; k < K; ++k)
-        want += double(float(T(ha[std::size_t(i) * K + k]))) * double(float(T(hb[std::size_t(k) * N + j])));
-      ASSERT_NEAR(r[std::size_t(i) * N + j], want, tol) << i << "," << j << (at ? " a^T" : "") << (bt ? " b^T" : "") << " "
-                                                        << M << "x" << N << "x" << K;
-    }
+  run_dot_check<T, BM, BN, BK>({.at = at, .bt = bt, .tf32 = tf32, .M = M, .N = N, .K = K, .warps = warps, .abs_tol = tol,
+                                .rel_tol = 0, .name = "dot_transposed"});
 }
 
 TEST(TileDotGpu, TransposedOperandsOnTensorCores) {

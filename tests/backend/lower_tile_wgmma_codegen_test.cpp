@@ -6,9 +6,7 @@
 
 #include <cutlet/cutlet.h>
 
-#include <cmath>
-#include <tuple>
-
+#include "attention_loop_kernel.h"
 #include "filecheck_support.h"
 
 using namespace cutlet;
@@ -110,22 +108,7 @@ TEST(TileWgmmaCodegen, TransposedOperandAndAttentionPFromRegisters) {
   // Attention's key loop: q @ k^T reads k K-major as loaded ([N, D] rows along D); P (the
   // softmax of the scores, in the wgmma accumulator's registers) is the second dot's a,
   // straight from those registers.
-  auto kern = tile_kernel([](Tensor<bfloat16, 2> o, Tensor<bfloat16, 2> q, Tensor<bfloat16, 2> k, Tensor<bfloat16, 2> v) {
-    constexpr int M = 128, N = 64, D = 64;
-    auto rows = expand_dims(program_id(0) * M + arange(M), 1), cols = expand_dims(arange(D), 0);
-    auto qt = load(q, {rows, cols});
-    using Carry = std::tuple<Tile<float>, Tile<float>, Tile<float>>;
-    Carry init{zeros<float>({M, D}), full<float>({M}, -INFINITY), full<float>({M}, 1.0f)};
-    auto [acc, m_i, l_i] = for_range(0, k.shape(0), N, init, [&](i32 n0, Tile<float> acc, Tile<float> m_i, Tile<float> l_i) {
-      auto krows = expand_dims(n0 + arange(N), 1);
-      auto s = dot(qt, transpose(load(k, {krows, cols})));
-      auto m_ij = maximum(m_i, max(s, 1));
-      auto p = exp2(s - expand_dims(m_ij, 1));
-      auto alpha = exp2(m_i - m_ij);
-      return Carry{dot(cast<bfloat16>(p), load(v, {krows, cols}), acc * expand_dims(alpha, 1)), m_ij, l_i * alpha + sum(p, 1)};
-    });
-    store(o, {rows, cols}, cast<bfloat16>(acc / expand_dims(l_i, 1)));
-  }, hopper("wgmma_attention"), 8);
+  auto kern = test::attention_loop_kernel<128, 64, 64>(hopper("wgmma_attention"), 8);
   auto compiled = kern.compile<>();
   // The scores (k K-major: transpose bit 0), the row max and sum within warps, and the
   // output (P from registers, v MN-major: transpose bit 1); q alone goes to shared memory.

@@ -141,9 +141,6 @@ TEST(SharedArena, SharedArraysPastTheBlockLimitAreRefusedBeforeLinking) {
   }
 }
 
-}  // namespace
-
-namespace {
 
 /// The number of lines of `ptx` holding `what`, and of those, the ones under a predicate.
 std::pair<int, int> count_lines(const std::string& ptx, const std::string& what) {
@@ -157,8 +154,6 @@ std::pair<int, int> count_lines(const std::string& ptx, const std::string& what)
   }
   return {all, predicated};
 }
-
-}  // namespace
 
 TEST(SharedCopies, OnlyTheFirstCopyOfAReplicatedTileWritesSharedMemory) {
   // A 16x16 tile on 8 warps: the layout covers more than the tile, so threads hold copies of
@@ -184,3 +179,5 @@ TEST(SharedCopies, OnlyTheFirstCopyOfAReplicatedTileWritesSharedMemory) {
   EXPECT_EQ(count_lines(exact_ptx, "st.shared").second, 0) << exact_ptx;
   EXPECT_EQ(count_lines(exact_ptx, " bra").second, 0) << exact_ptx;
 }
+
+}  // namespace
