@@ -134,14 +134,26 @@ struct LlvmResult {
   int dynamic_shared_bytes = 0;
 };
 
+/// Whether `inst` converts from or to FP8 (sm_89 and later have the instructions).
+bool converts_fp8(const ir::Function& f, const ir::Instruction& inst) {
+  if (inst.op != ir::Opcode::Cast) return false;
+  return f.type_of(inst.operands[0]).scalar_type().is_fp8() || f.type_of(inst.results[0]).scalar_type().is_fp8();
+}
+
 /// Throws CompileError at the first op of `f` its target lacks: Hopper's bulk copies and
-/// mbarriers need sm_90 or later.
+/// mbarriers need sm_90 or later, FP8 conversions sm_89 or later.
 void check_target_has_ops(const ir::Function& f, const Target& target) {
   if (target.sm >= 90) return;
   for (ir::InstId id = 0; id < f.num_insts(); ++id) {
     const ir::Instruction& inst = f.inst(id);
-    if (!backend::is_bulk_async(inst.op)) continue;
     std::string where = inst.loc.known() ? std::string(inst.loc.file) + ":" + std::to_string(inst.loc.line) + ": " : "";
+    if (target.sm < 89 && converts_fp8(f, inst))
+      throw CompileError("cutlet: " + where + "kernel '" + f.name() + "' converts " +
+                         f.type_of(inst.operands[0]).scalar_type().str() + " to " +
+                         f.type_of(inst.results[0]).scalar_type().str() +
+                         ", which needs the FP8 conversions of sm_89 (Ada) and later GPUs, but it is compiled for " +
+                         target.arch() + "; compile it for sm_89 or later (KernelOptions::target) or keep the data in f16");
+    if (!backend::is_bulk_async(inst.op)) continue;
     throw CompileError("cutlet: " + where + "kernel '" + f.name() + "' uses " + std::string(ir::mnemonic(inst.op)) +
                        ", a TMA or mbarrier operation of Hopper (sm_90) and later GPUs, but it is compiled for " +
                        target.arch() + "; compile it for sm_90a (KernelOptions::target) or launch it on such a GPU");

@@ -5,6 +5,7 @@
 
 #include "call_free_math.h"
 #include "cutlet/error.h"
+#include "fp8_convert.h"
 #include "lowering.h"
 
 namespace cutlet::backend {
@@ -14,6 +15,7 @@ using ir::Opcode;
 llvm::Value* lower_const(LoweringContext& c, const ir::Instruction& inst) {
   ir::Type t = c.fn.type_of(inst.results[0]);
   llvm::Type* lt = llvm_type(c.ctx, t);
+  if (t.is_fp8()) return llvm::ConstantInt::get(lt, fp8_constant_bits(t, std::get<double>(ir::ops::Const(inst).value())));
   if (t.is_float()) {
     llvm::APFloat v(std::get<double>(ir::ops::Const(inst).value()));
     bool lost = false;
@@ -101,13 +103,8 @@ llvm::Value* lower_select(LoweringContext& c, const ir::Instruction& inst) {
   return c.b.CreateSelect(c.get(select.cond()), c.get(select.if_true()), c.get(select.if_false()));
 }
 
-llvm::Value* lower_cast(LoweringContext& c, const ir::Instruction& inst) {
-  const ir::ValueId x = ir::ops::Cast(inst).x();
-  ir::Type from = c.fn.type_of(x).scalar_type();
-  ir::Type to = c.fn.type_of(inst.results[0]).scalar_type();
-  llvm::Value* a = c.get(x);
-  llvm::Type* lt = c.type_of(inst.results[0]);
-  auto& B = c.b;
+/// `a` (scalar or vector lanes of `from`) converted to `to`, in LLVM type `lt`; no FP8.
+llvm::Value* convert(llvm::IRBuilder<>& B, ir::Type from, ir::Type to, llvm::Value* a, llvm::Type* lt) {
   if (to.is_bool()) {
     if (from.is_float()) return B.CreateFCmpUNE(a, llvm::ConstantFP::get(a->getType(), 0.0));
     return B.CreateICmpNE(a, llvm::ConstantInt::get(a->getType(), 0));
@@ -126,6 +123,34 @@ llvm::Value* lower_cast(LoweringContext& c, const ir::Instruction& inst) {
     return B.CreateFPTrunc(B.CreateFPExt(a, f32), lt);
   }
   return B.CreateFPCast(a, lt);
+}
+
+/// `lt`'s shape (scalar or vector) with elements `e`.
+llvm::Type* same_shape(llvm::Type* lt, llvm::Type* e) {
+  if (auto* vt = llvm::dyn_cast<llvm::VectorType>(lt)) return llvm::VectorType::get(e, vt);
+  return e;
+}
+
+/// Casts from or to FP8: from FP8 through f16 (which holds every FP8 value), to FP8 from f16
+/// or from f32 (which holds every integer below 2^24 exactly, and every larger one saturates).
+llvm::Value* convert_fp8(llvm::IRBuilder<>& B, ir::Type from, ir::Type to, llvm::Value* a, llvm::Type* lt) {
+  if (from == to) return a;
+  if (from.is_fp8()) {
+    llvm::Value* h = fp8_to_f16(B, from, a);
+    if (to.is_fp8()) return to_fp8(B, to, h);
+    return convert(B, ir::Type::f16(), to, h, lt);
+  }
+  const ir::Type via = from == ir::Type::f16() ? ir::Type::f16() : ir::Type::f32();
+  llvm::Value* wide = convert(B, from, via, a, same_shape(lt, via == ir::Type::f16() ? B.getHalfTy() : B.getFloatTy()));
+  return to_fp8(B, to, wide);
+}
+
+llvm::Value* lower_cast(LoweringContext& c, const ir::Instruction& inst) {
+  const ir::ValueId x = ir::ops::Cast(inst).x();
+  ir::Type from = c.fn.type_of(x).scalar_type();
+  ir::Type to = c.fn.type_of(inst.results[0]).scalar_type();
+  if (from.is_fp8() || to.is_fp8()) return convert_fp8(c.b, from, to, c.get(x), c.type_of(inst.results[0]));
+  return convert(c.b, from, to, c.get(x), c.type_of(inst.results[0]));
 }
 
 llvm::Value* lower_bitcast(LoweringContext& c, const ir::Instruction& inst) {

@@ -22,6 +22,7 @@ std::string ptx_type(ir::Type t) {
     case K::BF16: return "bf16";
     case K::F32: return "f32";
     case K::F64: return "f64";
+    case K::F8E4M3: case K::F8E5M2: return "b8";
   }
   return "b32";
 }

@@ -30,7 +30,7 @@ llvm::Type* llvm_type(llvm::LLVMContext& ctx, ir::Type t) {
   CUTLET_ASSERT(t.is_scalar(), "only scalars and pointers lower to LLVM types");
   switch (t.scalar_kind()) {
     case K::I1: return llvm::Type::getInt1Ty(ctx);
-    case K::I8: case K::U8: return llvm::Type::getInt8Ty(ctx);
+    case K::I8: case K::U8: case K::F8E4M3: case K::F8E5M2: return llvm::Type::getInt8Ty(ctx);
     case K::I16: case K::U16: return llvm::Type::getInt16Ty(ctx);
     case K::I32: case K::U32: return llvm::Type::getInt32Ty(ctx);
     case K::I64: case K::U64: return llvm::Type::getInt64Ty(ctx);

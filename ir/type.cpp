@@ -29,7 +29,8 @@ struct Interner {
   std::mutex mu;
   std::deque<TypeStorage> storage;  // stable addresses
   TypeStorage void_type;
-  TypeStorage scalars[13];
+  static constexpr int kScalarKinds = static_cast<int>(ScalarKind::F8E5M2) + 1;
+  TypeStorage scalars[kScalarKinds];
   std::map<std::tuple<const TypeStorage*, int>, const TypeStorage*> pointers;
   std::map<std::tuple<const TypeStorage*, std::vector<std::int64_t>>, const TypeStorage*> tiles;
   // Tiles with a layout: a list per (element, shape), searched by equality.
@@ -38,7 +39,7 @@ struct Interner {
   std::map<std::tuple<std::int64_t, std::int64_t>, const TypeStorage*> records;
 
   Interner() {
-    for (int i = 0; i < 13; ++i) {
+    for (int i = 0; i < kScalarKinds; ++i) {
       scalars[i].kind = TypeKind::Scalar;
       scalars[i].scalar = static_cast<ScalarKind>(i);
     }
@@ -181,6 +182,9 @@ bool Type::is_unsigned_integer() const {
 }
 bool Type::is_integer() const { return is_signed_integer() || is_unsigned_integer(); }
 bool Type::is_float() const { return is_scalar() && s_->scalar >= ScalarKind::F16; }
+bool Type::is_fp8() const {
+  return is_scalar() && (s_->scalar == ScalarKind::F8E4M3 || s_->scalar == ScalarKind::F8E5M2);
+}
 
 int Type::bits() const {
   if (is_pointer()) return 64;
@@ -189,7 +193,7 @@ int Type::bits() const {
   CUTLET_ASSERT(is_scalar(), "bits of a non-scalar type");
   switch (s_->scalar) {
     case ScalarKind::I1: return 1;
-    case ScalarKind::I8: case ScalarKind::U8: return 8;
+    case ScalarKind::I8: case ScalarKind::U8: case ScalarKind::F8E4M3: case ScalarKind::F8E5M2: return 8;
     case ScalarKind::I16: case ScalarKind::U16: case ScalarKind::F16: case ScalarKind::BF16: return 16;
     case ScalarKind::I32: case ScalarKind::U32: case ScalarKind::F32: return 32;
     case ScalarKind::I64: case ScalarKind::U64: case ScalarKind::F64: return 64;
@@ -209,7 +213,7 @@ std::span<const std::int64_t> Type::shape() const { return s_->shape; }
 
 const char* scalar_name(ScalarKind k) {
   static const char* names[] = {"i1", "i8", "i16", "i32", "i64", "u8", "u16",
-                                "u32", "u64", "f16", "bf16", "f32", "f64"};
+                                "u32", "u64", "f16", "bf16", "f32", "f64", "f8e4m3", "f8e5m2"};
   return names[static_cast<int>(k)];
 }
 

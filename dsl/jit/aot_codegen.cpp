@@ -279,6 +279,8 @@ std::string cpp_scalar_type(ir::Type t) {
     case ir::ScalarKind::BF16: return "cutlet::bfloat16";
     case ir::ScalarKind::F32: return "float";
     case ir::ScalarKind::F64: return "double";
+    case ir::ScalarKind::F8E4M3: return "cutlet::float8_e4m3";
+    case ir::ScalarKind::F8E5M2: return "cutlet::float8_e5m2";
   }
   throw InternalError("cutlet::aot: no C++ type for IR type " + t.str());
 }

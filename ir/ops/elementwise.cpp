@@ -20,7 +20,7 @@ bool operand_class_allows(OperandClass c, Type t) {
   switch (c) {
     case OperandClass::Any: return true;
     case OperandClass::Scalar: return t.is_scalar();
-    case OperandClass::Numeric: return t.is_integer() || t.is_float();
+    case OperandClass::Numeric: return t.is_integer() || (t.is_float() && !t.is_fp8());
     case OperandClass::Integer: return t.is_integer();
     case OperandClass::IntOrBool: return t.is_integer() || t.is_bool();
   }
@@ -70,6 +70,11 @@ T fold_arith(Opcode op, T a, T b, bool& ok) {
 
 }  // namespace
 
+std::string fp8_storage_only(const std::string& what, Type t) {
+  return what + " is not defined for " + t.str() +
+         ": FP8 values are storage only (load, store, select, cast); cast them to f16, bf16 or f32 to compute";
+}
+
 std::vector<Type> infer_const(const OpTypes& t) {
   Type r = t.given_result();
   const bool is_int = std::holds_alternative<std::int64_t>(t.attrs[0]);
@@ -90,6 +95,7 @@ std::vector<Type> infer_same_as_operands(const OpTypes& t) {
   Type a = t.operands[0];
   for (Type b : t.operands)
     if (b != a) t.fail(std::string(name) + " needs operands of one type, got " + a.str() + " and " + b.str());
+  if ((a.is_scalar() || a.is_vector() || a.is_tile()) && a.scalar_type().is_fp8() && c == OperandClass::Numeric) t.fail(fp8_storage_only(name, a));
   if (!(a.is_scalar() || a.is_vector() || a.is_tile()) || !operand_class_allows(c, a.scalar_type()))
     t.fail(std::string(name) + " is defined for " + operand_class_name(c) + ", not " + a.str());
   return {a};
@@ -103,6 +109,7 @@ std::vector<Type> infer_cmp(const OpTypes& t) {
   if (a != b) t.fail(std::string("cmp ") + pname + " needs operands of one type, got " + a.str() + " and " + b.str());
   if (!(a.is_scalar() || a.is_tile()) || !a.scalar_type().is_scalar())
     t.fail("cmp needs scalar or tile operands, not " + a.str());
+  if (a.scalar_type().is_fp8()) t.fail(fp8_storage_only(std::string("cmp ") + pname, a));
   return {a.is_tile() ? a.with_element(Type::i1()) : Type::i1()};
 }
 
@@ -126,6 +133,9 @@ std::vector<Type> infer_cast(const OpTypes& t) {
   } else if (!from.is_scalar() || !to.is_scalar()) {
     t.fail("cast converts scalars, not " + from.str() + " to " + to.str());
   }
+  // Through f32 an f64 would be rounded twice; the GPU converts to FP8 from f32, f16 and bf16.
+  if (from.scalar_type() == Type::f64() && to.scalar_type().is_fp8())
+    t.fail("cannot cast f64 to " + to.scalar_type().str() + " (it would round twice): cast to f32 first");
   return {to};
 }
 
@@ -146,6 +156,7 @@ std::vector<Type> infer_math(const OpTypes& t) {
   Type a = t.operands[0];
   for (Type b : t.operands)
     if (b != a) t.fail(std::string(m.name) + " needs operands of one type, got " + a.str() + " and " + b.str());
+  if ((a.is_scalar() || a.is_tile()) && a.scalar_type().is_fp8()) t.fail(fp8_storage_only(m.name, a));
   if (!(a.is_scalar() || a.is_tile()) || !math_implementation(fn, a.scalar_type()))
     t.fail(std::string(m.name) + " is not defined for " + a.str());
   Type r = math_result_type(fn, a.scalar_type());

@@ -93,7 +93,9 @@ std::vector<Type> infer_atomic(const OpTypes& t) {
   for (std::size_t i = 1; i < t.operands.size(); ++i)
     if (t.operands[i] != e) t.fail(name + " of " + t.operands[i].str() + " on " + p.str());
   bool ok;
-  if (e.is_integer()) {
+  if (e.is_fp8()) {
+    ok = false;
+  } else if (e.is_integer()) {
     ok = e.bits() == 32 || e.bits() == 64;
   } else if (e.is_float() && e.bits() >= 32) {
     ok = kind == AtomicKind::Add || kind == AtomicKind::Sub || kind == AtomicKind::Exchange ||
@@ -106,7 +108,7 @@ std::vector<Type> infer_atomic(const OpTypes& t) {
   if (!ok)
     t.fail(name + " is not available for " + e.str() +
            ": integer atomics take 32- and 64-bit types; float atomics are add, sub, exchange and "
-           "compare-exchange on f32/f64, and add or compare-exchange on f16/bf16");
+           "compare-exchange on f32/f64, and add or compare-exchange on f16/bf16 (none on FP8)");
   return {e};
 }
 

@@ -84,6 +84,9 @@ std::optional<std::string> tile_shape_problem(std::span<const std::int64_t> shap
 /// Fails with tile_shape_problem's message.
 void check_tile_shape(const OpTypes& t, std::span<const std::int64_t> shape);
 bool same_shape(std::span<const std::int64_t> a, std::span<const std::int64_t> b);
+/// "`what` is not defined for `t`: FP8 values are storage only ...": the message of every op
+/// that computes and is given FP8 operands.
+std::string fp8_storage_only(const std::string& what, Type t);
 /// Whether `t` is a tile in a shared layout (a buffer in shared memory).
 bool is_shared_tile(Type t);
 /// `t` without its layout when it is a tile (rules compare tiles by shape and element: the

@@ -115,6 +115,7 @@ std::vector<Type> infer_tile_reshape(const OpTypes& t) {
 std::vector<Type> infer_tile_reduce(const OpTypes& t) {
   Type x = tile_operand(t, 0, "reduction");
   if (x.element().is_bool()) t.fail("reductions combine numbers, not i1 tiles (cast them first)");
+  if (x.element().is_fp8()) t.fail(fp8_storage_only("a reduction", x));
   auto shape = reduced_shape(t, x, t.int_attr(1), "reduction");
   return {shape.empty() ? x.element() : Type::tile(shape, x.element())};
 }

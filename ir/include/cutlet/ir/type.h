@@ -11,8 +11,9 @@
 namespace cutlet::ir {
 
 /// The scalar element types. Integers carry their signedness: it decides division,
-/// remainder, right shift, comparison, widening and conversion to float.
-enum class ScalarKind : std::uint8_t { I1, I8, I16, I32, I64, U8, U16, U32, U64, F16, BF16, F32, F64 };
+/// remainder, right shift, comparison, widening and conversion to float. The FP8 types
+/// (OCP E4M3 and E5M2) are storage only: loaded, stored, selected and cast, never computed with.
+enum class ScalarKind : std::uint8_t { I1, I8, I16, I32, I64, U8, U16, U32, U64, F16, BF16, F32, F64, F8E4M3, F8E5M2 };
 
 /// Where a pointer points. Numbers match NVPTX address spaces.
 enum class AddressSpace : std::uint8_t { Generic = 0, Global = 1, Shared = 3, Const = 4, Local = 5 };
@@ -49,6 +50,8 @@ class Type {
   static Type bf16() { return scalar(ScalarKind::BF16); }
   static Type f32() { return scalar(ScalarKind::F32); }
   static Type f64() { return scalar(ScalarKind::F64); }
+  static Type f8e4m3() { return scalar(ScalarKind::F8E4M3); }
+  static Type f8e5m2() { return scalar(ScalarKind::F8E5M2); }
   /// A pointer to `element` (a scalar) in `space`.
   static Type pointer(Type element, AddressSpace space = AddressSpace::Global);
   /// A short vector of `lanes` (2, 4 or 8) scalars held by one thread: the unit of 8- and
@@ -85,7 +88,10 @@ class Type {
   bool is_integer() const;
   bool is_signed_integer() const;
   bool is_unsigned_integer() const;
+  /// True for the floating-point scalars, FP8 included.
   bool is_float() const;
+  /// True for the FP8 scalars (f8e4m3, f8e5m2), which only loads, stores, selects and casts take.
+  bool is_fp8() const;
   /// Width in bits of a scalar (1 for i1), of all lanes of a vector; 64 for pointers.
   int bits() const;
 

@@ -16,6 +16,7 @@
 #include "cutlet/runtime/buffer.h"
 #include "cutlet/runtime/device.h"
 #include "cutlet/runtime/driver.h"
+#include "cutlet/runtime/float8.h"
 #include "cutlet/runtime/half.h"
 #include "cutlet/runtime/launch.h"
 #include "cutlet/runtime/module.h"

@@ -25,10 +25,14 @@ namespace cutlet {
 
 struct half;      // cutlet/language/half.h: IEEE binary16
 struct bfloat16;  // cutlet/language/half.h: bfloat16
+struct float8_e4m3;  // cutlet/runtime/float8.h: OCP FP8 E4M3
+struct float8_e5m2;  // cutlet/runtime/float8.h: OCP FP8 E5M2
 
 /// The DLPack data type of `T` (one lane): bool (kDLBool, 8 bits), signed and unsigned
 /// integers of 8 to 64 bits (kDLInt, kDLUInt), float and double (kDLFloat), cutlet::half
-/// (kDLFloat, 16 bits) and cutlet::bfloat16 (kDLBfloat, 16 bits). Other types do not compile.
+/// (kDLFloat, 16 bits), cutlet::bfloat16 (kDLBfloat, 16 bits), cutlet::float8_e4m3 and
+/// cutlet::float8_e5m2 (DLPack 1.1's float8_e4m3fn and float8_e5m2, codes 10 and 12, 8 bits:
+/// PyTorch's torch.float8_e4m3fn and torch.float8_e5m2). Other types do not compile.
 template <class T>
 constexpr DLDataType dlpack_dtype() {
   using U = std::remove_cv_t<T>;
@@ -41,10 +45,14 @@ constexpr DLDataType dlpack_dtype() {
     return type(kDLFloat, 2);
   } else if constexpr (std::is_same_v<U, bfloat16>) {
     return type(kDLBfloat, 2);
+  } else if constexpr (std::is_same_v<U, float8_e4m3>) {
+    return DLDataType{10, 8, 1};  // kDLFloat8_e4m3fn
+  } else if constexpr (std::is_same_v<U, float8_e5m2>) {
+    return DLDataType{12, 8, 1};  // kDLFloat8_e5m2
   } else {
     static_assert(std::is_arithmetic_v<U> && !std::is_same_v<U, long double>,
-                  "cutlet::dlpack_dtype: T must be bool, an integer, float, double, cutlet::half or "
-                  "cutlet::bfloat16");
+                  "cutlet::dlpack_dtype: T must be bool, an integer, float, double, cutlet::half, "
+                  "cutlet::bfloat16, cutlet::float8_e4m3 or cutlet::float8_e5m2");
     if constexpr (std::is_floating_point_v<U>)
       return type(kDLFloat, sizeof(U));
     else if constexpr (std::is_signed_v<U>)

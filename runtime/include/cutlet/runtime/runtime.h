@@ -10,6 +10,7 @@
 #include "cutlet/runtime/device.h"
 #include "cutlet/runtime/driver.h"
 #include "cutlet/runtime/event.h"
+#include "cutlet/runtime/float8.h"
 #include "cutlet/runtime/graph.h"
 #include "cutlet/runtime/green_context.h"
 #include "cutlet/runtime/half.h"

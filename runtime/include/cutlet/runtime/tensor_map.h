@@ -11,6 +11,7 @@
 #include <string>
 #include <type_traits>
 
+#include "cutlet/runtime/float8.h"
 #include "cutlet/runtime/half.h"
 #include "cutlet/runtime/tensor_arg.h"
 
@@ -34,13 +35,14 @@ constexpr TmaElement tma_element_of() {
   else if constexpr (std::is_same_v<T, double>) return TmaElement::F64;
   else if constexpr (std::is_same_v<T, half>) return TmaElement::F16;
   else if constexpr (std::is_same_v<T, bfloat16>) return TmaElement::BF16;
+  else if constexpr (std::is_same_v<T, float8_e4m3> || std::is_same_v<T, float8_e5m2>) return TmaElement::U8;
   else if constexpr (std::is_integral_v<T> && sizeof(T) == 1) return TmaElement::U8;
   else if constexpr (std::is_integral_v<T> && sizeof(T) == 2) return TmaElement::U16;
   else if constexpr (std::is_same_v<T, std::int32_t>) return TmaElement::I32;
   else if constexpr (std::is_integral_v<T> && sizeof(T) == 4) return TmaElement::U32;
   else if constexpr (std::is_signed_v<T> && sizeof(T) == 8) return TmaElement::I64;
   else if constexpr (std::is_integral_v<T> && sizeof(T) == 8) return TmaElement::U64;
-  else static_assert(sizeof(T) == 0, "cutlet: a tensor map holds integers of 1 to 8 bytes, f16, bf16, f32 or f64");
+  else static_assert(sizeof(T) == 0, "cutlet: a tensor map holds integers of 1 to 8 bytes, fp8, f16, bf16, f32 or f64");
 }
 
 /// How a box is laid out in shared memory: its 16-byte chunks permuted within each span of

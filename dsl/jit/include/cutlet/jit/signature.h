@@ -52,7 +52,7 @@ struct param_traits<Value<T>> {
   /// A host argument of type A is accepted when it converts to T without narrowing.
   template <class A>
   static constexpr bool accepts() {
-    if constexpr (std::is_same_v<A, T>) return true;  // also half and bfloat16
+    if constexpr (std::is_same_v<A, T>) return true;  // also half, bfloat16 and the FP8 types
     else if constexpr (!std::is_arithmetic_v<A>) return false;
     else if constexpr (std::is_same_v<T, bool> != std::is_same_v<A, bool>) return false;
     else return requires(A a) { T{a}; };
@@ -185,6 +185,14 @@ template <>
 struct param_of<bfloat16> {
   using type = Value<bfloat16>;
 };
+template <>
+struct param_of<float8_e4m3> {
+  using type = Value<float8_e4m3>;
+};
+template <>
+struct param_of<float8_e5m2> {
+  using type = Value<float8_e5m2>;
+};
 template <class T>
 struct param_of<Buffer<T>> {
   using type = Ptr<T>;
@@ -200,7 +208,8 @@ struct param_of<Tensor<T, R>> {
 };
 template <class A>
   requires(KernelStruct<A> && !param_traits<A>::valid && !is_buffer<A>::value && !Traced<A> && !is_tensor_arg<A>::value &&
-           !std::is_same_v<A, ConstValue> && !std::is_same_v<A, half> && !std::is_same_v<A, bfloat16>)
+           !std::is_same_v<A, ConstValue> && !std::is_same_v<A, half> && !std::is_same_v<A, bfloat16> &&
+           !detail::is_fp8_v<A>)
 struct param_of<A> {
   using type = Struct<A>;
 };
@@ -308,7 +317,8 @@ std::string type_name() {
   else if constexpr (is_const_param_v<R>) return "Const<" + const_type_name<typename R::value_type>() + ">";
   else if constexpr (std::is_same_v<R, ConstValue>) return "ConstValue";
   else if constexpr (is_buffer<R>::value) return "Buffer<" + ir_type_of<typename R::element_type>().str() + ">";
-  else if constexpr (std::is_same_v<R, half> || std::is_same_v<R, bfloat16>) return "host " + ir_type_of<R>().str();
+  else if constexpr (std::is_same_v<R, half> || std::is_same_v<R, bfloat16> || detail::is_fp8_v<R>)
+    return "host " + ir_type_of<R>().str();
   else if constexpr (is_tensor_arg<R>::value || requires { R::is_tensor; })
     return std::string(is_tensor_arg<R>::value ? "TensorArg<" : "Tensor<") + ir_type_of<typename R::element_type>().str() +
            ", " + std::to_string(R::rank) + ">";

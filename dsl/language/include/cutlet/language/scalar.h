@@ -11,9 +11,11 @@
 namespace cutlet {
 
 /// The element types of cutlet values in kernels: bool, the fixed-width integers,
-/// half, bfloat16, float and double.
+/// half, bfloat16, float, double, and the FP8 storage types float8_e4m3 and float8_e5m2
+/// (loaded, stored, selected and converted with cutlet::cast; computing needs a cast first).
 template <class T>
-concept ScalarType = std::same_as<T, bool> || std::same_as<T, half> || std::same_as<T, bfloat16> || std::same_as<T, std::int8_t> || std::same_as<T, std::int16_t> ||
+concept ScalarType = std::same_as<T, bool> || std::same_as<T, half> || std::same_as<T, bfloat16> ||
+                     std::same_as<T, float8_e4m3> || std::same_as<T, float8_e5m2> || std::same_as<T, std::int8_t> || std::same_as<T, std::int16_t> ||
                      std::same_as<T, std::int32_t> || std::same_as<T, std::int64_t> ||
                      std::same_as<T, std::uint8_t> || std::same_as<T, std::uint16_t> ||
                      std::same_as<T, std::uint32_t> || std::same_as<T, std::uint64_t> ||
@@ -21,9 +23,13 @@ concept ScalarType = std::same_as<T, bool> || std::same_as<T, half> || std::same
 
 namespace detail {
 
-/// True for the floating-point scalars, 16-bit ones included.
+/// True for the FP8 storage types.
 template <class T>
-inline constexpr bool is_float_v = std::is_floating_point_v<T> || std::is_same_v<T, half> || std::is_same_v<T, bfloat16>;
+inline constexpr bool is_fp8_v = std::is_same_v<T, float8_e4m3> || std::is_same_v<T, float8_e5m2>;
+/// True for the floating-point scalars, 16-bit and FP8 ones included.
+template <class T>
+inline constexpr bool is_float_v =
+    std::is_floating_point_v<T> || std::is_same_v<T, half> || std::is_same_v<T, bfloat16> || is_fp8_v<T>;
 /// True for the integer scalars (not bool).
 template <class T>
 inline constexpr bool is_int_v = std::is_integral_v<T> && !std::is_same_v<T, bool>;
@@ -55,6 +61,8 @@ ir::Type ir_type_of() {
   if constexpr (std::is_same_v<T, bool>) return Type::i1();
   else if constexpr (std::is_same_v<T, half>) return Type::f16();
   else if constexpr (std::is_same_v<T, bfloat16>) return Type::bf16();
+  else if constexpr (std::is_same_v<T, float8_e4m3>) return Type::f8e4m3();
+  else if constexpr (std::is_same_v<T, float8_e5m2>) return Type::f8e5m2();
   else if constexpr (std::is_same_v<T, float>) return Type::f32();
   else if constexpr (std::is_same_v<T, double>) return Type::f64();
   else if constexpr (std::is_signed_v<T>) {

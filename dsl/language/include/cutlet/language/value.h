@@ -74,12 +74,13 @@ using traced_type_t = typename detail::traced_info<std::remove_cvref_t<X>>::type
 
 namespace detail {
 
-enum PromotionError { kPromoteOk = 0, kSignMix, kBoolMix, kFloatIntoInt, kBoolHost, kHalfMix };
+enum PromotionError { kPromoteOk = 0, kSignMix, kBoolMix, kFloatIntoInt, kBoolHost, kHalfMix, kFp8 };
 
 /// Promotion of two scalar types (see the rules at the top of this file).
 template <class A, class B>
 consteval int promotion_error() {
   if constexpr (std::is_same_v<A, B>) return kPromoteOk;
+  else if constexpr (is_fp8_v<A> || is_fp8_v<B>) return kFp8;
   else if constexpr (std::is_same_v<A, bool> || std::is_same_v<B, bool>) return kBoolMix;
   else if constexpr (std::is_integral_v<A> && std::is_integral_v<B>)
     return std::is_signed_v<A> == std::is_signed_v<B> ? kPromoteOk : kSignMix;
@@ -108,7 +109,9 @@ struct common {
       return promotion_error<traced_type_t<RA>, traced_type_t<RB>>();
     } else if constexpr (Traced<RA>) {
       using T = traced_type_t<RA>;
-      if constexpr (std::is_same_v<T, bool> != std::is_same_v<RB, bool>) return kBoolHost;
+      if constexpr (std::is_same_v<T, RB>) return kPromoteOk;
+      else if constexpr (is_fp8_v<T> || is_fp8_v<RB>) return kFp8;
+      else if constexpr (std::is_same_v<T, bool> != std::is_same_v<RB, bool>) return kBoolHost;
       else if constexpr (std::is_integral_v<T> && is_float_v<RB>) return kFloatIntoInt;
       else return kPromoteOk;
     } else if constexpr (Traced<RB>) {
@@ -124,6 +127,7 @@ struct common {
       return typename promoted<traced_type_t<RA>, traced_type_t<RB>>::type{};
     else if constexpr (Traced<RA>) return traced_type_t<RA>{};
     else if constexpr (Traced<RB>) return traced_type_t<RB>{};
+    else if constexpr (is_fp8_v<RA> || is_fp8_v<RB>) return std::conditional_t<is_fp8_v<RA>, RA, RB>{};
     else return canonical_scalar_t<std::common_type_t<RA, RB>>{};
   }
   using type = decltype(pick());
@@ -143,7 +147,10 @@ struct common {
                 "cutlet: a bool and a number meet here; use a bool constant with bool values, "                   \
                 "a number with numbers, or convert with cutlet::cast<T>");                                        \
   static_assert(::cutlet::detail::common<A, B>::error != ::cutlet::detail::kHalfMix,                              \
-                "cutlet: this mixes half and bfloat16; convert one side with cutlet::cast<float>(x) first")
+                "cutlet: this mixes half and bfloat16; convert one side with cutlet::cast<float>(x) first");     \
+  static_assert(::cutlet::detail::common<A, B>::error != ::cutlet::detail::kFp8,                                  \
+                "cutlet: FP8 values are storage only; convert with cutlet::cast<float>(x) (or half, bfloat16) "   \
+                "to compute, and cutlet::cast<float8_e4m3>(y) to store")
 
 template <class A, class B>
 using common_t = typename common<A, B>::type;
@@ -160,6 +167,10 @@ template <ScalarType T>
 constexpr double float_overflow_threshold() {
   if constexpr (std::is_same_v<T, half>) return 65520.0;
   else if constexpr (std::is_same_v<T, bfloat16>) return 0x1.ffp127;
+  // FP8 conversions saturate rather than overflow: a constant past the largest finite value's
+  // rounding range is refused instead.
+  else if constexpr (std::is_same_v<T, float8_e4m3>) return 464.0;
+  else if constexpr (std::is_same_v<T, float8_e5m2>) return 61440.0;
   else if constexpr (std::is_same_v<T, float>) return 0x1.ffffffp127;
   else return std::numeric_limits<double>::infinity();
 }
@@ -188,7 +199,7 @@ void check_constant_fits(U v) {
   } else if constexpr (is_float_v<T>) {
     const double d = static_cast<double>(v);
     if (std::isfinite(static_cast<long double>(v)) && !(std::fabs(d) < float_overflow_threshold<T>()))
-      throw_constant_misfit<T>(host_number_text(v), "overflows to infinity in");
+      throw_constant_misfit<T>(host_number_text(v), is_fp8_v<T> ? "is beyond the finite range of" : "overflows to infinity in");
   } else if constexpr (std::is_integral_v<U>) {
     if (!std::in_range<T>(v)) throw_constant_misfit<T>(host_number_text(v), "does not fit in");
   } else {
@@ -397,8 +408,13 @@ Value<bool> compare(ir::Predicate p, const A& a, const B& b) {
     return detail::binary(ir::Opcode::opcode, a, b);                               \
   }
 
-#define CUTLET_NUMERIC_ONLY \
-  static_assert(!std::is_same_v<T_, bool>, "cutlet: arithmetic on bool values; use & | ^ or cast to an integer")
+#define CUTLET_FP8_STORAGE_ONLY(T)                                                                                \
+  static_assert(!::cutlet::detail::is_fp8_v<T>,                                                                   \
+                "cutlet: FP8 values are storage only; convert with cutlet::cast<float>(x) (or half, bfloat16) "   \
+                "to compute, and cutlet::cast<float8_e4m3>(y) to store")
+#define CUTLET_NUMERIC_ONLY                                                                                      \
+  static_assert(!std::is_same_v<T_, bool>, "cutlet: arithmetic on bool values; use & | ^ or cast to an integer"); \
+  CUTLET_FP8_STORAGE_ONLY(T_)
 #define CUTLET_INTEGER_ONLY \
   static_assert(std::is_integral_v<T_> && !std::is_same_v<T_, bool>, "cutlet: this operator needs integer operands")
 #define CUTLET_INT_OR_BOOL \
@@ -421,6 +437,8 @@ CUTLET_ARITH_OP(>>, Shr, CUTLET_INTEGER_ONLY)
     requires(Traced<A> || Traced<B>)                                              \
   Value<bool> operator sym(const A& a, const B& b) {                              \
     CUTLET_CHECK_PROMOTION(A, B);                                                 \
+    using C_ = detail::common_t<A, B>;                                            \
+    CUTLET_FP8_STORAGE_ONLY(C_);                                                  \
     return detail::compare(ir::Predicate::pred, a, b);                            \
   }
 CUTLET_CMP_OP(==, Eq)
@@ -435,6 +453,7 @@ CUTLET_CMP_OP(>=, Ge)
 template <Traced X>
 Value<traced_type_t<X>> operator-(const X& x) {
   static_assert(!std::is_same_v<traced_type_t<X>, bool>, "cutlet: negating a bool; use !b");
+  CUTLET_FP8_STORAGE_ONLY(traced_type_t<X>);
   return Value<traced_type_t<X>>::wrap(detail::builder().unary(ir::Opcode::Neg, detail::as_value(x).id()));
 }
 /// Bitwise not (integers).
@@ -469,9 +488,17 @@ CUTLET_COMPOUND(Var, /)
 
 /// Converts `x` to scalar type To (C++ conversion semantics: integers widen by their
 /// signedness or truncate; float to integer rounds toward zero, out of range is undefined;
-/// to bool compares with zero). A host number becomes a constant of type To.
+/// to bool compares with zero). To FP8 (float8_e4m3, float8_e5m2), values round to nearest
+/// even and saturate to the largest finite value (infinities included), NaN stays NaN, as
+/// CUDA's __NV_SATFINITE conversions do; FP8 converts to every other type exactly, and f64 is
+/// cast to f32 first (one rounding). FP8 conversions need sm_89 or later. A host number becomes
+/// a constant of type To.
 template <ScalarType To, Operand X>
-Value<To> cast(const X& x) {
+Value<To> cast(const X& x, std::source_location where = std::source_location::current()) {
+  if constexpr (Traced<X>)
+    static_assert(!(detail::is_fp8_v<To> && std::is_same_v<traced_type_t<X>, double>),
+                  "cutlet: an f64 value converted to FP8 would round twice; cast it to float first");
+  detail::set_location(where);
   if constexpr (Traced<X>) return Value<To>::wrap(detail::operand_as<To>(x));
   else return Value<To>::wrap(detail::constant<To>(x));
 }

@@ -1,0 +1,98 @@
+// FP8 conversions as inline PTX on pairs of lanes.
+#include "fp8_convert.h"
+
+#include <llvm/IR/InlineAsm.h>
+
+#include <bit>
+#include <cmath>
+#include <vector>
+
+#include "cutlet/error.h"
+#include "cutlet/runtime/float8.h"
+
+namespace cutlet::backend {
+namespace {
+
+/// "e4m3x2" or "e5m2x2": the PTX name of a pair of `t`.
+std::string pair_name(ir::Type t) {
+  CUTLET_ASSERT(t.is_fp8(), "not an FP8 type");
+  return t.scalar_kind() == ir::ScalarKind::F8E4M3 ? "e4m3x2" : "e5m2x2";
+}
+
+std::vector<llvm::Value*> lanes_of(llvm::IRBuilder<>& b, llvm::Value* v) {
+  auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(v->getType());
+  if (!vt) return {v};
+  std::vector<llvm::Value*> out;
+  for (unsigned i = 0; i < vt->getNumElements(); ++i) out.push_back(b.CreateExtractElement(v, i));
+  return out;
+}
+
+/// `lanes` as one value: a scalar when `like` is one, else a vector of their type.
+llvm::Value* join(llvm::IRBuilder<>& b, const std::vector<llvm::Value*>& lanes, llvm::Value* like) {
+  if (!like->getType()->isVectorTy()) return lanes[0];
+  llvm::Value* v = llvm::PoisonValue::get(llvm::FixedVectorType::get(lanes[0]->getType(), static_cast<unsigned>(lanes.size())));
+  for (std::size_t i = 0; i < lanes.size(); ++i) v = b.CreateInsertElement(v, lanes[i], static_cast<std::uint64_t>(i));
+  return v;
+}
+
+llvm::Value* asm_call(llvm::IRBuilder<>& b, llvm::Type* result, const std::string& text, const std::string& constraints,
+                      std::vector<llvm::Value*> args) {
+  std::vector<llvm::Type*> types;
+  for (auto* a : args) types.push_back(a->getType());
+  auto* fty = llvm::FunctionType::get(result, types, false);
+  return b.CreateCall(llvm::InlineAsm::get(fty, text, constraints, /*hasSideEffects=*/false), args);
+}
+
+}  // namespace
+
+llvm::Value* fp8_to_f16(llvm::IRBuilder<>& b, ir::Type from, llvm::Value* x) {
+  const std::string text = "cvt.rn.f16x2." + pair_name(from) + " $0, $1;";
+  const std::vector<llvm::Value*> in = lanes_of(b, x);
+  std::vector<llvm::Value*> out;
+  for (std::size_t i = 0; i < in.size(); i += 2) {
+    // The lower byte of the pair becomes the lower half of the result.
+    llvm::Value* pair = b.CreateZExt(in[i], b.getInt16Ty());
+    if (i + 1 < in.size()) pair = b.CreateOr(pair, b.CreateShl(b.CreateZExt(in[i + 1], b.getInt16Ty()), 8));
+    llvm::Value* r = asm_call(b, b.getInt32Ty(), text, "=r,h", {pair});
+    out.push_back(b.CreateBitCast(b.CreateTrunc(r, b.getInt16Ty()), b.getHalfTy()));
+    if (i + 1 < in.size()) out.push_back(b.CreateBitCast(b.CreateTrunc(b.CreateLShr(r, 16), b.getInt16Ty()), b.getHalfTy()));
+  }
+  return join(b, out, x);
+}
+
+llvm::Value* to_fp8(llvm::IRBuilder<>& b, ir::Type to, llvm::Value* x) {
+  const std::vector<llvm::Value*> in = lanes_of(b, x);
+  const bool from_f16 = in[0]->getType()->isHalfTy();
+  CUTLET_ASSERT(from_f16 || in[0]->getType()->isFloatTy(), "FP8 conversions start from f32 or f16");
+  std::vector<llvm::Value*> out;
+  for (std::size_t i = 0; i < in.size(); i += 2) {
+    llvm::Value* r;
+    if (from_f16) {
+      // The lower half becomes the lower byte.
+      llvm::Value* pair = b.CreateZExt(b.CreateBitCast(in[i], b.getInt16Ty()), b.getInt32Ty());
+      if (i + 1 < in.size())
+        pair = b.CreateOr(pair, b.CreateShl(b.CreateZExt(b.CreateBitCast(in[i + 1], b.getInt16Ty()), b.getInt32Ty()), 16));
+      r = asm_call(b, b.getInt16Ty(), "cvt.rn.satfinite." + pair_name(to) + ".f16x2 $0, $1;", "=h,r", {pair});
+    } else {
+      // The first operand becomes the upper byte, the second the lower one.
+      llvm::Value* hi = i + 1 < in.size() ? in[i + 1] : llvm::ConstantFP::get(b.getFloatTy(), 0.0);
+      r = asm_call(b, b.getInt16Ty(), "cvt.rn.satfinite." + pair_name(to) + ".f32 $0, $1, $2;", "=h,f,f", {hi, in[i]});
+    }
+    out.push_back(b.CreateTrunc(r, b.getInt8Ty()));
+    if (i + 1 < in.size()) out.push_back(b.CreateTrunc(b.CreateLShr(r, 8), b.getInt8Ty()));
+  }
+  return join(b, out, x);
+}
+
+std::uint8_t fp8_constant_bits(ir::Type t, double v) {
+  // Round to odd on the way to f32 (truncate, then set the last bit when inexact), so that
+  // rounding that f32 to FP8 rounds v once.
+  float f = static_cast<float>(v);
+  if (static_cast<double>(f) != v && !std::isnan(v)) {
+    if (std::fabs(static_cast<double>(f)) > std::fabs(v)) f = std::nextafter(f, 0.0f);
+    f = std::bit_cast<float>(std::bit_cast<std::uint32_t>(f) | 1u);
+  }
+  return t.scalar_kind() == ir::ScalarKind::F8E4M3 ? float8_e4m3(f).bits : float8_e5m2(f).bits;
+}
+
+}  // namespace cutlet::backend
