@@ -22,7 +22,9 @@ template <class T, int BM, int BN, int BK>
 std::string check(bool at, bool bt, bool loop, int M, int N, int K, int warps, int stages = 3) {
   const DotCase c{.at = at, .bt = bt, .loop = loop, .M = M, .N = N, .K = K, .warps = warps, .stages = stages, .name = "wgmma_dot"};
   const std::string ptx = run_dot_check<T, BM, BN, BK>(c);
-  if (!ptx.empty()) EXPECT_NE(ptx.find("wgmma.mma_async"), std::string::npos) << c.str(BM, BN, BK) << ": not on wgmma";
+  if (!ptx.empty()) {
+    EXPECT_NE(ptx.find("wgmma.mma_async"), std::string::npos) << c.str(BM, BN, BK) << ": not on wgmma";
+  }
   return ptx;
 }
 
