@@ -95,9 +95,10 @@ std::vector<Type> infer_same_as_operands(const OpTypes& t) {
   Type a = t.operands[0];
   for (Type b : t.operands)
     if (b != a) t.fail(std::string(name) + " needs operands of one type, got " + a.str() + " and " + b.str());
-  if ((a.is_scalar() || a.is_vector() || a.is_tile()) && a.scalar_type().is_fp8() && c == OperandClass::Numeric) t.fail(fp8_storage_only(name, a));
-  if (!(a.is_scalar() || a.is_vector() || a.is_tile()) || !operand_class_allows(c, a.scalar_type()))
-    t.fail(std::string(name) + " is defined for " + operand_class_name(c) + ", not " + a.str());
+  const bool elementwise = a.is_scalar() || a.is_vector() || a.is_tile();
+  if (!elementwise || !operand_class_allows(c, a.scalar_type()))
+    t.fail(elementwise && a.scalar_type().is_fp8() ? fp8_storage_only(name, a)
+                                                   : std::string(name) + " is defined for " + operand_class_name(c) + ", not " + a.str());
   return {a};
 }
 
