@@ -40,6 +40,29 @@ auto make_matmul() {
       {.name = "tuned_matmul"}, 4);
 }
 
+// The widest candidate of the list below (one warpgroup holding a 128x256 accumulator, more
+// registers than a thread may have) on its own, outside any tuning run: right on its own too.
+TEST(AutotuneTileGpu, WidestCandidateAloneIsRight) {
+  CUTLET_REQUIRE_GPU();
+  const int M = 1000, N = 1032, K = 520;
+  Stream st;
+  auto ha = random_vector<float>(std::size_t(M) * K, 43, -1.0f, 1.0f);
+  auto hb = random_vector<float>(std::size_t(K) * N, 44, -1.0f, 1.0f);
+  std::vector<bfloat16> a16(ha.begin(), ha.end()), b16(hb.begin(), hb.end());
+  Buffer<bfloat16> a(st, a16), b(st, b16);
+  auto c = poisoned<float>(st, std::size_t(M) * N);
+  auto k = make_matmul().with_options({.tile_warps = 4, .tile_stages = 3});
+  k.launch(st, {.grid = static_cast<int>(ceil_div(M, 128) * ceil_div(N, 256))}, tensor(c, {M, N}), tensor(a, {M, K}),
+           tensor(b, {K, N}), 128, 256, 64);
+  auto out = c.to_host(st);
+  for (int i = 0; i < M; i += 3)
+    for (int j = 0; j < N; j += 7) {
+      double want = 0;
+      for (int kk = 0; kk < K; ++kk) want += double(float(a16[i * K + kk])) * double(float(b16[kk * N + j]));
+      ASSERT_NEAR(out[std::size_t(i) * N + j], want, 2e-3 + 1e-5 * std::fabs(want)) << i << "," << j;
+    }
+}
+
 TEST(AutotuneTileGpu, BlockSizesWarpsAndStagesWithoutFailedCandidates) {
   CUTLET_REQUIRE_GPU();
   const int M = 1000, N = 1032, K = 520;
