@@ -11,6 +11,7 @@ namespace cutlet::ir {
 namespace {
 constexpr Pass kPipeline[] = {
     {"fold-dot-transposes", &fold_dot_transposes},
+    {"upcast-fp8-dots", &upcast_fp8_dots},
     {"dce", &dead_code_elimination},
     {"assign-layouts", &assign_layouts},
     {"pipeline-loops", &pipeline_loops},

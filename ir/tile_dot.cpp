@@ -16,7 +16,9 @@ DotShape dot_shape(const Function& fn, const Instruction& dot) {
 
 bool dot_uses_mma(const Function& fn, const Instruction& dot, int warps) {
   const DotShape s = dot_shape(fn, dot);
-  const bool f32 = fn.type_of(ops::TileDot(dot).a()).element() == Type::f32();
+  const Type elem = fn.type_of(ops::TileDot(dot).a()).element();
+  if (elem.is_fp8()) return dot_uses_wgmma(fn, dot, warps);  // others are upcast to f16 first
+  const bool f32 = elem == Type::f32();
   const bool tf32 = ops::TileDot(dot).tf32();
   if (f32 && !tf32) return false;
   return mma_layout(s.m, s.n, warps).has_value() && s.k % (f32 ? 8 : 16) == 0;
@@ -26,8 +28,13 @@ bool dot_uses_wgmma(const Function& fn, const Instruction& dot, int warps) {
   if (!fn.tile_wgmma()) return false;
   const ops::TileDot d(dot);
   const Type a = fn.type_of(d.a()).element(), b = fn.type_of(d.b()).element();
-  if (a != b || (a != Type::f16() && a != Type::bf16())) return false;
   const DotShape s = dot_shape(fn, dot);
+  if (a.is_fp8() && b.is_fp8()) {
+    // FP8: k32 MMAs reading both operands K-major from shared memory (no transpose bits).
+    if (s.a_transposed || !s.b_transposed || s.k % 32 != 0) return false;
+  } else if (a != b || (a != Type::f16() && a != Type::bf16())) {
+    return false;
+  }
   if (!wgmma_layout(s.m, s.n, warps) || s.k % 16 != 0) return false;
   if (s.n > 256 && s.n % 256 != 0) return false;
   // The operands held MN-major (b as given, a transposed) swizzle rows of M or N elements.
@@ -77,7 +84,7 @@ bool dot_a_from_registers(const Function& fn, const Instruction& dot) {
   const Type a = fn.type_of(ops::TileDot(dot).a());
   const Layout* l = a.layout();
   const Layout* mma = fn.type_of(dot.results[0]).layout();
-  if (!l || !mma || a.element() == Type::f32() || dot_shape(fn, dot).a_transposed || l->is_shared() || l->is_dot_operand())
+  if (!l || !mma || a.element().bits() != 16 || dot_shape(fn, dot).a_transposed || l->is_shared() || l->is_dot_operand())
     return false;
   // wgmma: a in the wgmma layout of the result's rows, whatever its width (its n8 blocks are
   // the k-steps' fragments).

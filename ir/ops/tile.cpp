@@ -182,10 +182,12 @@ std::vector<Type> infer_tile_dot(const OpTypes& t) {
   const std::int64_t kb = tr & BTransposed ? sb[1] : sb[0], n = tr & BTransposed ? sb[0] : sb[1];
   if (ka != kb || m != sc[0] || n != sc[1])
     t.fail("dot of " + a.str() + " and " + b.str() + " into " + acc.str() + ": shapes [M, K] @ [K, N] + [M, N] do not match");
-  if (a.element() != b.element()) t.fail("dot needs inputs of one element type, got " + a.str() + " and " + b.str());
-  Type e = a.element();
-  if (e != Type::f16() && e != Type::bf16() && e != Type::f32())
-    t.fail("dot takes f16, bf16 or f32 (tf32) inputs, not " + e.str());
+  // One element type, or FP8 of either format on each side.
+  const Type e = a.element();
+  if (e != b.element() && !(e.is_fp8() && b.element().is_fp8()))
+    t.fail("dot needs inputs of one element type (or FP8 of either format), got " + a.str() + " and " + b.str());
+  if (e != Type::f16() && e != Type::bf16() && e != Type::f32() && !e.is_fp8())
+    t.fail("dot takes f16, bf16, f32 (tf32), f8e4m3 or f8e5m2 inputs, not " + e.str());
   if (acc.element() != Type::f32()) t.fail("dot accumulates in f32, not " + acc.element().str());
   if (ka < 16) t.fail("dot needs K >= 16, not " + std::to_string(ka));
   return {acc};

@@ -22,14 +22,17 @@ DotShape dot_shape(const Function& fn, const Instruction& dot);
 
 /// Whether tile.dot `dot` runs on tensor cores (mma.sync) on `warps` warps: 16-bit operands,
 /// or f32 ones with tf32 allowed; M a multiple of 16 and N of 8 per warp (mma_layout); K a
-/// multiple of 16 (8 for tf32). Other dots are computed with FMAs.
+/// multiple of 16 (8 for tf32). FP8 dots run on tensor cores only on wgmma (dot_uses_wgmma;
+/// upcast-fp8-dots makes the others f16 dots). Other dots are computed with FMAs.
 bool dot_uses_mma(const Function& fn, const Instruction& dot, int warps);
 
 /// Whether tile.dot `dot` runs on Hopper's warpgroup MMA on `warps` warps: the function may
 /// use it (Function::tile_wgmma, an sm_90a target), f16 or bf16 operands, whole warpgroups
 /// with 16 rows of M per warp (wgmma_layout), N a multiple of 8 up to 256 or a multiple of
-/// 256, K a multiple of 16, and an operand whose rows run along M or N at least 16 wide.
-/// Such dots read a and b from swizzled shared memory (dot_operand_shared_layout).
+/// 256, K a multiple of 16, and an operand whose rows run along M or N at least 16 wide; or
+/// FP8 operands (either format on either side) held K-major (a as [M, K], b transposed as
+/// [N, K]) with K a multiple of 32. Such dots read a and b from swizzled shared memory
+/// (dot_operand_shared_layout).
 bool dot_uses_wgmma(const Function& fn, const Instruction& dot, int warps);
 
 /// The accumulator layout of tensor-core dot `dot`: wgmma's when dot_uses_wgmma, else
@@ -52,8 +55,8 @@ Layout dot_operand_ring_layout(const Layout& stage, int stages, int elem_bytes);
 bool feeds_dot_wait(const Function& fn, ValueId v);
 
 /// Whether tensor-core dot `dot` (laid out: its result in an mma layout) reads its a
-/// fragments straight from a's registers: a 16-bit a, not transposed, in registers (not in
-/// shared memory, not fragments already), held as mma accumulators are ([1, 2] per thread,
+/// fragments straight from a's registers: a 16-bit a (not FP8 or tf32), not transposed, in
+/// registers (not in shared memory, not fragments already), held as mma accumulators are ([1, 2] per thread,
 /// 8 x 4 lanes, the warps split M alone, as many as the result's), or, for a dot on wgmma,
 /// in the wgmma layout of the result's rows and warps. Otherwise a is read from shared memory
 /// (staged there when it is in registers).

@@ -10,6 +10,12 @@ namespace cutlet::ir {
 /// so the permute's trip through shared memory goes (DCE removes the unused permute).
 Function fold_dot_transposes(Function f);
 
+/// FP8 dots off FP8 tensor cores (tile kernels only): a tile.dot of FP8 operands that does not
+/// run on wgmma (dot_uses_wgmma: an sm_90a target, both operands K-major, K a multiple of 32)
+/// reads its operands cast to f16 instead, which is exact, and runs as an f16 dot (mma.sync,
+/// or wgmma with the transposes FP8 has not). So one kernel source builds for every target.
+Function upcast_fp8_dots(Function f);
+
 /// Layout assignment (tile kernels only): gives every tile value its layout (layout.h) in its
 /// type and inserts a tile.convert_layout wherever a value must move to the layout its
 /// consumer takes. Sources (arange, splat) are made in the layout their uses want (the backward
