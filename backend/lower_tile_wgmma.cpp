@@ -1,12 +1,14 @@
-// Lowering of tile.dot on Hopper's warpgroup MMA (wgmma.mma_async m64nNk16, f16 and bf16 with
-// f32 accumulation). The accumulator is in the wgmma layout (ir::wgmma_layout): warp w holds
-// rows 16w + g and 16w + g + 8 of each 16W-row band, so warpgroup G (warps 4G..4G+3) holds
-// rows 64G.. of each band, which one m64 wgmma computes. a and b are read by the tensor cores
-// from shared memory through matrix descriptors: tiles in a swizzled shared layout (a
-// pipelined loop's stages, an operand staged before the loop), or registers written to such a
-// buffer first; a may come from registers instead when it is held as the accumulator is
-// (attention's P). Each operand is K-major (its rows run along K: a as [M, K], b given
+// Lowering of tile.dot on Hopper's warpgroup MMA (wgmma.mma_async m64nNk16 for f16 and bf16,
+// m64nNk32 for FP8, e4m3 and e5m2 in any pairing, with f32 accumulation). The accumulator is
+// in the wgmma layout (ir::wgmma_layout): warp w holds rows 16w + g and 16w + g + 8 of each
+// 16W-row band, so warpgroup G (warps 4G..4G+3) holds rows 64G.. of each band, which one m64
+// wgmma computes. a and b are read by the tensor cores from shared memory through matrix
+// descriptors: tiles in a swizzled shared layout (a pipelined loop's stages, an operand staged
+// before the loop), or registers written to such a buffer first; a may come from registers
+// instead when it is held as the accumulator is (attention's P). Each operand is K-major (its rows run along K: a as [M, K], b given
 // transposed as [N, K]) or MN-major (b as [K, N], a transposed as [K, M]; the transpose bits).
+// FP8 operands are K-major and in shared memory (dot_uses_wgmma: wgmma has no transpose for
+// them, nor an FP8 a in registers).
 // The dot issues every k-step of every band and commits them as one group; it waits for the
 // group itself unless a tile.dot_wait of its result does (a pipelined loop issues the next
 // stages' copies while the MMAs run).
@@ -88,8 +90,9 @@ llvm::Value* lower_dot_wgmma(LoweringContext& c, const ir::Instruction& inst) {
   auto& b = c.b;
   const ir::ops::TileDot dot(inst);
   const DotShape s = dot_shape(c.fn, inst);
-  const ir::Type et = c.fn.type_of(dot.a()).element();
+  const ir::Type et = c.fn.type_of(dot.a()).element(), bt = c.fn.type_of(dot.b()).element();
   const int eb = et.bits() / 8;
+  const bool fp8 = et.is_fp8();
   const TileLayout& acc_layout = result_layout(c, inst.results[0]);
   const ir::ValueId operand[2] = {dot.a(), dot.b()};
   // a straight from its registers when it is held as this dot's accumulator is (attention's
@@ -121,7 +124,8 @@ llvm::Value* lower_dot_wgmma(LoweringContext& c, const ir::Instruction& inst) {
 
   auto acc = unpack(c, tile_in_layout(c, dot.acc(), acc_layout));
   const int warps = acc_layout.wpc[0];
-  const std::int64_t bands = s.m / (16 * warps), steps = s.k / 16;
+  const std::int64_t k_step = fp8 ? 32 : 16;  // the K of one wgmma: 32 bytes of each row
+  const std::int64_t bands = s.m / (16 * warps), steps = s.k / k_step;
   const std::int64_t chunk = s.n <= 256 ? s.n : 256;
   // a's words from registers, per band and k-step: as for mma.sync's m16k16 a fragment, the
   // accumulator's n8 blocks 2t and 2t + 1 (rows g, g + 8) are k-step t's a0..a3.
@@ -139,7 +143,10 @@ llvm::Value* lower_dot_wgmma(LoweringContext& c, const ir::Instruction& inst) {
   }
   llvm::Value* tid = b.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x, {}, {});
   llvm::Value* group = b.CreateLShr(tid, 7);  // the warpgroup
-  const char* type = et == ir::Type::bf16() ? "bf16" : "f16";
+  auto ptx_type = [](ir::Type t) {
+    return t == ir::Type::bf16() ? "bf16" : t == ir::Type::f16() ? "f16" : t == ir::Type::f8e4m3() ? "e4m3" : "e5m2";
+  };
+  const std::string types = std::string(ptx_type(et)) + "." + ptx_type(bt);
   const int trans_a = ops[0].k_major ? 0 : 1, trans_b = ops[1].k_major ? 0 : 1;
   auto* one = b.getInt32(1);
 
@@ -168,7 +175,7 @@ llvm::Value* lower_dot_wgmma(LoweringContext& c, const ir::Instruction& inst) {
       const std::size_t a_ops = a_in_registers ? 4 : 1;
       const std::size_t at_a = 2 * n, at_b = at_a + a_ops, at_scale = at_b + 1;
       std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, $" + std::to_string(at_scale) + ", 0;\nwgmma.mma_async.sync.aligned.m64n" +
-                         std::to_string(chunk) + "k16.f32." + type + "." + type + " {";
+                         std::to_string(chunk) + "k" + std::to_string(k_step) + ".f32." + types + " {";
       for (std::size_t i = 0; i < n; ++i) text += (i ? ", $" : "$") + std::to_string(i);
       text += "}, ";
       if (a_in_registers)
@@ -176,9 +183,11 @@ llvm::Value* lower_dot_wgmma(LoweringContext& c, const ir::Instruction& inst) {
                 std::to_string(at_a + 3) + "}";
       else
         text += "$" + std::to_string(at_a);
-      text += ", $" + std::to_string(at_b) + ", p, 1, 1, ";
-      if (!a_in_registers) text += std::to_string(trans_a) + ", ";
-      text += std::to_string(trans_b) + ";\n}";
+      // The scales of a and b (1: not negated), then, for 16-bit types, the transpose bits.
+      text += ", $" + std::to_string(at_b) + ", p, 1, 1";
+      if (!fp8 && !a_in_registers) text += ", " + std::to_string(trans_a);
+      if (!fp8) text += ", " + std::to_string(trans_b);
+      text += ";\n}";
       std::string cons;
       for (std::size_t i = 0; i < n; ++i) cons += (i ? ",=f" : "=f");
       for (std::size_t i = 0; i < n; ++i) cons += "," + std::to_string(i);
@@ -191,7 +200,7 @@ llvm::Value* lower_dot_wgmma(LoweringContext& c, const ir::Instruction& inst) {
       llvm::Type* ret = llvm::StructType::get(c.ctx, std::vector<llvm::Type*>(n, b.getFloatTy()));
       auto* wgmma = llvm::InlineAsm::get(llvm::FunctionType::get(ret, arg_types, false), text, cons, true);
       for (std::int64_t t = 0; t < steps; ++t) {
-        const std::int64_t k0 = 16 * t;
+        const std::int64_t k0 = k_step * t;
         std::vector<llvm::Value*> args;
         for (int r : regs) args.push_back(acc[static_cast<std::size_t>(r)]);
         if (a_in_registers) {

@@ -441,13 +441,23 @@ auto minimum(const A& a, const B& b, std::source_location where = std::source_lo
 }
 
 /// acc + a @ b for a [M, K], b [K, N] and an f32 acc [M, N]: f16 and bf16 inputs on tensor
-/// cores (mma.sync) with f32 accumulation; f32 inputs exactly (FMA), or on tensor cores as
-/// tf32 with `allow_tf32`. K >= 16; tensor cores need M a multiple of 16 and N of 8 per warp.
+/// cores (mma.sync, wgmma on sm_90a) with f32 accumulation; f32 inputs exactly (FMA), or on
+/// tensor cores as tf32 with `allow_tf32`; FP8 inputs on FP8 wgmma when both are K-major and
+/// K is a multiple of 32, else converted to f16 (exact) first. K >= 16; tensor cores need M
+/// a multiple of 16 and N of 8 per warp.
 template <ScalarType T>
 Tile<float> dot(const Tile<T>& a, const Tile<T>& b, const Tile<float>& acc, bool allow_tf32 = false,
                 std::source_location where = std::source_location::current()) {
   detail::set_location(where);
   return Tile<float>::wrap(detail::builder("cutlet::dot").tile_dot(a.id(), b.id(), acc.id(), allow_tf32));
+}
+/// acc + a @ b for FP8 tiles of two formats (float8_e4m3 with float8_e5m2): as above.
+template <ScalarType A, ScalarType B>
+  requires(detail::is_fp8_v<A> && detail::is_fp8_v<B> && !std::same_as<A, B>)
+Tile<float> dot(const Tile<A>& a, const Tile<B>& b, const Tile<float>& acc,
+                std::source_location where = std::source_location::current()) {
+  detail::set_location(where);
+  return Tile<float>::wrap(detail::builder("cutlet::dot").tile_dot(a.id(), b.id(), acc.id(), false));
 }
 /// a @ b in f32 (see the three-operand dot).
 template <ScalarType T>
