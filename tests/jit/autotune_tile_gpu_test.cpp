@@ -41,9 +41,8 @@ auto make_matmul() {
 }
 
 // The widest candidate of the list below (one warpgroup holding a 128x256 accumulator, more
-// registers than a thread may have) on its own, outside any tuning run: right on its own too.
-TEST(AutotuneTileGpu, WidestCandidateAloneIsRight) {
-  CUTLET_REQUIRE_GPU();
+// registers than a thread may have) on its own, outside any tuning run, built with `options`.
+void check_widest_candidate(KernelOptions options) {
   const int M = 1000, N = 1032, K = 520;
   Stream st;
   auto ha = random_vector<float>(std::size_t(M) * K, 43, -1.0f, 1.0f);
@@ -51,7 +50,7 @@ TEST(AutotuneTileGpu, WidestCandidateAloneIsRight) {
   std::vector<bfloat16> a16(ha.begin(), ha.end()), b16(hb.begin(), hb.end());
   Buffer<bfloat16> a(st, a16), b(st, b16);
   auto c = poisoned<float>(st, std::size_t(M) * N);
-  auto k = make_matmul().with_options({.tile_warps = 4, .tile_stages = 3});
+  auto k = make_matmul().with_options(std::move(options));
   k.launch(st, {.grid = static_cast<int>(ceil_div(M, 128) * ceil_div(N, 256))}, tensor(c, {M, N}), tensor(a, {M, K}),
            tensor(b, {K, N}), 128, 256, 64);
   auto out = c.to_host(st);
@@ -61,6 +60,18 @@ TEST(AutotuneTileGpu, WidestCandidateAloneIsRight) {
       for (int kk = 0; kk < K; ++kk) want += double(float(a16[i * K + kk])) * double(float(b16[kk * N + j]));
       ASSERT_NEAR(out[std::size_t(i) * N + j], want, 2e-3 + 1e-5 * std::fabs(want)) << i << "," << j;
     }
+}
+
+TEST(AutotuneTileGpu, WidestCandidateAloneIsRight) {
+  CUTLET_REQUIRE_GPU();
+  check_widest_candidate({.tile_warps = 4, .tile_stages = 3});
+}
+
+// The same on mma.sync (an sm_90 build of the same source): as many registers, no wgmma.
+TEST(AutotuneTileGpu, WidestCandidateOnMmaSyncIsRight) {
+  CUTLET_REQUIRE_GPU();
+  if (Device(0).compute_capability().major != 9) GTEST_SKIP() << "compares with the sm_90a build of an sm_90 device";
+  check_widest_candidate({.target = Target::from_string("sm_90"), .tile_warps = 4, .tile_stages = 3});
 }
 
 TEST(AutotuneTileGpu, BlockSizesWarpsAndStagesWithoutFailedCandidates) {
