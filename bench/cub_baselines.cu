@@ -1,4 +1,5 @@
 // The CUB peers of the benchmarks (see cub_baselines.h), built by nvcc into a shared library.
+#include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cub/device/device_histogram.cuh>
 #include <cub/device/device_reduce.cuh>
@@ -120,5 +121,50 @@ extern "C" int cutlet_cublas_gemm_bf16(int m, int n, int k, const void* a, const
   // Row-major C = A B is column-major C^T = B^T A^T.
   cublasStatus_t s = cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b, CUDA_R_16BF, n, a, CUDA_R_16BF, k,
                                   &zero, c, CUDA_R_32F, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+  return s == CUBLAS_STATUS_SUCCESS ? 0 : 1000 + static_cast<int>(s);
+}
+
+extern "C" int cutlet_cublaslt_gemm_fp8(int m, int n, int k, const void* a, const void* bt, void* c, void* stream) {
+  static cublasLtHandle_t handle = [] {
+    cublasLtHandle_t h = nullptr;
+    cublasLtCreate(&h);
+    return h;
+  }();
+  if (!handle) return 1000 + CUBLAS_STATUS_NOT_INITIALIZED;
+  constexpr std::size_t kWorkspace = 32u << 20;
+  static void* workspace = [] {
+    void* w = nullptr;
+    return cudaMalloc(&w, kWorkspace) == cudaSuccess ? w : nullptr;
+  }();
+  if (!workspace) return 1000 + CUBLAS_STATUS_ALLOC_FAILED;
+  // Row-major C [m, n] = A [m, k] Bt^T is column-major C^T [n, m] = Bt A^T, where the
+  // column-major views of Bt and A are [k, n] and [k, m]: op(X) = X^T, op(Y) = Y ("TN", the
+  // layout FP8 needs), all three with leading dimension k (and n for C).
+  cublasLtMatmulDesc_t op = nullptr;
+  cublasLtMatrixLayout_t xd = nullptr, yd = nullptr, cd = nullptr;
+  cublasLtMatmulPreference_t pref = nullptr;
+  cublasStatus_t s = cublasLtMatmulDescCreate(&op, CUBLAS_COMPUTE_32F, CUDA_R_32F);
+  const cublasOperation_t transpose = CUBLAS_OP_T, none = CUBLAS_OP_N;
+  if (s == CUBLAS_STATUS_SUCCESS) s = cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &transpose, sizeof transpose);
+  if (s == CUBLAS_STATUS_SUCCESS) s = cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSB, &none, sizeof none);
+  if (s == CUBLAS_STATUS_SUCCESS) s = cublasLtMatrixLayoutCreate(&xd, CUDA_R_8F_E4M3, k, n, k);
+  if (s == CUBLAS_STATUS_SUCCESS) s = cublasLtMatrixLayoutCreate(&yd, CUDA_R_8F_E4M3, k, m, k);
+  if (s == CUBLAS_STATUS_SUCCESS) s = cublasLtMatrixLayoutCreate(&cd, CUDA_R_16BF, n, m, n);
+  if (s == CUBLAS_STATUS_SUCCESS) s = cublasLtMatmulPreferenceCreate(&pref);
+  if (s == CUBLAS_STATUS_SUCCESS)
+    s = cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &kWorkspace, sizeof kWorkspace);
+  cublasLtMatmulHeuristicResult_t best{};
+  int found = 0;
+  if (s == CUBLAS_STATUS_SUCCESS) s = cublasLtMatmulAlgoGetHeuristic(handle, op, xd, yd, cd, cd, pref, 1, &best, &found);
+  if (s == CUBLAS_STATUS_SUCCESS && found == 0) s = CUBLAS_STATUS_NOT_SUPPORTED;
+  const float one = 1.0f, zero = 0.0f;
+  if (s == CUBLAS_STATUS_SUCCESS)
+    s = cublasLtMatmul(handle, op, &one, bt, xd, a, yd, &zero, c, cd, c, cd, &best.algo, workspace, kWorkspace,
+                       static_cast<cudaStream_t>(stream));
+  if (pref) cublasLtMatmulPreferenceDestroy(pref);
+  if (cd) cublasLtMatrixLayoutDestroy(cd);
+  if (yd) cublasLtMatrixLayoutDestroy(yd);
+  if (xd) cublasLtMatrixLayoutDestroy(xd);
+  if (op) cublasLtMatmulDescDestroy(op);
   return s == CUBLAS_STATUS_SUCCESS ? 0 : 1000 + static_cast<int>(s);
 }

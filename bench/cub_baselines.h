@@ -39,6 +39,11 @@ int cutlet_cub_unique_i32(const int* x, int* out, int* num_selected, int n, void
 /// c = a @ b for row-major bf16 a [m, k] and b [k, n] and f32 c [m, n], with cublasGemmEx
 /// (f32 compute, tensor cores). Returns a cublasStatus_t value plus 1000 (0 on success).
 int cutlet_cublas_gemm_bf16(int m, int n, int k, const void* a, const void* b, float* c, void* stream);
+/// c = a @ bt^T for row-major FP8 e4m3 a [m, k] and bt [n, k] and bf16 c [m, n], with
+/// cuBLASLt's FP8 matmul (f32 compute, scales 1, the best algorithm of its heuristic for a
+/// 32 MiB workspace). Descriptors are made per call (their cost is host time, before the
+/// asynchronous launch). Returns a cublasStatus_t value plus 1000 (0 on success).
+int cutlet_cublaslt_gemm_fp8(int m, int n, int k, const void* a, const void* bt, void* c, void* stream);
 
 /// The name of a cudaError_t value returned above.
 const char* cutlet_cub_error_string(int error);
