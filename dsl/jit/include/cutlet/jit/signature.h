@@ -177,21 +177,14 @@ template <class A>
 struct param_of<A> {
   using type = Value<canonical_scalar_t<A>>;
 };
-template <>
-struct param_of<half> {
-  using type = Value<half>;
-};
-template <>
-struct param_of<bfloat16> {
-  using type = Value<bfloat16>;
-};
-template <>
-struct param_of<float8_e4m3> {
-  using type = Value<float8_e4m3>;
-};
-template <>
-struct param_of<float8_e5m2> {
-  using type = Value<float8_e5m2>;
+/// The host types of cutlet's 16-bit and FP8 scalars (half, bfloat16, float8_e4m3,
+/// float8_e5m2): by value they are scalar parameters of their own type.
+template <class A>
+concept HostStorageScalar =
+    std::is_same_v<A, half> || std::is_same_v<A, bfloat16> || std::is_same_v<A, float8_e4m3> || std::is_same_v<A, float8_e5m2>;
+template <HostStorageScalar A>
+struct param_of<A> {
+  using type = Value<A>;
 };
 template <class T>
 struct param_of<Buffer<T>> {
@@ -208,8 +201,7 @@ struct param_of<Tensor<T, R>> {
 };
 template <class A>
   requires(KernelStruct<A> && !param_traits<A>::valid && !is_buffer<A>::value && !Traced<A> && !is_tensor_arg<A>::value &&
-           !std::is_same_v<A, ConstValue> && !std::is_same_v<A, half> && !std::is_same_v<A, bfloat16> &&
-           !detail::is_fp8_v<A>)
+           !std::is_same_v<A, ConstValue> && !HostStorageScalar<A>)
 struct param_of<A> {
   using type = Struct<A>;
 };
@@ -317,7 +309,7 @@ std::string type_name() {
   else if constexpr (is_const_param_v<R>) return "Const<" + const_type_name<typename R::value_type>() + ">";
   else if constexpr (std::is_same_v<R, ConstValue>) return "ConstValue";
   else if constexpr (is_buffer<R>::value) return "Buffer<" + ir_type_of<typename R::element_type>().str() + ">";
-  else if constexpr (std::is_same_v<R, half> || std::is_same_v<R, bfloat16> || detail::is_fp8_v<R>)
+  else if constexpr (HostStorageScalar<R>)
     return "host " + ir_type_of<R>().str();
   else if constexpr (is_tensor_arg<R>::value || requires { R::is_tensor; })
     return std::string(is_tensor_arg<R>::value ? "TensorArg<" : "Tensor<") + ir_type_of<typename R::element_type>().str() +

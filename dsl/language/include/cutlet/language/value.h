@@ -133,6 +133,11 @@ struct common {
   using type = decltype(pick());
 };
 
+/// The message of every refusal to compute on FP8 values (promotion and operator checks).
+#define CUTLET_FP8_MESSAGE                                                                              \
+  "cutlet: FP8 values are storage only; convert with cutlet::cast<float>(x) (or half, bfloat16) to " \
+  "compute, and cutlet::cast<float8_e4m3>(y) to store"
+
 #define CUTLET_CHECK_PROMOTION(A, B)                                                                              \
   static_assert(::cutlet::detail::common<A, B>::error != ::cutlet::detail::kSignMix,                              \
                 "cutlet: this mixes signed and unsigned integers; convert one side explicitly, "                  \
@@ -149,8 +154,7 @@ struct common {
   static_assert(::cutlet::detail::common<A, B>::error != ::cutlet::detail::kHalfMix,                              \
                 "cutlet: this mixes half and bfloat16; convert one side with cutlet::cast<float>(x) first");     \
   static_assert(::cutlet::detail::common<A, B>::error != ::cutlet::detail::kFp8,                                  \
-                "cutlet: FP8 values are storage only; convert with cutlet::cast<float>(x) (or half, bfloat16) "   \
-                "to compute, and cutlet::cast<float8_e4m3>(y) to store")
+                CUTLET_FP8_MESSAGE)
 
 template <class A, class B>
 using common_t = typename common<A, B>::type;
@@ -408,10 +412,7 @@ Value<bool> compare(ir::Predicate p, const A& a, const B& b) {
     return detail::binary(ir::Opcode::opcode, a, b);                               \
   }
 
-#define CUTLET_FP8_STORAGE_ONLY(T)                                                                                \
-  static_assert(!::cutlet::detail::is_fp8_v<T>,                                                                   \
-                "cutlet: FP8 values are storage only; convert with cutlet::cast<float>(x) (or half, bfloat16) "   \
-                "to compute, and cutlet::cast<float8_e4m3>(y) to store")
+#define CUTLET_FP8_STORAGE_ONLY(T) static_assert(!::cutlet::detail::is_fp8_v<T>, CUTLET_FP8_MESSAGE)
 #define CUTLET_NUMERIC_ONLY                                                                                      \
   static_assert(!std::is_same_v<T_, bool>, "cutlet: arithmetic on bool values; use & | ^ or cast to an integer"); \
   CUTLET_FP8_STORAGE_ONLY(T_)
