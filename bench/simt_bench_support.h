@@ -49,6 +49,17 @@ class SameRun {
     return impls_.front().ms.back();
   }
 
+  /// Runs the benchmark's iterations, each one iterate() with its first implementation's time
+  /// as the iteration's (manual) time; returns the median of those times (ms).
+  double time_iterations(benchmark::State& state, const Stream& stream, int reps) {
+    std::vector<double> ms;
+    for (auto _ : state) {
+      ms.push_back(iterate(stream, reps));
+      state.SetIterationTime(ms.back() * 1e-3);
+    }
+    return median(ms);
+  }
+
   /// The median over iterations of implementation `name`'s times (ms); 0 if unknown.
   double median_ms(const std::string& name) const {
     for (const auto& i : impls_)

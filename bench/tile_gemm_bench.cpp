@@ -135,12 +135,7 @@ void BM_tile_gemm(benchmark::State& state) {
     SameRun runs;
     runs.add("cutlet", run);
     runs.add("cublas", [&] { e.run_cublas(); });
-    std::vector<double> ms;
-    for (auto _ : state) {
-      ms.push_back(runs.iterate(e.stream, kReps));
-      state.SetIterationTime(ms.back() * 1e-3);
-    }
-    const double med = median(ms);
+    const double med = runs.time_iterations(state, e.stream, kReps);
     state.counters["TFLOP/s"] = kFlops / (med * 1e-3) / 1e12;
     state.counters["cublas_TFLOP/s"] = kFlops / (runs.median_ms("cublas") * 1e-3) / 1e12;
     state.counters["vs_cublas"] = runs.median_ms("cublas") / med;

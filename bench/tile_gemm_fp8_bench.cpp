@@ -106,12 +106,7 @@ void BM_tile_gemm_fp8(benchmark::State& state) {
     SameRun runs;
     runs.add("cutlet", run);
     runs.add("cublaslt", [&] { e.run_cublaslt(); });
-    std::vector<double> ms;
-    for (auto _ : state) {
-      ms.push_back(runs.iterate(e.stream, kReps));
-      state.SetIterationTime(ms.back() * 1e-3);
-    }
-    const double med = median(ms);
+    const double med = runs.time_iterations(state, e.stream, kReps);
     state.counters["TFLOP/s"] = kFlops / (med * 1e-3) / 1e12;
     state.counters["cublaslt_TFLOP/s"] = kFlops / (runs.median_ms("cublaslt") * 1e-3) / 1e12;
     state.counters["vs_cublaslt"] = runs.median_ms("cublaslt") / med;

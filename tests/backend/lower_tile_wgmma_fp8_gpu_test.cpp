@@ -5,13 +5,12 @@
 // The products of FP8 values are exact in f32; the tensor cores add them with less precision
 // than f32 FMAs, hence the tolerance.
 #include <cmath>
-#include <cstdio>
-#include <fstream>
 #include <string>
 
 #include "dot_check.h"
 #include "gpu_test_support.h"
 #include "kernel_test_support.h"
+#include "sass_support.h"
 
 using namespace cutlet;
 using namespace cutlet::test;
@@ -116,8 +115,8 @@ TEST(TileWgmmaFp8Gpu, ScaledDotPerRowPerColumnAndPerTensor) {
 TEST(TileWgmmaFp8Gpu, SassHasQgmma) {
   CUTLET_REQUIRE_GPU();
   if (!hopper()) GTEST_SKIP() << "FP8 wgmma needs an sm_90 device";
-  const char* cuobjdump = "/usr/local/cuda/bin/cuobjdump";
-  if (!std::ifstream(cuobjdump)) GTEST_SKIP() << "no cuobjdump to read the SASS with";
+  const auto cuobjdump = cuobjdump_path();
+  if (!cuobjdump) GTEST_SKIP() << "no cuobjdump to read the SASS with";
   auto kern = tile_kernel([](Tensor<float, 2> c, Tensor<float8_e4m3, 2> a, Tensor<float8_e4m3, 2> bt) {
     auto r = arange(128), n = arange(128);
     auto acc = for_range(0, a.shape(1), 128, zeros<float>({128, 128}), [&](i32 k0, Tile<float> acc) {
@@ -132,16 +131,7 @@ TEST(TileWgmmaFp8Gpu, SassHasQgmma) {
   auto c = poisoned<float>(st, 128 * 128);
   kern.launch(st, {.grid = 1}, tensor(c, {128, 128}), tensor(a, {128, 256}), tensor(b, {128, 256}));
   for (float x : c.to_host(st)) ASSERT_EQ(x, 128.0f);
-  const std::vector<char>& cubin = kern.last_specialization()->compiled->cubin;
-  const std::string path = ::testing::TempDir() + "fp8_sass.cubin";
-  std::ofstream(path, std::ios::binary).write(cubin.data(), static_cast<std::streamsize>(cubin.size()));
-  const std::string cmd = std::string(cuobjdump) + " -sass " + path;
-  std::string sass;
-  if (FILE* p = popen(cmd.c_str(), "r")) {
-    char buf[4096];
-    for (std::size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) sass.append(buf, n);
-    pclose(p);
-  }
+  const std::string sass = sass_of(*cuobjdump, kern.last_specialization()->compiled->cubin, "fp8_sass");
   EXPECT_NE(sass.find("QGMMA"), std::string::npos) << sass.substr(0, 2000);
 }
 

@@ -3,14 +3,13 @@
 // cuobjdump is there to read it); operands from a pipelined K loop's swizzled stages and from
 // registers, every transpose, f16 and bf16, one and two warpgroups, ragged edges.
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <string>
 
 #include "dot_check.h"
 #include "gpu_test_support.h"
 #include "kernel_test_support.h"
+#include "sass_support.h"
 
 using namespace cutlet;
 using namespace cutlet::test;
@@ -65,8 +64,8 @@ TEST(TileWgmmaGpu, OperandsFromRegistersAndNarrowTiles) {
 TEST(TileWgmmaGpu, SassHasHgmma) {
   CUTLET_REQUIRE_GPU();
   if (!hopper()) GTEST_SKIP() << "wgmma needs an sm_90 device";
-  const char* cuobjdump = "/usr/local/cuda/bin/cuobjdump";
-  if (!std::ifstream(cuobjdump)) GTEST_SKIP() << "no cuobjdump to read the SASS with";
+  const auto cuobjdump = cuobjdump_path();
+  if (!cuobjdump) GTEST_SKIP() << "no cuobjdump to read the SASS with";
   auto kern = tile_kernel([](Tensor<float, 2> c, Tensor<bfloat16, 2> a, Tensor<bfloat16, 2> b) {
     auto r = arange(128), n = arange(128);
     auto acc = for_range(0, a.shape(1), 64, zeros<float>({128, 128}), [&](i32 k0, Tile<float> acc) {
@@ -80,16 +79,7 @@ TEST(TileWgmmaGpu, SassHasHgmma) {
   auto c = poisoned<float>(st, 128 * 128);
   kern.launch(st, {.grid = 1}, tensor(c, {128, 128}), tensor(a, {128, 256}), tensor(b, {256, 128}));
   for (float x : c.to_host(st)) ASSERT_EQ(x, 128.0f);
-  const std::vector<char>& cubin = kern.last_specialization()->compiled->cubin;
-  const std::string path = ::testing::TempDir() + "wgmma_sass.cubin";
-  std::ofstream(path, std::ios::binary).write(cubin.data(), static_cast<std::streamsize>(cubin.size()));
-  const std::string cmd = std::string(cuobjdump) + " -sass " + path;
-  std::string sass;
-  if (FILE* p = popen(cmd.c_str(), "r")) {
-    char buf[4096];
-    for (std::size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) sass.append(buf, n);
-    pclose(p);
-  }
+  const std::string sass = sass_of(*cuobjdump, kern.last_specialization()->compiled->cubin, "wgmma_sass");
   EXPECT_NE(sass.find("HGMMA"), std::string::npos) << sass.substr(0, 2000);
 }
 
