@@ -8,7 +8,8 @@ namespace cutlet::fuzz {
 
 const char* op_name(UnaryOp op) {
   static constexpr const char* names[] = {"neg",   "bitnot", "not",  "abs", "sqrt", "floor", "ceil",  "trunc",   "rint",
-                                          "round", "popc",   "clz",  "ffs", "brev", "isnan", "isinf", "isfinite"};
+                                          "round", "popc",   "clz",  "ffs", "brev", "isnan", "isinf", "isfinite",
+                                          "fp8e4m3", "fp8e5m2"};
   return names[static_cast<int>(op)];
 }
 const char* op_name(BinaryOp op) {
@@ -168,6 +169,8 @@ bool defined_for(UnaryOp op, Scalar s) {
     case UnaryOp::Clz:
     case UnaryOp::Ffs:
     case UnaryOp::Brev: return is_wide_int(s);
+    case UnaryOp::RoundFp8E4M3:
+    case UnaryOp::RoundFp8E5M2: return s == Scalar::F16 || s == Scalar::BF16 || s == Scalar::F32;
     default: return is_wide_float(s);
   }
 }
@@ -223,6 +226,9 @@ std::uint64_t eval_unary(UnaryOp op, Scalar s, std::uint64_t a, OpFlags& flags) 
       case UnaryOp::IsNan: return std::isnan(x) ? 1 : 0;
       case UnaryOp::IsInf: return std::isinf(x) ? 1 : 0;
       case UnaryOp::IsFinite: return std::isfinite(x) ? 1 : 0;
+      // Exact: every FP8 value is an f16, bf16 and f32 value, and x an f32 one.
+      case UnaryOp::RoundFp8E4M3: return float_result(s, static_cast<float>(float8_e4m3(static_cast<float>(x))));
+      case UnaryOp::RoundFp8E5M2: return float_result(s, static_cast<float>(float8_e5m2(static_cast<float>(x))));
       default: break;
     }
   } else if (s == Scalar::Bool) {

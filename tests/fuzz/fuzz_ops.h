@@ -16,7 +16,9 @@
 namespace cutlet::fuzz {
 
 enum class UnaryOp : std::uint8_t {
-  Neg, BitNot, LogicalNot, Abs, Sqrt, Floor, Ceil, Trunc, Rint, Round, Popc, Clz, Ffs, Brev, IsNan, IsInf, IsFinite
+  Neg, BitNot, LogicalNot, Abs, Sqrt, Floor, Ceil, Trunc, Rint, Round, Popc, Clz, Ffs, Brev, IsNan, IsInf, IsFinite,
+  // x converted to an FP8 format and back (cast<T>(cast<float8_e4m3>(x))): f16, bf16 and f32
+  RoundFp8E4M3, RoundFp8E5M2
 };
 enum class BinaryOp : std::uint8_t { Add, Sub, Mul, Div, Rem, And, Or, Xor, Shl, Shr, Min, Max, Fmod, Copysign, Mulhi };
 enum class CmpOp : std::uint8_t { Eq, Ne, Lt, Le, Gt, Ge };

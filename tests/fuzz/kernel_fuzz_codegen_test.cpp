@@ -58,5 +58,24 @@ TEST(KernelFuzzCodegen, GeneratedKernelsTraceVerifyCompileAndLink) {
   }
 }
 
+// The FP8 seeds round values through both FP8 formats; the other seeds' programs never do
+// (so that the regression seeds keep their programs).
+TEST(KernelFuzzCodegen, Fp8RoundingsAppearInTheFp8SeedsOnly) {
+  int e4m3 = 0, e5m2 = 0;
+  for (std::uint64_t seed = 0; seed < 1000; ++seed) {
+    if (is_tile_seed(seed)) continue;
+    const std::string program = to_string(generate_simt_program(seed));
+    const bool any = program.find("fp8e") != std::string::npos;
+    if (!has_fp8_roundings(seed)) {
+      EXPECT_FALSE(any) << "seed " << seed << "\n" << program;
+      continue;
+    }
+    e4m3 += program.find("fp8e4m3") != std::string::npos;
+    e5m2 += program.find("fp8e5m2") != std::string::npos;
+  }
+  EXPECT_GE(e4m3, 10);
+  EXPECT_GE(e5m2, 10);
+}
+
 }  // namespace
 }  // namespace cutlet::fuzz

@@ -12,7 +12,10 @@ using I128 = __int128;
 
 class Generator {
  public:
-  explicit Generator(std::uint64_t seed) : rng_(seed * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull) { p_.seed = seed; }
+  explicit Generator(std::uint64_t seed)
+      : rng_(seed * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull), fp8_(has_fp8_roundings(seed)) {
+    p_.seed = seed;
+  }
 
   SimtProgram run() {
     p_.block = 32 * uniform(1, 4);
@@ -20,6 +23,8 @@ class Generator {
     palette_ = {Scalar::I32};
     const int extra = uniform(1, 3);
     for (int i = 0; i < extra; ++i) palette_.push_back(kBufferTypes[uniform(0, 11)]);
+    // The FP8 seeds compute in a type FP8 conversions start from, too.
+    if (fp8_) palette_.push_back(chance(50) ? Scalar::F32 : chance(50) ? Scalar::F16 : Scalar::BF16);
     left_ = uniform(3, 8);
     p_.body = block(0, true, left_);
     // Every variable ends in an output, so that whatever reached it is checked.
@@ -162,6 +167,9 @@ class Generator {
         default: return make_cast(t, gen(pick_value_type(), d));
       }
     }
+    // Only the FP8 seeds draw here, so every other seed's program stays as it was.
+    if (fp8_ && defined_for(UnaryOp::RoundFp8E4M3, t) && chance(20))
+      return make_unary(chance(50) ? UnaryOp::RoundFp8E4M3 : UnaryOp::RoundFp8E5M2, gen(t, d));
     for (;;) {
       switch (uniform(0, 9)) {
         case 0: case 1: case 2: case 3: {
@@ -325,6 +333,7 @@ class Generator {
   }
 
   std::mt19937_64 rng_;
+  bool fp8_;
   SimtProgram p_;
   std::vector<Scalar> palette_;
   std::vector<std::pair<I128, I128>> loops_;  ///< the index range of each enclosing loop
@@ -332,6 +341,8 @@ class Generator {
 };
 
 }  // namespace
+
+bool has_fp8_roundings(std::uint64_t seed) { return seed % 16 == 10; }
 
 SimtProgram generate_simt_program(std::uint64_t seed) { return Generator(seed).run(); }
 

@@ -15,4 +15,8 @@ namespace cutlet::fuzz {
 /// clamped before they become integers.
 SimtProgram generate_simt_program(std::uint64_t seed);
 
+/// Whether the programs of `seed` may also round f16, bf16 and f32 values through the FP8
+/// formats (one seed in 16; the others' programs are those of the generator before FP8).
+bool has_fp8_roundings(std::uint64_t seed);
+
 }  // namespace cutlet::fuzz

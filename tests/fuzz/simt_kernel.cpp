@@ -31,6 +31,9 @@ using element_of = typename std::remove_cvref_t<V>::element_type;
 
 template <class T>
 inline constexpr bool is_wide_float_v = std::is_same_v<T, float> || std::is_same_v<T, double>;
+/// The types FP8 conversions start from (not f64: cutlet refuses it, to round once).
+template <class T>
+inline constexpr bool is_fp8_source_v = std::is_same_v<T, half> || std::is_same_v<T, bfloat16> || std::is_same_v<T, float>;
 template <class T>
 inline constexpr bool is_wide_int_v = std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::int64_t> ||
                                       std::is_same_v<T, std::uint32_t> || std::is_same_v<T, std::uint64_t>;
@@ -70,6 +73,12 @@ AnyValue unary(UnaryOp op, const Value<T>& x) {
     case UnaryOp::IsNan: if constexpr (is_wide_float_v<T>) return any(cutlet::isnan(x)); break;
     case UnaryOp::IsInf: if constexpr (is_wide_float_v<T>) return any(cutlet::isinf(x)); break;
     case UnaryOp::IsFinite: if constexpr (is_wide_float_v<T>) return any(cutlet::isfinite(x)); break;
+    case UnaryOp::RoundFp8E4M3:
+      if constexpr (is_fp8_source_v<T>) return any(cutlet::cast<T>(cutlet::cast<float8_e4m3>(x)));
+      break;
+    case UnaryOp::RoundFp8E5M2:
+      if constexpr (is_fp8_source_v<T>) return any(cutlet::cast<T>(cutlet::cast<float8_e5m2>(x)));
+      break;
   }
   not_in_language(op_name(op), scalar_of<T>());
 }
