@@ -28,6 +28,7 @@ inline constexpr RegressionSeed kSimtRegressionSeeds[] = {
     {49, "sin (ulp tolerance)"},
     {70, "signed remainder"},
     {579, "a conversion between f16 and bf16"},
+    {410, "values rounded through e4m3 and e5m2 (an FP8 seed: has_fp8_roundings)"},
     {24, "a subtraction accumulated in shared memory (the block's partial was flushed with a subtraction)"},
     {9197, "copysign from sqrt of a negative number (the NaN's sign is not defined: skipped as ambiguous)"},
 };
