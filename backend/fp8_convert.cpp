@@ -9,6 +9,7 @@
 
 #include "cutlet/error.h"
 #include "cutlet/runtime/float8.h"
+#include "vector_lanes.h"
 
 namespace cutlet::backend {
 namespace {
@@ -19,20 +20,9 @@ std::string pair_name(ir::Type t) {
   return t.scalar_kind() == ir::ScalarKind::F8E4M3 ? "e4m3x2" : "e5m2x2";
 }
 
-std::vector<llvm::Value*> lanes_of(llvm::IRBuilder<>& b, llvm::Value* v) {
-  auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(v->getType());
-  if (!vt) return {v};
-  std::vector<llvm::Value*> out;
-  for (unsigned i = 0; i < vt->getNumElements(); ++i) out.push_back(b.CreateExtractElement(v, i));
-  return out;
-}
-
 /// `lanes` as one value: a scalar when `like` is one, else a vector of their type.
 llvm::Value* join(llvm::IRBuilder<>& b, const std::vector<llvm::Value*>& lanes, llvm::Value* like) {
-  if (!like->getType()->isVectorTy()) return lanes[0];
-  llvm::Value* v = llvm::PoisonValue::get(llvm::FixedVectorType::get(lanes[0]->getType(), static_cast<unsigned>(lanes.size())));
-  for (std::size_t i = 0; i < lanes.size(); ++i) v = b.CreateInsertElement(v, lanes[i], static_cast<std::uint64_t>(i));
-  return v;
+  return like->getType()->isVectorTy() ? vector_of(b, lanes[0]->getType(), lanes) : lanes[0];
 }
 
 llvm::Value* asm_call(llvm::IRBuilder<>& b, llvm::Type* result, const std::string& text, const std::string& constraints,

@@ -14,6 +14,7 @@
 #include "lowering.h"
 #include "cutlet/ir/axis_info.h"
 #include "tile_support.h"
+#include "vector_lanes.h"
 
 namespace cutlet::backend {
 
@@ -29,16 +30,12 @@ llvm::Type* LoweringContext::type_of(ir::ValueId v) const {
 const TileLayout& layout_of(LoweringContext& c, ir::ValueId v) { return result_layout(c, v); }
 
 std::vector<llvm::Value*> unpack(LoweringContext& c, llvm::Value* v) {
-  auto n = llvm::cast<llvm::FixedVectorType>(v->getType())->getNumElements();
-  std::vector<llvm::Value*> out(n);
-  for (unsigned i = 0; i < n; ++i) out[i] = c.b.CreateExtractElement(v, static_cast<std::uint64_t>(i));
-  return out;
+  CUTLET_ASSERT(v->getType()->isVectorTy(), "a tile's registers are one vector");
+  return lanes_of(c.b, v);
 }
 
 llvm::Value* pack(LoweringContext& c, llvm::Type* elem, const std::vector<llvm::Value*>& regs) {
-  llvm::Value* v = llvm::PoisonValue::get(llvm::FixedVectorType::get(elem, static_cast<unsigned>(regs.size())));
-  for (std::size_t i = 0; i < regs.size(); ++i) v = c.b.CreateInsertElement(v, regs[i], static_cast<std::uint64_t>(i));
-  return v;
+  return vector_of(c.b, elem, regs);
 }
 
 llvm::Value* shared_buffer(LoweringContext& c, llvm::Type* elem, std::int64_t count) {
