@@ -5,8 +5,9 @@
 // wgmma computes. a and b are read by the tensor cores from shared memory through matrix
 // descriptors: tiles in a swizzled shared layout (a pipelined loop's stages, an operand staged
 // before the loop), or registers written to such a buffer first; a may come from registers
-// instead when it is held as the accumulator is (attention's P). Each operand is K-major (its rows run along K: a as [M, K], b given
-// transposed as [N, K]) or MN-major (b as [K, N], a transposed as [K, M]; the transpose bits).
+// instead when it is held as the accumulator is (attention's P). Each operand is K-major (its
+// rows run along K: a as [M, K], b given transposed as [N, K]) or MN-major (b as [K, N], a
+// transposed as [K, M]; the transpose bits).
 // FP8 operands are K-major and in shared memory (dot_uses_wgmma: wgmma has no transpose for
 // them, nor an FP8 a in registers).
 // The dot issues every k-step of every band and commits them as one group; it waits for the

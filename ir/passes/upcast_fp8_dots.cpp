@@ -21,26 +21,22 @@ class Upcaster {
     for (InstId id : ids) {
       for (std::size_t k = 0; k < f_.inst(id).regions.size(); ++k) region(id, k);
       if (f_.inst(id).op == Opcode::TileDot && needs_upcast(f_.inst(id))) {
-        const ValueId a = f_.inst(id).operands[ops::TileDot::a_operand];
-        ValueId cast_a = kNone;  // a dot of a tile with itself casts it once
-        for (const std::size_t k : {ops::TileDot::a_operand, ops::TileDot::b_operand}) {
-          const ValueId from = f_.inst(id).operands[k];
-          if (k == ops::TileDot::b_operand && from == a) {
-            f_.inst(id).operands[k] = cast_a;
-            continue;
-          }
-          const Type t = f_.type_of(from);
+        // The operands cast to f16 before the dot (a dot of a tile with itself casts it once).
+        auto upcast = [&](ValueId from) {
           Instruction cast;
           cast.op = Opcode::Cast;
           cast.operands = {from};
           cast.loc = f_.inst(id).loc;
           const InstId c = f_.add_inst(std::move(cast));
-          const ValueId to = f_.add_value(Type::tile(t.shape(), Type::f16()), c, 0);
+          const ValueId to = f_.add_value(Type::tile(f_.type_of(from).shape(), Type::f16()), c, 0);
           f_.inst(c).results = {to};
-          f_.inst(id).operands[k] = to;
-          if (k == ops::TileDot::a_operand) cast_a = to;
           body.push_back(c);
-        }
+          return to;
+        };
+        const ValueId a = f_.inst(id).operands[ops::TileDot::a_operand], b = f_.inst(id).operands[ops::TileDot::b_operand];
+        const ValueId a16 = upcast(a), b16 = b == a ? a16 : upcast(b);
+        f_.inst(id).operands[ops::TileDot::a_operand] = a16;
+        f_.inst(id).operands[ops::TileDot::b_operand] = b16;
       }
       body.push_back(id);
     }

@@ -56,10 +56,10 @@ bool feeds_dot_wait(const Function& fn, ValueId v);
 
 /// Whether tensor-core dot `dot` (laid out: its result in an mma layout) reads its a
 /// fragments straight from a's registers: a 16-bit a (not FP8 or tf32), not transposed, in
-/// registers (not in shared memory, not fragments already), held as mma accumulators are ([1, 2] per thread,
-/// 8 x 4 lanes, the warps split M alone, as many as the result's), or, for a dot on wgmma,
-/// in the wgmma layout of the result's rows and warps. Otherwise a is read from shared memory
-/// (staged there when it is in registers).
+/// registers (not in shared memory, not fragments already), held as mma accumulators are
+/// ([1, 2] per thread, 8 x 4 lanes, the warps split M alone, as many as the result's), or,
+/// for a dot on wgmma, in the wgmma layout of the result's rows and warps. Otherwise a is
+/// read from shared memory (staged there when it is in registers).
 bool dot_a_from_registers(const Function& fn, const Instruction& dot);
 
 /// The row stride, in elements, of a tensor-core dot operand held in shared memory as rows
