@@ -26,7 +26,7 @@ cap="${CAP:-600}"
 faulting="FaultIsolation*:AutotuneFault*:DiagnosticsGpu.*:OutOfMemoryGpu.*:ViewGpu.OutOfBoundsIndexIsReported"
 [ -n "${EXCLUDE:-}" ] && faulting+=":$EXCLUDE"
 timing="AutotuneGpu.PicksTheObviousBestAndSkipsFailingConfigsWithReasons:AutotuneGpu.PersistedResultIsReusedByAnotherTunerWithoutTrials"
-# Also left out, for the tools' sake:
+# Tests the tools cannot run:
 # - the tests running the wgmma kernel whose 128x256 accumulator is held by one warpgroup
 #   (255 registers, accumulators spilled around the MMAs): memcheck and synccheck stop it with
 #   CUDA_ERROR_INVALID_PC having reported no error, while it is right without the tools (the
@@ -34,8 +34,8 @@ timing="AutotuneGpu.PicksTheObviousBestAndSkipsFailingConfigsWithReasons:Autotun
 #   so do wgmma kernels that spill nothing;
 # - the disk-cache test that starts child processes of the suite: under the tools its first
 #   child never ends.
-timing+=":AutotuneTileGpu.BlockSizesWarpsAndStagesWithoutFailedCandidates:AutotuneTileGpu.WidestCandidateAloneIsRight"
-timing+=":DiskCacheGpu.SecondProcessLaunchesFromTheDisk"
+untooled="AutotuneTileGpu.BlockSizesWarpsAndStagesWithoutFailedCandidates:AutotuneTileGpu.WidestCandidateAloneIsRight"
+untooled+=":DiskCacheGpu.SecondProcessLaunchesFromTheDisk"
 language="KernelGpu.*:MemoryGpu.*:AtomicGpu.*:WarpGpu.*:MathGpu.*:VectorGpu.*:ViewGpu.*:HalfCastGpu.*"
 runtime="Buffer.*:Device.*:DeviceMemoryResource.*:Event.*:Graph.*:GreenContext.*:Launch.*:LaunchExtended.*"
 runtime+=":ManagedMemory.*:MemoryPool.*:Module.*:Occupancy.*:Peer.*:PinnedMemory.*:Program.*:Stream.*:DLPack.*:Cub.*"
@@ -44,8 +44,8 @@ jit="Autotune*:DiskCache*:SpecializationRanges*:ConstParamGpu.*:StructParamGpu.*
 fuzz="KernelFuzzGpu.*"
 # Groups: 0 algorithms, 1 tile, 2 language, 3 runtime, 4 JIT machinery, 5 fuzzed kernels, 6 every
 # suite none of those names (so that a new suite is never left out).
-groups=("Algorithms*" "Tile*" "$language:-$faulting" "$runtime:-$faulting" "$jit:-$faulting:$timing" "$fuzz"
-        "-Algorithms*:Tile*:$language:$runtime:$jit:$fuzz:$faulting:$timing")
+groups=("Algorithms*" "Tile*" "$language:-$faulting" "$runtime:-$faulting" "$jit:-$faulting:$timing:$untooled" "$fuzz"
+        "-Algorithms*:Tile*:$language:$runtime:$jit:$fuzz:$faulting:$timing:$untooled")
 # ONLY_GROUPS picks groups by index, so that the sweep can be spread over several sittings.
 if [ -n "${ONLY_GROUPS:-}" ]; then
   picked=()
