@@ -60,6 +60,15 @@ class SameRun {
     return median(ms);
   }
 
+  /// Sets the counters of a matrix kernel of `flops` operations a call timed (the first
+  /// implementation, median `ms`) against library `peer`: TFLOP/s, <peer>_TFLOP/s and vs_<peer>.
+  void set_tflops_counters(benchmark::State& state, double ms, double flops, const std::string& peer) const {
+    const double peer_ms = median_ms(peer);
+    state.counters["TFLOP/s"] = flops / (ms * 1e-3) / 1e12;
+    state.counters[peer + "_TFLOP/s"] = flops / (peer_ms * 1e-3) / 1e12;
+    state.counters["vs_" + peer] = peer_ms / ms;
+  }
+
   /// The median over iterations of implementation `name`'s times (ms); 0 if unknown.
   double median_ms(const std::string& name) const {
     for (const auto& i : impls_)

@@ -136,9 +136,7 @@ void BM_tile_gemm(benchmark::State& state) {
     runs.add("cutlet", run);
     runs.add("cublas", [&] { e.run_cublas(); });
     const double med = runs.time_iterations(state, e.stream, kReps);
-    state.counters["TFLOP/s"] = kFlops / (med * 1e-3) / 1e12;
-    state.counters["cublas_TFLOP/s"] = kFlops / (runs.median_ms("cublas") * 1e-3) / 1e12;
-    state.counters["vs_cublas"] = runs.median_ms("cublas") / med;
+    runs.set_tflops_counters(state, med, kFlops, "cublas");
     state.counters["regs"] = registers_of(k);
   });
 }

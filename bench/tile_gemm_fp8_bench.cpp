@@ -107,9 +107,7 @@ void BM_tile_gemm_fp8(benchmark::State& state) {
     runs.add("cutlet", run);
     runs.add("cublaslt", [&] { e.run_cublaslt(); });
     const double med = runs.time_iterations(state, e.stream, kReps);
-    state.counters["TFLOP/s"] = kFlops / (med * 1e-3) / 1e12;
-    state.counters["cublaslt_TFLOP/s"] = kFlops / (runs.median_ms("cublaslt") * 1e-3) / 1e12;
-    state.counters["vs_cublaslt"] = runs.median_ms("cublaslt") / med;
+    runs.set_tflops_counters(state, med, kFlops, "cublaslt");
     state.counters["regs"] = registers_of(k);
   });
 }
