@@ -4,9 +4,13 @@
 // BM_tile_gemm/bm:M/bn:N/bk:K/warps:W/stages:S: M x N output tiles per program, K-deep
 // steps, S shared-memory stages of cp.async copies. BM_tile_gemm_gelu: the same GEMM with a
 // fused epilogue (bias + exact GELU, bf16 output), against cuBLAS's plain GEMM.
+// BM_tile_gemm_mma_sync and BM_tile_gemm_gelu_mma_sync: the same kernels built for sm_90
+// instead of the H200's sm_90a, so that their dots run on mma.sync (as on sm_80 and sm_89)
+// rather than wgmma.
 #include <cmath>
 #include <map>
 #include <memory>
+#include <optional>
 #include <random>
 #include <type_traits>
 
@@ -24,8 +28,9 @@ constexpr int kIterations = 5;
 /// tile rows (for L2 reuse of b's columns), bf16 loads, f32 accumulation in a loop over K.
 /// With `Epilogue`, the tile gets bias[column] added and exact GELU applied and is stored as
 /// bf16 (the fused epilogue users write after a dot); without, it is stored as f32.
+/// `target`: the architecture to build for; none, the launching device's.
 template <int BM, int BN, int BK, bool Epilogue>
-auto make_gemm(int warps, int stages) {
+auto make_gemm(int warps, int stages, std::optional<Target> target) {
   using Out = std::conditional_t<Epilogue, bfloat16, float>;
   return tile_kernel([](Tensor<Out, 2> c, Tensor<bfloat16, 2> a, Tensor<bfloat16, 2> b, Tensor<float, 1> bias) {
     constexpr int kGroup = 8;
@@ -49,7 +54,7 @@ auto make_gemm(int warps, int stages) {
     } else {
       store(c, {expand_dims(rm, 1), expand_dims(rn, 0)}, acc);
     }
-  }, {.name = Epilogue ? "bench_tile_gemm_gelu" : "bench_tile_gemm", .tile_stages = stages}, warps);
+  }, {.name = Epilogue ? "bench_tile_gemm_gelu" : "bench_tile_gemm", .target = target, .tile_stages = stages}, warps);
 }
 
 struct Env {
@@ -113,13 +118,15 @@ Env& env() {
 }
 
 /// BM_tile_gemm, and with `Epilogue` BM_tile_gemm_gelu (bias + GELU, bf16 out), each against
-/// cuBLAS's plain GEMM (f32 out) in the same iterations.
-template <int BM, int BN, int BK, bool Epilogue = false>
+/// cuBLAS's plain GEMM (f32 out) in the same iterations. With `MmaSync`, built for sm_90.
+template <int BM, int BN, int BK, bool Epilogue = false, bool MmaSync = false>
 void BM_tile_gemm(benchmark::State& state) {
   if (!require_gpu(state)) return;
   guarded(state, [](benchmark::State& state) {
     Env& e = env();
-    auto k = make_gemm<BM, BN, BK, Epilogue>(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)));
+    std::optional<Target> target;
+    if constexpr (MmaSync) target = Target::from_string("sm_90");
+    auto k = make_gemm<BM, BN, BK, Epilogue>(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)), target);
     auto run = [&] {
       if constexpr (Epilogue)
         k.launch(e.stream, {.grid = (kSize / BM) * (kSize / BN)}, tensor(e.c16, {kSize, kSize}), tensor(e.a, {kSize, kSize}),
@@ -166,6 +173,18 @@ BENCHMARK(BM_tile_gemm<128, 256, 64, true>)->Name("BM_tile_gemm_gelu/bm:128/bn:2
     ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(kIterations);
 BENCHMARK(BM_tile_gemm<256, 128, 64, true>)->Name("BM_tile_gemm_gelu/bm:256/bn:128/bk:64")->ArgNames({"warps", "stages"})
     ->Args({8, 3})
+    ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(kIterations);
+BENCHMARK(BM_tile_gemm<128, 256, 64, false, true>)->Name("BM_tile_gemm_mma_sync/bm:128/bn:256/bk:64")
+    ->ArgNames({"warps", "stages"})->Args({8, 3})
+    ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(kIterations);
+BENCHMARK(BM_tile_gemm<128, 256, 32, false, true>)->Name("BM_tile_gemm_mma_sync/bm:128/bn:256/bk:32")
+    ->ArgNames({"warps", "stages"})->Args({8, 3})->Args({8, 4})
+    ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(kIterations);
+BENCHMARK(BM_tile_gemm<128, 256, 32, true, true>)->Name("BM_tile_gemm_gelu_mma_sync/bm:128/bn:256/bk:32")
+    ->ArgNames({"warps", "stages"})->Args({8, 3})->Args({8, 4})
+    ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(kIterations);
+BENCHMARK(BM_tile_gemm<128, 256, 64, true, true>)->Name("BM_tile_gemm_gelu_mma_sync/bm:128/bn:256/bk:64")
+    ->ArgNames({"warps", "stages"})->Args({8, 3})
     ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(kIterations);
 
 }  // namespace cutlet::bench
