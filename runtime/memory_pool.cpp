@@ -75,6 +75,12 @@ const std::shared_ptr<PoolMemoryResource>& PoolMemoryResource::device_default(De
     CUmemoryPool pool = nullptr;
     CUresult r = detail::driver().cuDeviceGetDefaultMemPool(&pool, s.handle);
     if (r != CUDA_SUCCESS) detail::throw_cuda_error(r, "cuDeviceGetDefaultMemPool(" + s.label + ")");
+    // The driver's default threshold, 0, returns every freed byte at the next synchronization,
+    // so that a loop of allocate, free and synchronize maps and unmaps memory each time (an
+    // algorithm's temporary storage, say). Unless someone chose a threshold, keep it all.
+    if (get_attribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, "RELEASE_THRESHOLD") == 0)
+      set_attribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, std::numeric_limits<std::size_t>::max(),
+                    "RELEASE_THRESHOLD");
     slot = std::shared_ptr<PoolMemoryResource>(new PoolMemoryResource(device, pool, Default{}));
   }
   return slot;

@@ -107,6 +107,19 @@ TEST(MemoryPool, DefaultPoolIsStreamOrdered) {
   EXPECT_EQ(b.to_host(s)[12344], 0.0);
 }
 
+TEST(MemoryPool, DefaultPoolKeepsFreedMemoryAcrossSynchronizations) {
+  CUTLET_REQUIRE_GPU();
+  cutlet::Stream s(cutlet::Device(0));
+  const auto& pool = cutlet::PoolMemoryResource::device_default(s.device());
+  EXPECT_EQ(pool->release_threshold(), std::numeric_limits<std::size_t>::max());
+  {
+    cutlet::Buffer<std::uint8_t> a(64 * kMiB, s);
+    a.fill_bytes(s, 1);
+  }
+  s.synchronize();  // a pool with the driver's threshold of 0 would shrink here
+  EXPECT_GE(pool->usage().reserved, 64 * kMiB);
+}
+
 TEST(MemoryPool, FailureSaysAskedAndFree) {
   CUTLET_REQUIRE_GPU();
   cutlet::Stream s(cutlet::Device(0));

@@ -39,6 +39,10 @@ class PoolMemoryResource final : public MemoryResource {
   explicit PoolMemoryResource(Device device, PoolOptions options = {});
   /// The device's default pool (cuDeviceGetDefaultMemPool), which cuMemAllocAsync and
   /// cudaMallocAsync also use; one shared object per device per process. Not destroyed here.
+  /// When its release threshold is the driver's default, 0, the first call sets it to SIZE_MAX:
+  /// memory freed to the pool stays reserved for later allocations across synchronizations,
+  /// as in PyTorch's and CuPy's caching allocators (trim_to() returns it to the driver). A
+  /// threshold set before the first call is kept.
   static const std::shared_ptr<PoolMemoryResource>& device_default(Device device);
   /// Destroys a pool of its own (the driver waits for outstanding frees). Never throws.
   ~PoolMemoryResource() override;
