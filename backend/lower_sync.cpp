@@ -119,6 +119,14 @@ llvm::Value* lower_atomic(LoweringContext& c, const ir::Instruction& inst) {
   ir::Type pt = c.fn.type_of(atomic.ptr());
   ir::Type t = pt.element();
   const char* space = pt.address_space() == ir::AddressSpace::Shared ? "shared" : "global";
+  if (kind == AtomicKind::Load) {  // relaxed or acquire (the verifier saw to it)
+    const std::string text = std::string("ld.") + orders[order] + "." + scopes[scope] + "." + space + ".b" +
+                             std::to_string(t.bits()) + " $0, [$1];";
+    llvm::Type* bits = c.b.getIntNTy(static_cast<unsigned>(t.bits()));
+    llvm::Value* loaded = inline_ptx(c, bits, text, std::string("=") + (t.bits() == 64 ? "l" : "r") + ",l",
+                                     {c.get(atomic.ptr())});
+    return c.b.CreateBitCast(loaded, llvm_type(c.ctx, t));
+  }
   llvm::Value* value = c.get(atomic.values()[0]);
   if (kind == AtomicKind::Sub) value = t.is_float() ? c.b.CreateFNeg(value) : c.b.CreateNeg(value);
   // 16-bit float atomics take their operand as .b16 bits in an "h" register.

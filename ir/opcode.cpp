@@ -70,7 +70,7 @@ const char* special_reg_name(SpecialReg r) {
 }
 
 const char* atomic_kind_name(AtomicKind k) {
-  static const char* names[] = {"add", "sub", "min", "max", "and", "or", "xor", "exch", "cas"};
+  static const char* names[] = {"add", "sub", "min", "max", "and", "or", "xor", "exch", "cas", "load"};
   return names[static_cast<int>(k)];
 }
 const char* memory_scope_name(MemoryScope s) {

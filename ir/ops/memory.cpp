@@ -88,10 +88,19 @@ std::vector<Type> infer_atomic(const OpTypes& t) {
   if (!p.is_pointer() || (p.address_space() != AddressSpace::Global && p.address_space() != AddressSpace::Shared))
     t.fail(name + " needs a global or shared pointer, got " + p.str());
   Type e = p.element();
-  const std::size_t want = kind == AtomicKind::CompareExchange ? 2 : 1;
+  const std::size_t want = kind == AtomicKind::CompareExchange ? 2 : kind == AtomicKind::Load ? 0 : 1;
   if (t.operands.size() != want + 1) t.fail(name + " takes " + std::to_string(want) + " value(s)");
   for (std::size_t i = 1; i < t.operands.size(); ++i)
     if (t.operands[i] != e) t.fail(name + " of " + t.operands[i].str() + " on " + p.str());
+  if (kind == AtomicKind::Load) {
+    const auto order = static_cast<MemoryOrder>(t.int_attr(2));
+    if (order != MemoryOrder::Relaxed && order != MemoryOrder::Acquire)
+      t.fail(std::string("an atomic load is relaxed or acquire, not ") + memory_order_name(order) +
+             "; a release goes with a store (atomic_exchange)");
+    if (!((e.is_integer() || e.is_float()) && !e.is_bool() && !e.is_fp8() && (e.bits() == 32 || e.bits() == 64)))
+      t.fail("atomic load is not available for " + e.str() + ": it reads 32- and 64-bit integers and floats");
+    return {e};
+  }
   bool ok;
   if (e.is_fp8()) {
     ok = false;

@@ -163,7 +163,7 @@ std::vector<Type> infer_tile_atomic(const OpTypes& t) {
   const bool ok = (e.bits() == 32 || e.bits() == 64) && !e.is_bool() &&
                   !(e.is_float() && kind != AtomicKind::Add && kind != AtomicKind::Exchange &&
                     !(e == Type::f32() && (kind == AtomicKind::Min || kind == AtomicKind::Max)));
-  if (!ok || kind == AtomicKind::CompareExchange || kind == AtomicKind::Sub)
+  if (!ok || kind == AtomicKind::CompareExchange || kind == AtomicKind::Sub || kind == AtomicKind::Load)
     t.fail(std::string("tile atomic ") + atomic_kind_name(kind) + " is not available for " + e.str() +
            ": tile atomics are add, min, max, and, or, xor and exchange on 32- and 64-bit integers, add and "
            "exchange on f32/f64, and min and max on f32");

@@ -1,6 +1,7 @@
 // The PTX of the look-back scan kernels for every element type: the operator inlined (no
-// call), 16-byte vector loads and stores, the tile counter and the status flags' release and
-// acquire atomics, and a non-commutative operator on 64-bit elements.
+// call), 16-byte vector loads and stores, the tile counter, the status published with a release
+// exchange and read with acquire loads (one u64 word with the value for 4-byte elements, a u32
+// flag and the value from L2 for 8-byte ones), and a non-commutative operator on 64-bit elements.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -19,6 +20,9 @@ void check_scan_kernel() {
   auto compiled = alg::scan_kernel<Exclusive, T, Op>().compile();
   EXPECT_FALSE(compiled->cubin.empty());
   const std::string v = sizeof(T) == 4 ? "v4" : "v2";
+  // Packed: the flag and the value in one u64 word; split: a u32 flag, then the value.
+  const std::string status = sizeof(T) == 4 ? "b64" : "b32";
+  const std::string value_load = sizeof(T) == 4 ? "" : "CHECK: ld.global.cg\nCHECK-NOT: {{[[:space:]]call(\\.uni)?[[:space:]]}}\n";
   expect_filecheck(compiled->ptx, std::string("CHECK: .visible .entry cutlet_") +
                                       (Exclusive ? "exclusive" : "inclusive") + "_scan_" + test::element_label<T>() +
                                       R"((
@@ -29,13 +33,11 @@ CHECK: ld.global.)" + v + R"(
 CHECK-NOT: {{[[:space:]]call(\.uni)?[[:space:]]}}
 CHECK: shfl.sync.up
 CHECK-NOT: {{[[:space:]]call(\.uni)?[[:space:]]}}
-CHECK: atom.release.gpu.global.exch.b32
+CHECK: atom.release.gpu.global.exch.)" + status + R"(
 CHECK-NOT: {{[[:space:]]call(\.uni)?[[:space:]]}}
-CHECK: atom.acquire.gpu.global.or.b32
+CHECK: ld.acquire.gpu.global.)" + status + R"(
 CHECK-NOT: {{[[:space:]]call(\.uni)?[[:space:]]}}
-CHECK: ld.global.cg
-CHECK-NOT: {{[[:space:]]call(\.uni)?[[:space:]]}}
-CHECK: st.global.)" + v + R"(
+)" + value_load + R"(CHECK: st.global.)" + v + R"(
 CHECK-NOT: {{[[:space:]]call(\.uni)?[[:space:]]}}
 )");
 }
@@ -69,11 +71,13 @@ CHECK-NOT: {{[[:space:]]call(\.uni)?[[:space:]]}}
 }
 
 TEST(AlgorithmsScanCodegen, WorkspaceLayout) {
-  // A counter, then per tile a flag, an aggregate and a prefix, each array 256-byte aligned.
+  // A counter, then per tile a u64 status word (4-byte elements) or a flag, an aggregate and a
+  // prefix (8-byte ones), each array 256-byte aligned.
   const std::size_t tile = alg::kScanTile<float>;
   EXPECT_EQ(alg::scan_workspace_bytes<float>(0), 0u);
-  EXPECT_EQ(alg::scan_workspace_bytes<float>(1), 4u * 256);
-  EXPECT_EQ(alg::scan_workspace_bytes<float>(64 * tile), 256u + 256 + 2 * 256);
+  EXPECT_EQ(alg::scan_workspace_bytes<float>(1), 2u * 256);
+  EXPECT_EQ(alg::scan_workspace_bytes<float>(64 * tile), 256u + 512);
+  EXPECT_EQ(alg::scan_workspace_bytes<float>(64 * tile + 1), 256u + 768);
   EXPECT_EQ(alg::scan_workspace_bytes<double>(64 * alg::kScanTile<double> + 1), 256u + 512 + 2 * 768);
 }
 

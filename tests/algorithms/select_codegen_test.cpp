@@ -24,7 +24,7 @@ std::string compaction_checks(const std::string& name, const std::string& betwee
   return "CHECK: .visible .entry " + name + "(\n" + kNoCall + "CHECK: atom.global.add.u32\n" + kNoCall +
          "CHECK: ld.global." + v + "\n" + kNoCall + between + "CHECK: vote.sync.ballot.b32\n" + kNoCall +
          "CHECK: popc.b32\n" + kNoCall + "CHECK: bar.sync\n" + kNoCall +
-         "CHECK: atom.release.gpu.global.exch.b64\n" + kNoCall + "CHECK: atom.acquire.gpu.global.or.b64\n" +
+         "CHECK: atom.release.gpu.global.exch.b64\n" + kNoCall + "CHECK: ld.acquire.gpu.global.b64\n" +
          kNoCall + "CHECK: st.global\n" + kNoCall;
 }
 

@@ -29,7 +29,7 @@ void check_type() {
                                     kNoCall + "CHECK: shfl.sync.up\n" + kNoCall + "CHECK: vote.sync.ballot.b32\n" +
                                     kNoCall + "CHECK: bar.sync\n" + kNoCall +
                                     "CHECK: atom.release.gpu.global.exch.b64\n" + kNoCall +
-                                    "CHECK: atom.acquire.gpu.global.or.b64\n" + kNoCall + "CHECK: st.global\n" +
+                                    "CHECK: ld.acquire.gpu.global.b64\n" + kNoCall + "CHECK: st.global\n" +
                                     kNoCall);
   auto rle = alg::run_length_encode_kernel<T>().compile();
   EXPECT_FALSE(rle->cubin.empty());
@@ -38,7 +38,7 @@ void check_type() {
                                  kNoCall + "CHECK: shfl.sync.up\n" + kNoCall + "CHECK: vote.sync.ballot.b32\n" +
                                  kNoCall + "CHECK: redux.sync.max.u32\n" + kNoCall + "CHECK: bar.sync\n" + kNoCall +
                                  "CHECK: atom.release.gpu.global.exch.b32\n" + kNoCall +
-                                 "CHECK: atom.acquire.gpu.global.or.b32\n" + kNoCall + "CHECK: ld.global.cg.{{[bu]}}64\n" +
+                                 "CHECK: ld.acquire.gpu.global.b32\n" + kNoCall + "CHECK: ld.global.cg.{{[bu]}}64\n" +
                                  kNoCall + "CHECK: st.global\n" + kNoCall);
 }
 

@@ -92,7 +92,9 @@ TEST(TileWgmmaFp8Codegen, AfterThePassesTheDotReadsF16) {
   EXPECT_NE(text.find("tile.dot"), std::string::npos) << text;
   for (std::size_t i = 0; i < f.num_insts(); ++i) {
     const ir::Instruction& inst = f.inst(static_cast<ir::InstId>(i));
-    if (inst.op == ir::Opcode::TileDot) EXPECT_EQ(f.type_of(inst.operands[0]).element(), ir::Type::f16()) << text;
+    if (inst.op == ir::Opcode::TileDot) {
+      EXPECT_EQ(f.type_of(inst.operands[0]).element(), ir::Type::f16()) << text;
+    }
   }
 }
 

@@ -114,6 +114,10 @@ TEST(KernelLanguageCodegen, AtomicScopesAndOrders) {
     atomic_exchange(c[2], 5, Scope::System, Order::Release);
     atomic_max(c[3], 9);
     atomic_add(d[0], 1.5);
+    d[1] = atomic_load(d[2]);
+    c[4] = atomic_load(c[5], Scope::Block, Order::Relaxed);
+    auto flag = shared_array<std::uint64_t>(1);
+    c[6] = cast<int>(atomic_load(flag[0], Scope::Block));
   }, {.name = "atomics"});
   expect_filecheck(ptx_of(k), R"(
 CHECK: .visible .entry atomics(
@@ -122,6 +126,9 @@ CHECK: atom.acquire.gpu.global.cas.b32
 CHECK: atom.release.sys.global.exch.b32
 CHECK: atom.global.max.s32
 CHECK: atom.global.add.f64
+CHECK: ld.acquire.gpu.global.b64
+CHECK: ld.relaxed.cta.global.b32
+CHECK: ld.acquire.cta.shared.b64
 )");
 }
 

@@ -177,6 +177,18 @@ TEST(TraceErrors, AnAtomicMinOnAFloatNamesItsLine) {
   expect_error_at(msg, {"atomic min", "f32"}, line);
 }
 
+TEST(TraceErrors, AReleaseAtomicLoadAndOneOfAnI16NameTheirLines) {
+  int line = 0;
+  std::string msg = error_of_kernel([&](Ptr<float> y) {
+    line = __LINE__; y[1] = atomic_load(y[0], Scope::Device, Order::Release);
+  });
+  expect_error_at(msg, {"atomic load is relaxed or acquire, not release"}, line);
+  msg = error_of_kernel_with_params([&](Ptr<std::int16_t> h, i32) {
+    line = __LINE__; h[1] = atomic_load(h[0]);
+  });
+  expect_error_at(msg, {"atomic load is not available for i16"}, line);
+}
+
 TEST(TraceErrors, AnAtomicOnALocalArrayNamesItsLine) {
   int line = 0;
   const std::string msg = error_of_kernel([&](Ptr<float> y) {

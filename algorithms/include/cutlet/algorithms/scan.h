@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cutlet/algorithms/detail/host_checks.h"
@@ -49,18 +50,18 @@ namespace detail {
 /// counter (take_tile), loads kScanItems<T> consecutive elements per thread (four 16-byte
 /// vectors in a full tile), scans them (the thread's items, warp scans with shuffles, the
 /// warps' totals through shared memory), and takes the tile's exclusive prefix from the tiles
-/// before it (look_back, by warp 0). The status per tile is a u32 flag (invalid, aggregate,
-/// prefix) with the values in their own arrays, aggregates[t] (the tile's reduction) and
-/// prefixes[t] (the reduction of tiles 0..t) (SplitTileStatus): this works for 8-byte
-/// elements too, which one 64-bit status word could not hold with its flag.
+/// before it (look_back, by warp 0). `status` is the tiles' status: for 4-byte elements one
+/// u64 word per tile, the flag (invalid, aggregate, prefix) packed with the value
+/// (PackedTileStatus, one round trip per look); for 8-byte ones a u32 flag with the values in
+/// arrays of their own, the tile's reduction and the reduction of tiles 0..t
+/// (SplitTileStatus), as one 64-bit word cannot hold such a value with its flag.
 ///
 /// Exclusive: the scan starts from `init`, which tile 0 puts in front of its prefix.
 /// Out-of-range items of the last tile hold zeros and are never stored; as the valid items
 /// come first, no valid result depends on them.
-template <bool Exclusive, class T, class Op>
+template <bool Exclusive, class T, class Op, class Status>
 void scan_tile_body(const Ptr<T>& out, const Ptr<T>& in, const i32& n, const Value<T>& init,
-                    const Ptr<std::uint32_t>& counter, const Ptr<std::uint32_t>& flags, const Ptr<T>& aggregates,
-                    const Ptr<T>& prefixes) {
+                    const Ptr<std::uint32_t>& counter, const Status& status) {
   const Op op{};
   constexpr int V = kVectorLanes<T>;
   constexpr int kItems = kScanItems<T>;
@@ -68,7 +69,6 @@ void scan_tile_body(const Ptr<T>& out, const Ptr<T>& in, const i32& n, const Val
   constexpr int kWarps = kScanBlock / warp_size;
   auto warp_totals = shared_array<T>(kWarps);
   auto tile_prefix = shared_array<T>(1);
-  const SplitTileStatus<T> status{flags, aggregates, prefixes};
   i32 tid = thread_idx().x;
   i32 lane = tid & 31;
   i32 warp = tid >> 5;
@@ -163,15 +163,43 @@ void scan_tile_body(const Ptr<T>& out, const Ptr<T>& in, const i32& n, const Val
       });
 }
 
-/// Makes the scan kernel for (Exclusive, T, Op).
+/// Whether the scans of T pack each tile's status into one u64 word (PackedTileStatus).
+template <class T>
+inline constexpr bool kScanPacksStatus = sizeof(T) == 4;
+
+/// Makes the scan kernel for (Exclusive, T, Op): parameters (out, in, n, init, counter, words)
+/// with a packed status, (out, in, n, init, counter, flags, aggregates, prefixes) without.
 template <bool Exclusive, class T, class Op>
 auto make_scan_kernel() {
-  return cutlet::kernel(
-      [](Ptr<T> out, Ptr<T> in, i32 n, Value<T> init, Ptr<std::uint32_t> counter, Ptr<std::uint32_t> flags,
-         Ptr<T> aggregates, Ptr<T> prefixes) {
-        scan_tile_body<Exclusive, T, Op>(out, in, n, init, counter, flags, aggregates, prefixes);
-      },
-      {.name = std::string(Exclusive ? "cutlet_exclusive_scan_" : "cutlet_inclusive_scan_") + element_name<T>()});
+  const KernelOptions options{.name = std::string(Exclusive ? "cutlet_exclusive_scan_" : "cutlet_inclusive_scan_") +
+                                      element_name<T>()};
+  if constexpr (kScanPacksStatus<T>) {
+    return cutlet::kernel(
+        [](Ptr<T> out, Ptr<T> in, i32 n, Value<T> init, Ptr<std::uint32_t> counter, Ptr<std::uint64_t> words) {
+          scan_tile_body<Exclusive, T, Op>(out, in, n, init, counter, PackedTileStatus<T>{words});
+        },
+        options);
+  } else {
+    return cutlet::kernel(
+        [](Ptr<T> out, Ptr<T> in, i32 n, Value<T> init, Ptr<std::uint32_t> counter, Ptr<std::uint32_t> flags,
+           Ptr<T> aggregates, Ptr<T> prefixes) {
+          scan_tile_body<Exclusive, T, Op>(out, in, n, init, counter, SplitTileStatus<T>{flags, aggregates, prefixes});
+        },
+        options);
+  }
+}
+
+/// Bytes of the scans' temporary storage for `tiles` tiles of T, and the first of them that
+/// must be zero before each scan.
+template <class T>
+std::pair<std::size_t, std::size_t> scan_storage_bytes(long long tiles) {
+  if constexpr (kScanPacksStatus<T>) {
+    const PackedScanLayout l = packed_scan_layout(tiles);
+    return {l.total_bytes, l.total_bytes};
+  } else {
+    const ScanLayout l = scan_layout(tiles, sizeof(T));
+    return {l.total_bytes, l.zeroed_bytes};
+  }
 }
 
 /// Queues the scan of `in` into `out` on `stream`; `init` is used by exclusive scans only.
@@ -187,15 +215,24 @@ void launch_scan(Kernel& kernel, const Stream& stream, const Buffer<T>& in, Buff
   check_aligned(out.data(), algorithm, "output");
   const Device device = stream.device();
   const long long tiles = ceil_div(n, kScanTile<T>);
-  const ScanLayout layout = scan_layout(tiles, sizeof(T));
-  Scratch scratch = acquire(workspace, stream, layout.total_bytes, algorithm);
-  zero_bytes(stream, scratch.address(), layout.zeroed_bytes);
+  const auto [total_bytes, zeroed_bytes] = scan_storage_bytes<T>(tiles);
+  Scratch scratch = acquire(workspace, stream, total_bytes, algorithm);
+  zero_bytes(stream, scratch.address(), zeroed_bytes);
   const auto tile_count = static_cast<std::size_t>(tiles);
-  const auto counter = Buffer<std::uint32_t>::wrap(scratch.address() + layout.counter, 1, device);
-  const auto flags = Buffer<std::uint32_t>::wrap(scratch.address() + layout.flags, tile_count, device);
-  const auto aggregates = Buffer<T>::wrap(scratch.address() + layout.aggregates, tile_count, device);
-  const auto prefixes = Buffer<T>::wrap(scratch.address() + layout.prefixes, tile_count, device);
-  kernel.launch(stream, {.grid = tiles, .block = kScanBlock}, out, in, n, init, counter, flags, aggregates, prefixes);
+  const LaunchConfig config{.grid = tiles, .block = kScanBlock};
+  if constexpr (kScanPacksStatus<T>) {
+    const PackedScanLayout layout = packed_scan_layout(tiles);
+    const auto counter = Buffer<std::uint32_t>::wrap(scratch.address() + layout.counter, 1, device);
+    const auto words = Buffer<std::uint64_t>::wrap(scratch.address() + layout.words, tile_count, device);
+    kernel.launch(stream, config, out, in, n, init, counter, words);
+  } else {
+    const ScanLayout layout = scan_layout(tiles, sizeof(T));
+    const auto counter = Buffer<std::uint32_t>::wrap(scratch.address() + layout.counter, 1, device);
+    const auto flags = Buffer<std::uint32_t>::wrap(scratch.address() + layout.flags, tile_count, device);
+    const auto aggregates = Buffer<T>::wrap(scratch.address() + layout.aggregates, tile_count, device);
+    const auto prefixes = Buffer<T>::wrap(scratch.address() + layout.prefixes, tile_count, device);
+    kernel.launch(stream, config, out, in, n, init, counter, flags, aggregates, prefixes);
+  }
 }
 
 }  // namespace detail
@@ -211,11 +248,12 @@ auto& scan_kernel() {
 }
 
 /// Bytes of temporary storage the scans need for `n` elements of T (for Workspace::borrow): a
-/// tile counter, and a status flag, an aggregate and a prefix per tile of kScanTile<T>.
+/// tile counter, and per tile of kScanTile<T> a status word (4-byte T) or a status flag, an
+/// aggregate and a prefix (8-byte T).
 template <Element T>
 std::size_t scan_workspace_bytes(std::size_t n) {
   if (n == 0) return 0;
-  return detail::scan_layout(static_cast<std::int64_t>((n + kScanTile<T> - 1) / kScanTile<T>), sizeof(T)).total_bytes;
+  return detail::scan_storage_bytes<T>(static_cast<long long>((n + kScanTile<T> - 1) / kScanTile<T>)).first;
 }
 
 /// out[i] = in[0] op in[1] op ... op in[i] for the n = in.size() elements, applied in that

@@ -1,6 +1,6 @@
 // The decoupled look-back of the single-pass algorithms (Merrill and Garland, "Single-pass
 // Parallel Prefix Scan with Decoupled Look-back"): tiles taken in the order blocks start, a
-// status per tile published with release atomics and read with acquire ones, and one warp
+// status per tile published with release atomics and read with acquire loads, and one warp
 // that combines the status of the tiles before its own. The scans and the compactions
 // (select, unique, run_length_encode) share it.
 #pragma once
@@ -36,7 +36,7 @@ inline i32 take_tile(const Ptr<std::uint32_t>& counter) {
 /// Tile status in three arrays (scan_layout): a u32 flag per tile, and the tiles' aggregates
 /// and inclusive prefixes in arrays of their own, so that values of any size work. A value is
 /// written, then its flag with a release atomic; a reader reads the flag with an acquire
-/// atomic, then the value from L2 (ld.global.cg).
+/// load, then the value from L2 (ld.global.cg).
 template <class T>
 struct SplitTileStatus {
   /// What a lane reads of a tile's status with one atomic: the flag.
@@ -56,9 +56,9 @@ struct SplitTileStatus {
   }
   /// Tile `j`'s word, spinning while it is invalid.
   Value<Word> wait(const i32& j) const {
-    Var<Word> flag = atomic_or(flags[j], 0u, Scope::Device, Order::Acquire);
+    Var<Word> flag = atomic_load(flags[j], Scope::Device, Order::Acquire);
     while_([&] { return flag.get() == kTileInvalid; },
-           [&] { flag = atomic_or(flags[j], 0u, Scope::Device, Order::Acquire); });
+           [&] { flag = atomic_load(flags[j], Scope::Device, Order::Acquire); });
     return flag.get();
   }
   static Value<std::uint32_t> flag_of(const Value<Word>& word) { return word; }
@@ -75,7 +75,7 @@ struct SplitTileStatus {
 
 /// Tile status of 4-byte values in one u64 word per tile (packed_scan_layout): the flag in the
 /// high half, the value's bits in the low half, published with one release exchange and read
-/// with one acquire atomic, half the round trips of SplitTileStatus.
+/// with one acquire load, half the round trips of SplitTileStatus.
 template <class T>
 struct PackedTileStatus {
   static_assert(sizeof(T) == 4, "PackedTileStatus packs 4-byte values with their flags");
@@ -89,9 +89,9 @@ struct PackedTileStatus {
     atomic_exchange(words[tile], (Word{kind} << 32) | bits, Scope::Device, Order::Release);
   }
   Value<Word> wait(const i32& j) const {
-    Var<Word> word = atomic_or(words[j], Word{0}, Scope::Device, Order::Acquire);
+    Var<Word> word = atomic_load(words[j], Scope::Device, Order::Acquire);
     while_([&] { return (word.get() >> 32) == Word{kTileInvalid}; },
-           [&] { word = atomic_or(words[j], Word{0}, Scope::Device, Order::Acquire); });
+           [&] { word = atomic_load(words[j], Scope::Device, Order::Acquire); });
     return word.get();
   }
   static Value<std::uint32_t> flag_of(const Value<Word>& word) { return cast<std::uint32_t>(word >> 32); }

@@ -1,7 +1,9 @@
 // Atomic read-modify-write operations on global and shared memory, with scope and order.
 #pragma once
 
+#include <array>
 #include <source_location>
+#include <span>
 
 #include "cutlet/language/pointer.h"
 
@@ -24,11 +26,22 @@ template <class T, class... Xs>
 Value<T> atomic_rmw(ir::AtomicKind kind, const ElementRef<T>& ref, Scope scope, Order order,
                     const std::source_location& where, const Xs&... xs) {
   set_location(where);
-  ir::ValueId values[] = {operand_as<T>(xs)...};
-  return Value<T>::wrap(builder("a cutlet atomic").atomic(kind, ref.address(), values, scope, order));
+  const std::array<ir::ValueId, sizeof...(Xs)> values{operand_as<T>(xs)...};
+  return Value<T>::wrap(
+      builder("a cutlet atomic").atomic(kind, ref.address(), std::span<const ir::ValueId>(values), scope, order));
 }
 }  // namespace detail
 
+/// Reads the element atomically (never torn; `ld.relaxed` or `ld.acquire`): with
+/// Order::Acquire, what the thread that wrote the value (with a release) wrote before it is
+/// visible after. Relaxed or Acquire only; 32- and 64-bit integers and floats. The way to wait
+/// for a flag another block publishes: many threads may read it at once, where atomic_or(x, 0)
+/// would queue them at the L2 as writes.
+template <ScalarType T>
+Value<T> atomic_load(const ElementRef<T>& ref, Scope scope = Scope::Device, Order order = Order::Acquire,
+                     std::source_location where = std::source_location::current()) {
+  return detail::atomic_rmw(ir::AtomicKind::Load, ref, scope, order, where);
+}
 /// Atomically adds `v` to the element and returns the old value: `atomic_add(hist[b], 1)`.
 /// Integers (32/64-bit, wrapping), f32/f64, and f16/bf16 (`y[i]` of a Ptr<half>).
 template <ScalarType T, Operand X>
