@@ -25,7 +25,7 @@ std::string compaction_checks(const std::string& name, const std::string& betwee
          "CHECK: ld.global." + v + "\n" + kNoCall + between + "CHECK: vote.sync.ballot.b32\n" + kNoCall +
          "CHECK: popc.b32\n" + kNoCall + "CHECK: bar.sync\n" + kNoCall +
          "CHECK: atom.release.gpu.global.exch.b64\n" + kNoCall + "CHECK: ld.acquire.gpu.global.b64\n" +
-         kNoCall + "CHECK: st.global\n" + kNoCall;
+         kNoCall + "CHECK: bar.sync\n" + kNoCall + "CHECK: ld.shared\n" + kNoCall + "CHECK: st.global\n" + kNoCall;
 }
 
 template <class T>

@@ -1,9 +1,10 @@
 // cutlet's parallel algorithms: reduce, segmented_reduce, transform, inclusive and exclusive
-// scans, select_if, select_flagged, unique, run_length_encode and histogram_even over
-// Buffers, written in cutlet's SIMT language, the user's operator traced and inlined into
-// each kernel. Include this one header; link cutlet::cutlet.
+// scans, select_if, select_flagged, unique, run_length_encode, histogram_even, lower_bound and
+// upper_bound over Buffers, written in cutlet's SIMT language, the user's operator traced and
+// inlined into each kernel. Include this one header; link cutlet::cutlet.
 #pragma once
 
+#include "cutlet/algorithms/bounds.h"
 #include "cutlet/algorithms/element.h"
 #include "cutlet/algorithms/histogram.h"
 #include "cutlet/algorithms/operators.h"

@@ -62,6 +62,22 @@ struct bit_xor {
   }
 };
 
+/// a < b (the default comparator of lower_bound and upper_bound: ascending order).
+struct less {
+  template <class A, class B>
+  auto operator()(const A& a, const B& b) const {
+    return a < b;
+  }
+};
+
+/// a > b (descending order).
+struct greater {
+  template <class A, class B>
+  auto operator()(const A& a, const B& b) const {
+    return a > b;
+  }
+};
+
 /// a == b (the default equality of unique and run_length_encode; for floats NaN equals
 /// nothing, and -0.0 equals 0.0).
 struct equal_to {

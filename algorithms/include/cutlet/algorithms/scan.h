@@ -33,7 +33,7 @@ namespace cutlet::algorithms {
 
 /// Threads per block of the scan kernel; one block per tile.
 inline constexpr int kScanBlock = 256;
-/// Consecutive elements per thread: four 16-byte vectors (16 of 4 bytes, 8 of 8 bytes), so
+/// Elements per thread: four 16-byte vectors (16 of 4 bytes, 8 of 8 bytes), so
 /// that a tile of 2^28 floats is one of 65536 and a block's fixed costs (its tile counter, two
 /// barriers, the look-back) are shared by 4096 elements.
 template <Element T>
@@ -47,9 +47,10 @@ inline constexpr std::int64_t kScanMaxCount = std::numeric_limits<std::int32_t>:
 namespace detail {
 
 /// One tile of the scan, in one block. The block takes the next tile id from an atomic
-/// counter (take_tile), loads kScanItems<T> consecutive elements per thread (four 16-byte
-/// vectors in a full tile), scans them (the thread's items, warp scans with shuffles, the
-/// warps' totals through shared memory), and takes the tile's exclusive prefix from the tiles
+/// counter (take_tile), loads kScanItems<T> elements per thread as four 16-byte vectors
+/// warp-striped (each load instruction of a warp reads 512 consecutive bytes), scans them
+/// (each row of a warp with shuffles, the rows in order, the warps' totals through shared
+/// memory), and takes the tile's exclusive prefix from the tiles
 /// before it (look_back, by warp 0). `status` is the tiles' status: for 4-byte elements one
 /// u64 word per tile, the flag (invalid, aggregate, prefix) packed with the value
 /// (PackedTileStatus, one round trip per look); for 8-byte ones a u32 flag with the values in
@@ -57,8 +58,8 @@ namespace detail {
 /// (SplitTileStatus), as one 64-bit word cannot hold such a value with its flag.
 ///
 /// Exclusive: the scan starts from `init`, which tile 0 puts in front of its prefix.
-/// Out-of-range items of the last tile hold zeros and are never stored; as the valid items
-/// come first, no valid result depends on them.
+/// Out-of-range items of the last tile are never stored; a valid result depends only on the
+/// items before it, all valid.
 template <bool Exclusive, class T, class Op, class Status>
 void scan_tile_body(const Ptr<T>& out, const Ptr<T>& in, const i32& n, const Value<T>& init,
                     const Ptr<std::uint32_t>& counter, const Status& status) {
@@ -67,6 +68,9 @@ void scan_tile_body(const Ptr<T>& out, const Ptr<T>& in, const i32& n, const Val
   constexpr int kItems = kScanItems<T>;
   constexpr int kTile = kScanTile<T>;
   constexpr int kWarps = kScanBlock / warp_size;
+  constexpr int kVectors = kItems / V;         // rows per warp
+  constexpr int kRow = warp_size * V;          // elements per row
+  constexpr int kWarpItems = warp_size * kItems;
   auto warp_totals = shared_array<T>(kWarps);
   auto tile_prefix = shared_array<T>(1);
   i32 tid = thread_idx().x;
@@ -76,29 +80,48 @@ void scan_tile_body(const Ptr<T>& out, const Ptr<T>& in, const i32& n, const Val
   // 1. This block's tile: the next one in the order blocks started.
   i32 tile = take_tile(counter);
 
-  // 2. The thread's items and their reduction, in order.
-  i32 first = tile * kTile + tid * kItems;
+  // 2. The items, warp-striped so that every load is coalesced: warp w holds the tile's w-th
+  // run of kWarpItems elements as kVectors rows of kRow; in row k lane l holds the V
+  // consecutive elements at k * kRow + l * V (one 16-byte vector).
+  i32 warp_first = tile * kTile + warp * kWarpItems;
+  i32 mine = warp_first + lane * V;  // this lane's first element of row 0
   i32 tile_end = tile * kTile + kTile;
-  Var<T> item[kItems];
+  Var<T> item[kItems];  // [k * V + j]
   if_(tile_end <= n,
       [&] {
-        Ptr<T> mine = in + first;
-        for (int k = 0; k < kItems / V; ++k) {
-          Vec<T, V> v = mine.template vload<V>(k);
+        Ptr<T> p = in + mine;
+        for (int k = 0; k < kVectors; ++k) {
+          Vec<T, V> v = p.template vload<V>(k * warp_size);
           for (int j = 0; j < V; ++j) item[k * V + j] = v[j];
         }
       },
       [&] {
-        for (int j = 0; j < kItems; ++j) if_(first + j < n, [&] { item[j] = in[first + j].load(); });
+        for (int k = 0; k < kVectors; ++k)
+          for (int j = 0; j < V; ++j) {
+            i32 i = mine + k * kRow + j;
+            if_(i < n, [&] { item[k * V + j] = in[i].load(); });
+          }
       });
   std::vector<Value<T>> items;
   for (int j = 0; j < kItems; ++j) items.push_back(item[j].get());
-  Value<T> thread_total = items[0];
-  for (int j = 1; j < kItems; ++j) thread_total = call_op<T>(op, thread_total, items[j]);
 
-  // 3. Block scan of the thread totals: warp scans, then the warps' totals in order.
-  Value<T> warp_inclusive = warp_inclusive_scan<T>(op, thread_total);
-  if_(lane == warp_size - 1, [&] { warp_totals[warp] = warp_inclusive; });
+  // 3. Each row scanned across the warp, in row order: before[k] is what comes before the
+  // lane's first item of row k within the warp's run (the rows before, the lanes before).
+  Maybe<T> rows_before{items[0], Value<bool>(false)};
+  std::vector<Maybe<T>> before;
+  for (int k = 0; k < kVectors; ++k) {
+    Value<T> lane_total = items[static_cast<std::size_t>(k * V)];
+    for (int j = 1; j < V; ++j) lane_total = call_op<T>(op, lane_total, items[static_cast<std::size_t>(k * V + j)]);
+    Value<T> inclusive = warp_inclusive_scan<T>(op, lane_total);
+    Value<T> lanes_before = shfl_up_sync(full_mask, inclusive, 1);
+    before.push_back(combine(op, rows_before, Maybe<T>{lanes_before, lane > 0}));
+    Value<T> row_total = shfl_sync(full_mask, inclusive, warp_size - 1);
+    rows_before = combine(op, rows_before, Maybe<T>{row_total, Value<bool>(true)});
+  }
+  Value<T> warp_total = rows_before.value;  // present: every row has a total
+
+  // 4. Block scan of the warps' totals, in order.
+  if_(lane == 0, [&] { warp_totals[warp] = warp_total; });
   syncthreads();
   Value<T> running = warp_totals[0].load();  // warps 0..w
   Value<T> warp_prefix = running;              // warps before this one (for warp > 0)
@@ -107,11 +130,8 @@ void scan_tile_body(const Ptr<T>& out, const Ptr<T>& in, const i32& n, const Val
     if (w < kWarps - 1) warp_prefix = select(warp > w, running, warp_prefix);
   }
   Value<T> aggregate = running;
-  Value<T> lane_exclusive = shfl_up_sync(full_mask, warp_inclusive, 1);
-  // The items of the tile before this thread's.
-  Maybe<T> thread_prefix = combine(op, Maybe<T>{warp_prefix, warp > 0}, Maybe<T>{lane_exclusive, lane > 0});
 
-  // 4. Publish and look back (warp 0).
+  // 5. Publish and look back (warp 0).
   if_(warp == 0, [&] {
     if_(tile == 0,
         [&] {
@@ -131,37 +151,46 @@ void scan_tile_body(const Ptr<T>& out, const Ptr<T>& in, const i32& n, const Val
   });
   syncthreads();
 
-  // 5. Everything before the thread's first item, then its results in order, and store.
+  // 6. Everything before each row's first item, then the results in order, and store.
   Value<bool> tile_has_prefix = Exclusive ? Value<bool>(true) : Value<bool>(tile > 0);
-  Maybe<T> carry = combine(op, Maybe<T>{tile_prefix[0].load(), tile_has_prefix}, thread_prefix);
+  Maybe<T> warp_carry = combine(op, Maybe<T>{tile_prefix[0].load(), tile_has_prefix}, Maybe<T>{warp_prefix, warp > 0});
   std::vector<Value<T>> results;
-  if constexpr (Exclusive) {
-    Value<T> r = carry.value;  // present: init at least
-    for (int j = 0; j < kItems; ++j) {
+  for (int k = 0; k < kVectors; ++k) {
+    Maybe<T> carry = combine(op, warp_carry, before[static_cast<std::size_t>(k)]);
+    const auto first_item = static_cast<std::size_t>(k * V);
+    if constexpr (Exclusive) {
+      Value<T> r = carry.value;  // present: init at least
+      for (int j = 0; j < V; ++j) {
+        results.push_back(r);
+        if (j + 1 < V) r = call_op<T>(op, r, items[first_item + static_cast<std::size_t>(j)]);
+      }
+    } else {
+      Value<T> r = select(carry.present, call_op<T>(op, carry.value, items[first_item]), items[first_item]);
       results.push_back(r);
-      if (j + 1 < kItems) r = call_op<T>(op, r, items[j]);
-    }
-  } else {
-    Value<T> r = select(carry.present, call_op<T>(op, carry.value, items[0]), items[0]);
-    results.push_back(r);
-    for (int j = 1; j < kItems; ++j) {
-      r = call_op<T>(op, r, items[j]);
-      results.push_back(r);
+      for (int j = 1; j < V; ++j) {
+        r = call_op<T>(op, r, items[first_item + static_cast<std::size_t>(j)]);
+        results.push_back(r);
+      }
     }
   }
   if_(tile_end <= n,
       [&] {
-        Ptr<T> mine = out + first;
-        for (int k = 0; k < kItems / V; ++k) {
+        Ptr<T> p = out + mine;
+        for (int k = 0; k < kVectors; ++k) {
           Vec<T, V> v = Vec<T, V>::splat(T{});
-          for (int j = 0; j < V; ++j) v = v.with(j, results[k * V + j]);
-          mine.template vstore<V>(k, v);
+          for (int j = 0; j < V; ++j) v = v.with(j, results[static_cast<std::size_t>(k * V + j)]);
+          p.template vstore<V>(k * warp_size, v);
         }
       },
       [&] {
-        for (int j = 0; j < kItems; ++j) if_(first + j < n, [&] { out[first + j] = results[j]; });
+        for (int k = 0; k < kVectors; ++k)
+          for (int j = 0; j < V; ++j) {
+            i32 i = mine + k * kRow + j;
+            if_(i < n, [&] { out[i] = results[static_cast<std::size_t>(k * V + j)]; });
+          }
       });
 }
+
 
 /// Whether the scans of T pack each tile's status into one u64 word (PackedTileStatus).
 template <class T>

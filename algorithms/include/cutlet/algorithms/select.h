@@ -46,9 +46,10 @@ namespace detail {
 /// its items (load_tile_items), asks `selector` which to keep (a vector of Value<bool>, [k *
 /// V + j], and'ed with being below n), ranks them in each warp's rows from ballots, and warp 0
 /// scans the tile's row counts and takes the tile's offset from the tiles before it (look-back
-/// over counts packed with their flags); each thread then stores its kept items at their offsets. A
-/// warp's row is contiguous in the input, so its kept items are too in the output. The last
-/// tile writes the total to num_selected[0].
+/// over counts packed with their flags). The kept items are then written in two phases, as
+/// CUB does: each thread puts its kept items at their ranks within the tile in shared memory,
+/// and the block copies the tile's kept items out with coalesced stores, thread t writing
+/// items t, t + kSelectBlock, ... The last tile writes the total to num_selected[0].
 template <class T, class Selector>
 void select_tile_body(const Ptr<T>& out, const Ptr<std::int32_t>& num_selected, const Ptr<T>& in, const i32& n,
                       const Ptr<std::uint32_t>& counter, const Ptr<std::uint64_t>& words, const Selector& selector) {
@@ -58,6 +59,8 @@ void select_tile_body(const Ptr<T>& out, const Ptr<std::int32_t>& num_selected, 
   auto rows = shared_array<std::int32_t>(kRows);
   auto row_prefix = shared_array<std::int32_t>(kRows);
   auto tile_offset = shared_array<std::int32_t>(1);
+  auto tile_count = shared_array<std::int32_t>(1);
+  auto staged = shared_array<T>(kSelectTile<T>);
   const PackedTileStatus<std::int32_t> status{words};
   i32 tid = thread_idx().x;
   i32 lane = tid & 31;
@@ -80,20 +83,23 @@ void select_tile_body(const Ptr<T>& out, const Ptr<std::int32_t>& num_selected, 
     i32 exclusive = tile_exclusive_prefix<std::int32_t>(plus{}, status, tile, aggregate, i32(0));
     if_(lane == 0, [&] {
       tile_offset[0] = exclusive;
+      tile_count[0] = aggregate;
       if_(tile_end >= n, [&] { num_selected[0] = exclusive + aggregate; });
     });
   });
   syncthreads();
 
-  i32 offset = tile_offset[0];
   for (int k = 0; k < kSelectVectors; ++k) {
-    i32 r = offset + row_prefix[k * kWarps + warp] + ranks.below[static_cast<std::size_t>(k)];
+    i32 r = row_prefix[k * kWarps + warp] + ranks.below[static_cast<std::size_t>(k)];
     for (int j = 0; j < V; ++j) {
       const auto i = static_cast<std::size_t>(k * V + j);
-      if_(keep[i], [&] { out[r] = t.items[i]; });
+      if_(keep[i], [&] { staged[r] = t.items[i]; });
       r = r + cast<std::int32_t>(keep[i]);
     }
   }
+  syncthreads();
+  Ptr<T> tile_out = out + tile_offset[0].load();
+  for_range(tid, tile_count[0].load(), kSelectBlock, [&](i32 i) { tile_out[i] = staged[i].load(); });
 }
 
 /// Makes select_if's kernel for (T, Pred).
