@@ -33,9 +33,9 @@ namespace cutlet::algorithms {
 
 /// Threads per block of the scan kernel; one block per tile.
 inline constexpr int kScanBlock = 256;
-/// Elements per thread: four 16-byte vectors (16 of 4 bytes, 8 of 8 bytes), so
-/// that a tile of 2^28 floats is one of 65536 and a block's fixed costs (its tile counter, two
-/// barriers, the look-back) are shared by 4096 elements.
+/// Elements per thread: four 16-byte vectors (16 of 4 bytes, 8 of 8 bytes), so that a tile
+/// of 2^28 floats is one of 65536 and a block's fixed costs (its tile counter, two barriers,
+/// the look-back) are shared by 4096 elements.
 template <Element T>
 inline constexpr int kScanItems = 4 * detail::kVectorLanes<T>;
 /// Elements per tile.
@@ -50,12 +50,12 @@ namespace detail {
 /// counter (take_tile), loads kScanItems<T> elements per thread as four 16-byte vectors
 /// warp-striped (each load instruction of a warp reads 512 consecutive bytes), scans them
 /// (each row of a warp with shuffles, the rows in order, the warps' totals through shared
-/// memory), and takes the tile's exclusive prefix from the tiles
-/// before it (look_back, by warp 0). `status` is the tiles' status: for 4-byte elements one
-/// u64 word per tile, the flag (invalid, aggregate, prefix) packed with the value
-/// (PackedTileStatus, one round trip per look); for 8-byte ones a u32 flag with the values in
-/// arrays of their own, the tile's reduction and the reduction of tiles 0..t
-/// (SplitTileStatus), as one 64-bit word cannot hold such a value with its flag.
+/// memory), and takes the tile's exclusive prefix from the tiles before it (look_back, by
+/// warp 0). `status` is the tiles' status: for 4-byte elements one u64 word per tile, the
+/// flag (invalid, aggregate, prefix) packed with the value (PackedTileStatus, one round trip
+/// per look); for 8-byte ones a u32 flag with the values in arrays of their own, the tile's
+/// reduction and the reduction of tiles 0..t (SplitTileStatus), as one 64-bit word cannot
+/// hold such a value with its flag.
 ///
 /// Exclusive: the scan starts from `init`, which tile 0 puts in front of its prefix.
 /// Out-of-range items of the last tile are never stored; a valid result depends only on the
@@ -190,7 +190,6 @@ void scan_tile_body(const Ptr<T>& out, const Ptr<T>& in, const i32& n, const Val
           }
       });
 }
-
 
 /// Whether the scans of T pack each tile's status into one u64 word (PackedTileStatus).
 template <class T>

@@ -86,8 +86,7 @@ enum class SpecialReg : std::uint8_t {
 };
 const char* special_reg_name(SpecialReg r);
 
-/// Read-modify-write atomics (the first attribute of `atomic`).
-/// The operation of an atomic. Load reads the element without changing it (`ld.relaxed` or
+/// The operation of an atomic (the first attribute of `atomic`). Load reads the element without changing it (`ld.relaxed` or
 /// `ld.acquire`, never torn) and takes no operand; the others read, modify and write it.
 enum class AtomicKind : std::uint8_t { Add, Sub, Min, Max, And, Or, Xor, Exchange, CompareExchange, Load };
 /// The threads an atomic or fence orders with (CUDA's thread scopes).
