@@ -1,5 +1,6 @@
 // Profiler ranges (NVTX) around cutlet's stages: tracing, each IR pass, LLVM, nvJitLink,
-// module loads and autotuning trials, for Nsight Systems. Includes no NVTX header.
+// module loads, autotuning trials and algorithm calls, for Nsight Systems. Includes no NVTX
+// header.
 #pragma once
 
 #include <initializer_list>

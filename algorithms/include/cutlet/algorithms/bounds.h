@@ -7,6 +7,7 @@
 #include <limits>
 #include <string>
 
+#include "cutlet/algorithms/detail/call_range.h"
 #include "cutlet/algorithms/detail/host_checks.h"
 #include "cutlet/algorithms/detail/launch_shape.h"
 #include "cutlet/algorithms/element.h"
@@ -71,6 +72,7 @@ auto make_bounds_kernel() {
 template <bool Upper, class T, class Kernel>
 void launch_bounds(Kernel& kernel, const Stream& stream, const Buffer<T>& sorted, const Buffer<T>& needles,
                    Buffer<std::int32_t>& out, const char* algorithm) {
+  const auto range = call_range<T>(algorithm);
   const std::int32_t n = checked_count(sorted.size(), kBoundsMaxCount, algorithm);
   const std::int32_t m = checked_count(needles.size(), kBoundsMaxCount, algorithm, "needles");
   if (m == 0) return;

@@ -8,6 +8,7 @@
 #include <string>
 #include <type_traits>
 
+#include "cutlet/algorithms/detail/call_range.h"
 #include "cutlet/algorithms/detail/histogram_levels.h"
 #include "cutlet/algorithms/detail/host_checks.h"
 #include "cutlet/algorithms/detail/launch_shape.h"
@@ -138,6 +139,7 @@ auto& histogram_kernel() {
 template <Element T>
 void histogram_even(const Stream& stream, const Buffer<T>& samples, Buffer<std::uint32_t>& histogram,
                     int num_levels, T lower, T upper) {
+  const auto range = detail::call_range<T>("histogram_even");
   detail::check_num_levels(num_levels);
   detail::check_bounds(lower < upper, static_cast<double>(lower), static_cast<double>(upper));
   const int bins = num_levels - 1;

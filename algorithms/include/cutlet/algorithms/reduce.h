@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "cutlet/algorithms/detail/call_range.h"
 #include "cutlet/algorithms/detail/host_checks.h"
 #include "cutlet/algorithms/detail/launch_shape.h"
 #include "cutlet/algorithms/detail/maybe.h"
@@ -173,6 +174,7 @@ template <Element T, class Op>
   requires BinaryOperator<Op, T>
 void reduce(const Stream& stream, const Buffer<T>& in, Buffer<T>& out, Op op, T init,
             const Workspace& workspace = {}) {
+  const auto range = detail::call_range<T>("reduce");
   const std::int32_t n = detail::checked_count(in.size(), kReduceMaxCount, "reduce");
   detail::check_size(out.size(), 1, "reduce", "output");
   detail::check_device(out.device(), stream, "reduce", "output");

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "cutlet/algorithms/detail/call_range.h"
 #include "cutlet/algorithms/detail/compaction.h"
 #include "cutlet/algorithms/detail/host_checks.h"
 #include "cutlet/algorithms/detail/lookback.h"
@@ -185,6 +186,7 @@ template <Element T, class Eq = equal_to>
 void run_length_encode(const Stream& stream, const Buffer<T>& in, Buffer<T>& unique_out,
                        Buffer<std::int32_t>& lengths, Buffer<std::int32_t>& num_runs, Eq eq = {},
                        const Workspace& workspace = {}) {
+  const auto range = detail::call_range<T>("run_length_encode");
   const char* name = "run_length_encode";
   const long long tiles = detail::compaction_tiles(stream, in, unique_out, num_runs, kSelectTile<T>, name, "run count");
   if (tiles == 0) return;

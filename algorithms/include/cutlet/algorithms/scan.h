@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "cutlet/algorithms/detail/call_range.h"
 #include "cutlet/algorithms/detail/host_checks.h"
 #include "cutlet/algorithms/detail/lookback.h"
 #include "cutlet/algorithms/detail/maybe.h"
@@ -234,6 +235,7 @@ std::pair<std::size_t, std::size_t> scan_storage_bytes(long long tiles) {
 template <bool Exclusive, class T, class Kernel>
 void launch_scan(Kernel& kernel, const Stream& stream, const Buffer<T>& in, Buffer<T>& out, T init,
                  const Workspace& workspace, const char* algorithm) {
+  const auto range = call_range<T>(algorithm);
   const std::int32_t n = checked_count(in.size(), kScanMaxCount, algorithm);
   if (n == 0) return;
   check_size(out.size(), static_cast<std::size_t>(n), algorithm, "output");

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "cutlet/algorithms/detail/call_range.h"
 #include "cutlet/algorithms/detail/host_checks.h"
 #include "cutlet/algorithms/detail/maybe.h"
 #include "cutlet/algorithms/detail/tree.h"
@@ -207,6 +208,7 @@ template <Element T, class Op>
 void segmented_reduce(const Stream& stream, const Buffer<T>& in, Buffer<T>& out,
                       const Buffer<std::int32_t>& begin_offsets, const Buffer<std::int32_t>& end_offsets, Op op,
                       T init) {
+  const auto range = detail::call_range<T>("segmented_reduce");
   const char* name = "segmented_reduce";
   const std::int32_t n = detail::checked_count(in.size(), kSegmentedReduceMaxCount, name);
   const std::int32_t segments =

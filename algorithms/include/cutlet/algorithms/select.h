@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "cutlet/algorithms/detail/call_range.h"
 #include "cutlet/algorithms/detail/compaction.h"
 #include "cutlet/algorithms/detail/host_checks.h"
 #include "cutlet/algorithms/detail/lookback.h"
@@ -180,6 +181,7 @@ template <class T, class Kernel, class... Extra>
 void launch_select(Kernel& kernel, const Stream& stream, const Buffer<T>& in, Buffer<T>& out,
                    Buffer<std::int32_t>& num_selected, const Workspace& workspace, const char* algorithm,
                    const Extra&... extra) {
+  const auto range = call_range<T>(algorithm);
   const long long tiles = compaction_tiles(stream, in, out, num_selected, kSelectTile<T>, algorithm, "count");
   if (tiles == 0) return;
   PackedLookback lb = packed_lookback(stream, workspace, tiles, algorithm);

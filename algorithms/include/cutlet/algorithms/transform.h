@@ -6,6 +6,7 @@
 #include <limits>
 #include <string>
 
+#include "cutlet/algorithms/detail/call_range.h"
 #include "cutlet/algorithms/detail/host_checks.h"
 #include "cutlet/algorithms/detail/launch_shape.h"
 #include "cutlet/algorithms/element.h"
@@ -111,6 +112,7 @@ auto& transform_kernel() {
 template <Element In, Element Out, class Op>
   requires UnaryTransform<Op, In, Out>
 void transform(const Stream& stream, const Buffer<In>& in, Buffer<Out>& out, Op op) {
+  const auto range = detail::call_range<In>("transform");
   const std::int32_t n = detail::checked_count(in.size(), kTransformMaxCount, "transform");
   if (n == 0) return;
   detail::check_size(out.size(), static_cast<std::size_t>(n), "transform", "output");
@@ -129,6 +131,7 @@ void transform(const Stream& stream, const Buffer<In>& in, Buffer<Out>& out, Op 
 template <Element A, Element B, Element Out, class Op>
   requires BinaryTransform<Op, A, B, Out>
 void transform(const Stream& stream, const Buffer<A>& a, const Buffer<B>& b, Buffer<Out>& out, Op op) {
+  const auto range = detail::call_range<A>("transform");
   const std::int32_t n = detail::checked_count(a.size(), kTransformMaxCount, "transform");
   if (n == 0) return;
   detail::check_size(b.size(), static_cast<std::size_t>(n), "transform", "second input");
