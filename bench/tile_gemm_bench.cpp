@@ -14,7 +14,7 @@
 #include <random>
 #include <type_traits>
 
-#include "simt_bench_support.h"
+#include "tile_gemm_support.h"
 
 namespace cutlet::bench {
 namespace {
@@ -33,16 +33,9 @@ template <int BM, int BN, int BK, bool Epilogue>
 auto make_gemm(int warps, int stages, std::optional<Target> target) {
   using Out = std::conditional_t<Epilogue, bfloat16, float>;
   return tile_kernel([](Tensor<Out, 2> c, Tensor<bfloat16, 2> a, Tensor<bfloat16, 2> b, Tensor<float, 1> bias) {
-    constexpr int kGroup = 8;
-    auto pid = program_id(0);
-    auto tiles_m = a.shape(0) / BM, tiles_n = b.shape(1) / BN;
-    auto in_group = kGroup * tiles_n;
-    auto first_m = pid / in_group * kGroup;
-    auto group_m = min(tiles_m - first_m, i32(kGroup));
-    auto pid_m = first_m + pid % in_group % group_m;
-    auto pid_n = pid % in_group / group_m;
-    auto rm = pid_m * BM + arange(BM);
-    auto rn = pid_n * BN + arange(BN);
+    const GemmTile tile = grouped_gemm_tile(a.shape(0) / BM, b.shape(1) / BN);
+    auto rm = tile.m * BM + arange(BM);
+    auto rn = tile.n * BN + arange(BN);
     auto rk = arange(BK);
     auto acc = for_range(0, a.shape(1), BK, zeros<float>({BM, BN}), [&](i32 k0, Tile<float> acc) {
       auto ka = k0 + rk;
@@ -139,12 +132,7 @@ void BM_tile_gemm(benchmark::State& state) {
     e.verify("cutlet", Epilogue);
     e.run_cublas();
     e.verify("cuBLAS");
-    SameRun runs;
-    runs.add("cutlet", run);
-    runs.add("cublas", [&] { e.run_cublas(); });
-    const double med = runs.time_iterations(state, e.stream, kReps);
-    runs.set_tflops_counters(state, med, kFlops, "cublas");
-    state.counters["regs"] = registers_of(k);
+    time_gemm_against(state, e.stream, kReps, kFlops, k, run, "cublas", [&] { e.run_cublas(); });
   });
 }
 

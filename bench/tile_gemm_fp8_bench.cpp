@@ -8,7 +8,7 @@
 #include <memory>
 #include <random>
 
-#include "simt_bench_support.h"
+#include "tile_gemm_support.h"
 
 namespace cutlet::bench {
 namespace {
@@ -23,16 +23,9 @@ constexpr int kIterations = 5;
 template <int BM, int BN, int BK>
 auto make_fp8_gemm(int warps, int stages) {
   return tile_kernel([](Tensor<bfloat16, 2> c, Tensor<float8_e4m3, 2> a, Tensor<float8_e4m3, 2> bt) {
-    constexpr int kGroup = 8;
-    auto pid = program_id(0);
-    auto tiles_m = a.shape(0) / BM, tiles_n = bt.shape(0) / BN;
-    auto in_group = kGroup * tiles_n;
-    auto first_m = pid / in_group * kGroup;
-    auto group_m = min(tiles_m - first_m, i32(kGroup));
-    auto pid_m = first_m + pid % in_group % group_m;
-    auto pid_n = pid % in_group / group_m;
-    auto rm = pid_m * BM + arange(BM);
-    auto rn = pid_n * BN + arange(BN);
+    const GemmTile tile = grouped_gemm_tile(a.shape(0) / BM, bt.shape(0) / BN);
+    auto rm = tile.m * BM + arange(BM);
+    auto rn = tile.n * BN + arange(BN);
     auto rk = arange(BK);
     auto acc = for_range(0, a.shape(1), BK, zeros<float>({BM, BN}), [&](i32 k0, Tile<float> acc) {
       auto ka = k0 + rk;
@@ -103,12 +96,7 @@ void BM_tile_gemm_fp8(benchmark::State& state) {
     e.verify("cutlet");
     e.run_cublaslt();
     e.verify("cuBLASLt");
-    SameRun runs;
-    runs.add("cutlet", run);
-    runs.add("cublaslt", [&] { e.run_cublaslt(); });
-    const double med = runs.time_iterations(state, e.stream, kReps);
-    runs.set_tflops_counters(state, med, kFlops, "cublaslt");
-    state.counters["regs"] = registers_of(k);
+    time_gemm_against(state, e.stream, kReps, kFlops, k, run, "cublaslt", [&] { e.run_cublaslt(); });
   });
 }
 
