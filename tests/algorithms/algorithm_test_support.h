@@ -97,6 +97,18 @@ struct affine_then {
   }
 };
 
+/// Calls `f.template operator()<T>()` for every element type T of the algorithms (f32, f64,
+/// i32, u32, i64, u64), in that order: `for_each_element_type([]<class T> { check<T>(); })`.
+template <class F>
+void for_each_element_type(F&& f) {
+  f.template operator()<float>();
+  f.template operator()<double>();
+  f.template operator()<std::int32_t>();
+  f.template operator()<std::uint32_t>();
+  f.template operator()<std::int64_t>();
+  f.template operator()<std::uint64_t>();
+}
+
 /// The element type's name, for messages.
 template <class T>
 std::string element_label() {

@@ -54,12 +54,7 @@ void check_every_operator() {
 }
 
 TEST(AlgorithmsReduceCodegen, EveryElementTypeAndOperatorInlined) {
-  check_every_operator<float>();
-  check_every_operator<double>();
-  check_every_operator<std::int32_t>();
-  check_every_operator<std::uint32_t>();
-  check_every_operator<std::int64_t>();
-  check_every_operator<std::uint64_t>();
+  test::for_each_element_type([]<class T> { check_every_operator<T>(); });
 }
 
 TEST(AlgorithmsReduceCodegen, FloatSumAddsInTheKernel) {

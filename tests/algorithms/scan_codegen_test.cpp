@@ -52,12 +52,7 @@ void check_type() {
 }
 
 TEST(AlgorithmsScanCodegen, EveryElementTypeBothScans) {
-  check_type<float>();
-  check_type<double>();
-  check_type<std::int32_t>();
-  check_type<std::uint32_t>();
-  check_type<std::int64_t>();
-  check_type<std::uint64_t>();
+  test::for_each_element_type([]<class T> { check_type<T>(); });
 }
 
 TEST(AlgorithmsScanCodegen, MatrixProductInlined) {

@@ -51,12 +51,7 @@ void check_unary() {
 }
 
 TEST(AlgorithmsTransformCodegen, EveryElementType) {
-  check_unary<float>();
-  check_unary<double>();
-  check_unary<std::int32_t>();
-  check_unary<std::uint32_t>();
-  check_unary<std::int64_t>();
-  check_unary<std::uint64_t>();
+  test::for_each_element_type([]<class T> { check_unary<T>(); });
 }
 
 }  // namespace

@@ -111,7 +111,6 @@ template <Element T, class Comp = less>
   requires BinaryPredicate<Comp, T>
 void lower_bound(const Stream& stream, const Buffer<T>& sorted, const Buffer<T>& needles, Buffer<std::int32_t>& out,
                  Comp comp = {}) {
-  (void)comp;
   detail::launch_bounds<false>(bounds_kernel<false, T, Comp>(), stream, sorted, needles, out, "lower_bound");
 }
 
@@ -121,7 +120,6 @@ template <Element T, class Comp = less>
   requires BinaryPredicate<Comp, T>
 void upper_bound(const Stream& stream, const Buffer<T>& sorted, const Buffer<T>& needles, Buffer<std::int32_t>& out,
                  Comp comp = {}) {
-  (void)comp;
   detail::launch_bounds<true>(bounds_kernel<true, T, Comp>(), stream, sorted, needles, out, "upper_bound");
 }
 
