@@ -47,5 +47,9 @@ void zero_bytes(const Stream& stream, std::uint64_t address, std::size_t bytes) 
   DeviceMemory::wrap(address, bytes, stream.device()).fill_bytes(stream, 0);
 }
 
+void copy_bytes(const Stream& stream, std::uint64_t dst, std::uint64_t src, std::size_t bytes) {
+  DeviceMemory::wrap(dst, bytes, stream.device()).copy_from(stream, DeviceMemory::wrap(src, bytes, stream.device()), bytes);
+}
+
 }  // namespace detail
 }  // namespace cutlet::algorithms

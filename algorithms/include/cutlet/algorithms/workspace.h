@@ -69,5 +69,9 @@ Scratch acquire(const Workspace& workspace, const Stream& stream, std::size_t by
 /// Sets `bytes` bytes at `address` of `stream`'s device to zero, in stream order.
 void zero_bytes(const Stream& stream, std::uint64_t address, std::size_t bytes);
 
+/// Copies `bytes` bytes from device address `src` to `dst` (not overlapping), both of
+/// `stream`'s device, in stream order.
+void copy_bytes(const Stream& stream, std::uint64_t dst, std::uint64_t src, std::size_t bytes);
+
 }  // namespace detail
 }  // namespace cutlet::algorithms

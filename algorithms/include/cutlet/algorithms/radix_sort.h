@@ -1,0 +1,472 @@
+// radix_sort_keys and radix_sort_pairs: stable LSD radix sorts of keys (and values carried
+// along) by 8-bit digits, one pass per digit with decoupled look-back over the tiles' digit
+// counts (Adinets and Merrill, "Onesweep: A Faster Least Significant Digit Radix Sort for
+// GPUs"; CUB's DeviceRadixSort).
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "cutlet/algorithms/detail/call_range.h"
+#include "cutlet/algorithms/detail/host_checks.h"
+#include "cutlet/algorithms/detail/launch_shape.h"
+#include "cutlet/algorithms/detail/lookback.h"
+#include "cutlet/algorithms/detail/radix_digits.h"
+#include "cutlet/algorithms/detail/radix_sort_layout.h"
+#include "cutlet/algorithms/detail/warp_block.h"
+#include "cutlet/algorithms/element.h"
+#include "cutlet/algorithms/operators.h"
+#include "cutlet/algorithms/workspace.h"
+#include "cutlet/jit/kernel.h"
+#include "cutlet/language/atomic.h"
+#include "cutlet/language/control.h"
+#include "cutlet/language/index.h"
+#include "cutlet/language/math.h"
+#include "cutlet/language/memory.h"
+#include "cutlet/language/pointer.h"
+#include "cutlet/language/vector.h"
+#include "cutlet/language/warp.h"
+#include "cutlet/runtime/buffer.h"
+#include "cutlet/runtime/stream.h"
+
+namespace cutlet::algorithms {
+
+/// Bits of the digit each pass sorts by.
+inline constexpr int kRadixBits = 8;
+/// Digits per pass (2^kRadixBits).
+inline constexpr int kRadixDigits = 1 << kRadixBits;
+/// Threads per block of the sorting passes (one block per tile); the first kRadixDigits
+/// threads each look after one digit.
+inline constexpr int kRadixBlock = 256;
+/// Keys per thread in a sorting pass: 16 of 4 bytes, 12 of 8.
+template <class K>
+inline constexpr int kRadixItems = sizeof(K) == 4 ? 16 : 12;
+/// Keys per tile.
+template <class K>
+inline constexpr int kRadixTile = kRadixBlock * kRadixItems<K>;
+/// The most keys the sorts take: a tile's digit counts and prefixes are held in 30 bits.
+inline constexpr std::int64_t kRadixSortMaxCount = (std::int64_t{1} << 30) - 1;
+
+/// What a radix sort sorts by, and in which order.
+struct RadixSortOptions {
+  /// Largest key first. Equal keys keep their input order either way (the sorts are stable).
+  bool descending = false;
+  /// The sort looks at bits [begin_bit, end_bit) of each key's ordered bits (the key's own
+  /// bits for unsigned keys; see the sorts); -1 for end_bit means all of them (8 * sizeof(K)).
+  /// Fewer bits mean fewer passes (one per 8 bits).
+  int begin_bit = 0;
+  int end_bit = -1;
+};
+
+namespace detail {
+
+/// The most passes a key of K needs, one per digit.
+template <class K>
+inline constexpr int kRadixMaxPasses = static_cast<int>(sizeof(K)) * 8 / kRadixBits;
+
+/// The exclusive sum of the block's Block values `v` (one per thread) in thread order, in
+/// every thread. Every thread of the block calls it; it synchronizes the block once.
+template <int Block>
+i32 block_exclusive_sum(const i32& v) {
+  constexpr int kWarps = Block / warp_size;
+  auto warp_sums = shared_array<std::int32_t>(kWarps);
+  i32 tid = thread_idx().x;
+  i32 lane = tid & 31;
+  i32 warp = tid >> 5;
+  i32 inclusive = warp_inclusive_scan<std::int32_t>(plus{}, v);
+  if_(lane == warp_size - 1, [&] { warp_sums[warp] = inclusive; });
+  syncthreads();
+  i32 before = inclusive - v;
+  for (int w = 0; w < kWarps - 1; ++w) before = before + select(warp > w, warp_sums[w].load(), i32(0));
+  return before;
+}
+
+/// The digit counts of every pass in one read of the keys: a grid-stride loop over 16-byte
+/// vectors of keys (and the n % lanes last keys one per thread of block 0), each block
+/// counting into its own passes x 256 counters in shared memory with block-scope atomics,
+/// then adding them to bins[pass * 256 + digit] with one global atomic per nonzero count.
+/// Pass p sorts by the digit at bit begin_bit + 8p, of 8 bits but for the last pass's
+/// (last_mask). `bins` must be zero before the launch.
+template <class K>
+void radix_histogram_body(const Ptr<std::uint32_t>& bins, const Ptr<K>& keys, const i32& n,
+                          const Value<RadixBits<K>>& flip, const u32& begin_bit, const i32& passes,
+                          const u32& last_mask) {
+  constexpr int P = kRadixMaxPasses<K>;
+  constexpr int V = kVectorLanes<K>;
+  auto hist = shared_array<std::uint32_t>(P * kRadixDigits);
+  i32 tid = thread_idx().x;
+  for (int p = 0; p < P; ++p) hist[p * kRadixDigits + tid] = 0u;
+  syncthreads();
+  auto count = [&](const Value<K>& key) {
+    Value<RadixBits<K>> bits = ordered_bits<K>(key, flip);
+    for (int p = 0; p < P; ++p) {
+      if_(p < passes, [&] {
+        u32 mask = select(passes == p + 1, last_mask, u32(kRadixDigits - 1));
+        u32 d = radix_digit(bits, begin_bit + static_cast<std::uint32_t>(p * kRadixBits), mask);
+        atomic_add(hist[cast<std::int32_t>(d) + p * kRadixDigits], 1u, Scope::Block);
+      });
+    }
+  };
+  i32 vectors = n / V;
+  for_range(block_idx().x * kRadixBlock + tid, vectors, grid_dim().x * kRadixBlock, [&](i32 i) {
+    Vec<K, V> v = keys.template vload<V>(i);
+    for (int j = 0; j < V; ++j) count(v[j]);
+  });
+  i32 tail = vectors * V + block_idx().x * kRadixBlock + tid;
+  if_(tail < n, [&] { count(keys[tail].load()); });
+  syncthreads();
+  for (int p = 0; p < P; ++p) {
+    if_(p < passes, [&] {
+      u32 c = hist[p * kRadixDigits + tid];
+      if_(c != 0u, [&] { atomic_add(bins[p * kRadixDigits + tid], c); });
+    });
+  }
+}
+
+/// Block p replaces pass p's 256 digit counts in `bins` by their exclusive sums: where in the
+/// output the keys of each digit start.
+inline void radix_bin_offsets_body(const Ptr<std::uint32_t>& bins) {
+  i32 tid = thread_idx().x;
+  Ptr<std::uint32_t> mine = bins + (block_idx().x * kRadixDigits + tid);
+  i32 count = cast<std::int32_t>(mine[0].load());
+  i32 before = block_exclusive_sum<kRadixDigits>(count);
+  mine[0] = cast<std::uint32_t>(before);
+}
+
+/// The status word of a tile's digit: a flag (kTileAggregate, kTilePrefix) in the top two bits
+/// and a count below 2^30. The flags of odd passes are stored with 2 added (modulo 4), so that
+/// what the pass before left (the even flags) reads as kTileInvalid (0 or 3 once decoded) and
+/// the status need be zeroed only once per sort.
+inline u32 radix_status_word(const u32& flag, const u32& parity, const i32& count) {
+  u32 stored = (flag + parity * 2u) & 3u;
+  return (stored << 30u) | cast<std::uint32_t>(count);
+}
+/// The flag of a status word written in a pass of `parity`: kTileAggregate, kTilePrefix, or
+/// another value while nothing is published yet.
+inline u32 radix_status_flag(const u32& word, const u32& parity) { return ((word >> 30u) + parity * 2u) & 3u; }
+
+/// One tile of a sorting pass, in one block of kRadixBlock threads:
+/// 1. The block takes the next tile (take_tile) and loads kRadixItems<K> keys per thread
+///    warp-striped (warp w holds the tile's w-th run of 32 x Items keys; lane l its keys l,
+///    l + 32, ...), so that each load instruction of a warp reads consecutive keys.
+/// 2. Ranks: for each of its keys in sequence order, the warp finds the lanes with the same
+///    digit (match_any), whose lowest lane adds their number to the warp's counter of that
+///    digit in shared memory; a key's rank within its warp is the counter before, plus the
+///    lanes below it with the same digit. Keys past n take the largest digit, so that they
+///    rank after every key of the tile.
+/// 3. Thread d (d < 256) sums digit d's counters over the warps (warp order), publishes the
+///    tile's count of digit d in its status word, scans the counts over the digits (the
+///    tile's local start of each digit), and walks back over the tiles before, summing their
+///    counts of d until it meets an inclusive prefix (decoupled look-back, one digit per
+///    thread, CUB's onesweep); it then publishes the tile's own inclusive prefix of d. Where
+///    the keys of digit d go: offsets[d] (the keys of smaller digits) plus the keys of d in
+///    tiles before.
+/// 4. The keys are put in shared memory at their ranks in the tile (now ordered by digit),
+///    and the block writes them out, thread t taking keys t, t + 256, ...: neighbouring
+///    threads write neighbouring places of a digit's run.
+/// 5. With values (Pairs), each thread loads its values from the same places as its keys,
+///    and they follow the same path after the keys.
+template <bool Pairs, class K, class V>
+void radix_onesweep_body(const Ptr<K>& keys_out, const Ptr<K>& keys_in, const Ptr<V>& values_out,
+                         const Ptr<V>& values_in, const i32& n, const u32& shift, const u32& mask,
+                         const Value<RadixBits<K>>& flip, const u32& parity, const Ptr<std::uint32_t>& counter,
+                         const Ptr<std::uint32_t>& status, const Ptr<std::uint32_t>& offsets) {
+  constexpr int I = kRadixItems<K>;
+  constexpr int kTile = kRadixTile<K>;
+  constexpr int kWarps = kRadixBlock / warp_size;
+  static_assert(kRadixBlock >= kRadixDigits, "one thread per digit");
+  auto counts = shared_array<std::int32_t>(kWarps * kRadixDigits);  // [warp * 256 + digit]
+  auto digit_start = shared_array<std::int32_t>(kRadixDigits);      // output place of local place 0
+  i32 tid = thread_idx().x;
+  i32 lane = tid & 31;
+  i32 warp = tid >> 5;
+  for (int w = 0; w < kWarps; ++w) counts[w * kRadixDigits + tid] = 0;
+
+  // 1. The tile and its keys.
+  i32 tile = take_tile(counter);
+  i32 tile_first = tile * kTile;
+  i32 mine = tile_first + warp * (warp_size * I) + lane;  // key 0 of this lane
+  Value<bool> full = tile_first + kTile <= n;
+  Var<K> key[I];
+  if_(full,
+      [&] {
+        for (int i = 0; i < I; ++i) key[i] = keys_in[mine + i * warp_size].load();
+      },
+      [&] {
+        for (int i = 0; i < I; ++i) if_(mine + i * warp_size < n, [&] { key[i] = keys_in[mine + i * warp_size].load(); });
+      });
+
+  // 2. Ranks within the warp.
+  u32 lanes_below = (u32(1u) << cast<std::uint32_t>(lane)) - 1u;
+  SharedPtr<std::int32_t> warp_counts = counts + warp * kRadixDigits;
+  std::vector<i32> digit;
+  std::vector<i32> rank;
+  for (int i = 0; i < I; ++i) {
+    u32 d = select(mine + i * warp_size < n, radix_digit(ordered_bits<K>(key[i].get(), flip), shift, mask), mask);
+    digit.push_back(cast<std::int32_t>(d));
+    u32 peers = match_any_sync(full_mask, d);
+    i32 leader = ffs(cast<std::int32_t>(peers)) - 1;
+    Var<std::int32_t> before = 0;
+    if_(lane == leader, [&] { before = atomic_add(warp_counts[digit[i]], popc(peers), Scope::Block); });
+    rank.push_back(shfl_sync(full_mask, before.get(), leader) + popc(peers & lanes_below));
+  }
+  syncthreads();
+
+  // 3. Digit d's count in the tile, its local start, and where it goes.
+  Var<std::int32_t> total = 0;
+  if_(tid < kRadixDigits, [&] {
+    for (int w = 0; w < kWarps; ++w) {
+      i32 c = counts[w * kRadixDigits + tid];
+      counts[w * kRadixDigits + tid] = total.get();
+      total = total.get() + c;
+    }
+  });
+  // The keys past n are all of digit `mask`: not counted in what the tile publishes.
+  i32 past_end = max(tile_first + kTile - n, i32(0));
+  i32 published = select(cast<std::uint32_t>(tid) == mask, total.get() - past_end, total.get());
+  Ptr<std::uint32_t> my_status = status + (tile * kRadixDigits + tid);
+  if_(tid < kRadixDigits, [&] {
+    atomic_exchange(my_status[0], radix_status_word(select(tile == 0, u32(kTilePrefix), u32(kTileAggregate)), parity, published),
+                    Scope::Device, Order::Release);
+  });
+  i32 local_start = block_exclusive_sum<kRadixBlock>(total.get());
+  if_(tid < kRadixDigits, [&] {
+    for (int w = 0; w < kWarps; ++w) counts[w * kRadixDigits + tid] = counts[w * kRadixDigits + tid] + local_start;
+    Var<std::int32_t> earlier = 0;  // keys of digit d in the tiles before
+    if_(tile > 0, [&] {
+      Var<std::int32_t> j = tile - 1;
+      Var<bool> done = false;
+      while_([&] { return !done.get(); }, [&] {
+        u32 word = atomic_load(status[j.get() * kRadixDigits + tid], Scope::Device, Order::Acquire);
+        u32 flag = radix_status_flag(word, parity);
+        Value<bool> seen = (flag == kTileAggregate) | (flag == kTilePrefix);
+        if_(seen, [&] {
+          earlier = earlier.get() + cast<std::int32_t>(word & 0x3fffffffu);
+          done = flag == kTilePrefix;
+          j = j.get() - 1;
+        });
+      });
+      atomic_exchange(my_status[0], radix_status_word(u32(kTilePrefix), parity, earlier.get() + published), Scope::Device,
+                      Order::Release);
+    });
+    digit_start[tid] = cast<std::int32_t>(offsets[tid].load()) + earlier.get() - local_start;
+  });
+  syncthreads();
+
+  // 4. The keys through shared memory, ordered by digit, then out.
+  i32 valid = min(n - tile_first, i32(kTile));
+  SharedPtr<K> staged_keys = dynamic_shared<K>();
+  std::vector<i32> place;
+  for (std::size_t i = 0; i < I; ++i) {
+    place.push_back(warp_counts[digit[i]].load() + rank[i]);
+    staged_keys[place[i]] = key[i].get();
+  }
+  syncthreads();
+  Var<std::int32_t> out_at[I];
+  for (int k = 0; k < I; ++k) {
+    i32 p = tid + k * kRadixBlock;
+    if_(p < valid, [&] {
+      Value<K> x = staged_keys[p].load();
+      i32 d = cast<std::int32_t>(radix_digit(ordered_bits<K>(x, flip), shift, mask));
+      i32 at = digit_start[d].load() + p;
+      keys_out[at] = x;
+      if constexpr (Pairs) out_at[k] = at;
+    });
+  }
+
+  // 5. The values, the same way.
+  if constexpr (Pairs) {
+    Var<V> value[I];
+    if_(full,
+        [&] {
+          for (int i = 0; i < I; ++i) value[i] = values_in[mine + i * warp_size].load();
+        },
+        [&] {
+          for (int i = 0; i < I; ++i)
+            if_(mine + i * warp_size < n, [&] { value[i] = values_in[mine + i * warp_size].load(); });
+        });
+    syncthreads();  // the staged keys have all been read
+    SharedPtr<V> staged_values = dynamic_shared<V>();
+    for (std::size_t i = 0; i < I; ++i) staged_values[place[i]] = value[i].get();
+    syncthreads();
+    for (int k = 0; k < I; ++k) {
+      i32 p = tid + k * kRadixBlock;
+      if_(p < valid, [&] { values_out[out_at[k].get()] = staged_values[p].load(); });
+    }
+  }
+}
+
+/// The kernels of one radix sort of keys K (and values V where Pairs): the digit counts, their
+/// offsets, and the sorting pass.
+template <bool Pairs, class K, class V>
+struct RadixSortKernels {
+  static auto make_histogram() {
+    return cutlet::kernel(
+        [](Ptr<std::uint32_t> bins, Ptr<K> keys, i32 n, Value<RadixBits<K>> flip, u32 begin_bit, i32 passes,
+           u32 last_mask) { radix_histogram_body<K>(bins, keys, n, flip, begin_bit, passes, last_mask); },
+        {.name = std::string("cutlet_radix_histogram_") + element_name<K>()});
+  }
+  static auto make_offsets() {
+    return cutlet::kernel([](Ptr<std::uint32_t> bins) { radix_bin_offsets_body(bins); },
+                          {.name = "cutlet_radix_bin_offsets"});
+  }
+  static auto make_onesweep() {
+    return cutlet::kernel(
+        [](Ptr<K> keys_out, Ptr<K> keys_in, Ptr<V> values_out, Ptr<V> values_in, i32 n, u32 shift, u32 mask,
+           Value<RadixBits<K>> flip, u32 parity, Ptr<std::uint32_t> counter, Ptr<std::uint32_t> status,
+           Ptr<std::uint32_t> offsets) {
+          radix_onesweep_body<Pairs, K, V>(keys_out, keys_in, values_out, values_in, n, shift, mask, flip, parity,
+                                           counter, status, offsets);
+        },
+        {.name = std::string(Pairs ? "cutlet_radix_sort_pairs_" : "cutlet_radix_sort_keys_") + element_name<K>() +
+                 (Pairs ? std::string("_") + element_name<V>() : std::string())});
+  }
+  decltype(make_histogram()) histogram = make_histogram();
+  decltype(make_offsets()) offsets = make_offsets();
+  decltype(make_onesweep()) onesweep = make_onesweep();
+};
+
+}  // namespace detail
+
+/// The kernels of radix_sort_keys (Pairs false; V unused) or radix_sort_pairs for keys of K
+/// and values of V (made at the first use, then shared), for inspection and compiling ahead.
+template <bool Pairs, Element K, Element V = K>
+auto& radix_sort_kernels() {
+  static detail::RadixSortKernels<Pairs, K, V> k;
+  return k;
+}
+
+/// Bytes of temporary storage radix_sort_keys (value_bytes 0) or radix_sort_pairs with values
+/// of value_bytes needs for `n` keys of K, whatever bits are sorted (for Workspace::borrow):
+/// the digit counts and tile counters of every pass, a status word per digit per tile of
+/// kRadixTile<K>, and an alternate buffer of keys and one of values.
+template <Element K>
+std::size_t radix_sort_workspace_bytes(std::size_t n, std::size_t value_bytes = 0) {
+  if (n == 0) return 0;
+  const auto tiles = static_cast<std::int64_t>((n + kRadixTile<K> - 1) / kRadixTile<K>);
+  return detail::radix_sort_layout(static_cast<std::int64_t>(n), tiles, detail::kRadixMaxPasses<K>, sizeof(K),
+                                   value_bytes)
+      .total_bytes;
+}
+
+namespace detail {
+
+/// Queues a radix sort of keys_in (and values_in where Pairs) into keys_out (values_out).
+template <bool Pairs, class K, class V>
+void launch_radix_sort(const Stream& stream, const Buffer<K>& keys_in, Buffer<K>& keys_out, const Buffer<V>* values_in,
+                       Buffer<V>* values_out, const RadixSortOptions& options, const Workspace& workspace,
+                       const char* algorithm) {
+  const auto range = call_range<K>(algorithm);
+  const RadixPasses passes = radix_passes(options.begin_bit, options.end_bit, static_cast<int>(8 * sizeof(K)), algorithm);
+  const std::int32_t n = checked_count(keys_in.size(), kRadixSortMaxCount, algorithm);
+  if (n == 0) return;
+  const auto count = static_cast<std::size_t>(n);
+  check_size(keys_out.size(), count, algorithm, "keys output");
+  check_device(keys_in.device(), stream, algorithm, "keys input");
+  check_device(keys_out.device(), stream, algorithm, "keys output");
+  check_aligned(keys_in.data(), algorithm, "keys input");
+  if constexpr (Pairs) {
+    check_size(values_in->size(), count, algorithm, "values input");
+    check_size(values_out->size(), count, algorithm, "values output");
+    check_device(values_in->device(), stream, algorithm, "values input");
+    check_device(values_out->device(), stream, algorithm, "values output");
+  }
+  if (passes.count == 0) {  // no bits to sort by: a copy
+    if (keys_out.data() != keys_in.data()) copy_bytes(stream, keys_out.data(), keys_in.data(), count * sizeof(K));
+    if constexpr (Pairs)
+      if (values_out->data() != values_in->data())
+        copy_bytes(stream, values_out->data(), values_in->data(), count * sizeof(V));
+    return;
+  }
+  const Device device = stream.device();
+  const long long tiles = ceil_div(n, kRadixTile<K>);
+  const RadixSortLayout layout = radix_sort_layout(n, tiles, passes.count, sizeof(K), Pairs ? sizeof(V) : 0);
+  Scratch scratch = acquire(workspace, stream, layout.total_bytes, algorithm);
+  zero_bytes(stream, scratch.address(), layout.zeroed_bytes);
+  const std::uint64_t base = scratch.address();
+  const auto bins = Buffer<std::uint32_t>::wrap(base + layout.bins, static_cast<std::size_t>(passes.count) * kRadixDigits,
+                                                device);
+  const auto status = Buffer<std::uint32_t>::wrap(base + layout.status, static_cast<std::size_t>(tiles) * kRadixDigits,
+                                                  device);
+  auto alt_keys = Buffer<K>::wrap(base + layout.keys, count, device);
+  auto alt_values = Buffer<V>::wrap(Pairs ? base + layout.values : base + layout.keys, count, device);
+  const RadixBits<K> flip = options.descending ? ~RadixBits<K>{0} : RadixBits<K>{0};
+
+  auto& k = radix_sort_kernels<Pairs, K, V>();
+  const std::int64_t vectors = n / kVectorLanes<K> + 1;
+  const int grid = streaming_grid(device, vectors, kRadixBlock, 4);
+  k.histogram.launch(stream, {.grid = grid, .block = kRadixBlock}, bins, keys_in, n, flip,
+                     static_cast<std::uint32_t>(passes.begin_bit), passes.count, passes.last_mask);
+  k.offsets.launch(stream, {.grid = passes.count, .block = kRadixDigits}, bins);
+
+  // Pass p writes the output when an even number of passes follow it, else the alternate
+  // buffers, so that the last pass writes the output. A pass must not write what it reads:
+  // when the output is the input and the passes are odd, every pass shifts by one, the last
+  // writes the alternate buffers, and a copy ends the sort.
+  bool in_place = keys_out.data() == keys_in.data();
+  if constexpr (Pairs) in_place = in_place || values_out->data() == values_in->data();
+  const bool copy_at_end = in_place && passes.count % 2 == 1;
+  const int shift_by = copy_at_end ? 1 : 0;
+  const Buffer<K>* src_keys = &keys_in;
+  const Buffer<V>* src_values = Pairs ? values_in : &alt_values;
+  const std::size_t shared = static_cast<std::size_t>(kRadixTile<K>) * std::max(sizeof(K), Pairs ? sizeof(V) : 0);
+  for (int p = 0; p < passes.count; ++p) {
+    const bool to_output = (passes.count - 1 - p + shift_by) % 2 == 0;
+    Buffer<K>& dst_keys = to_output ? keys_out : alt_keys;
+    Buffer<V>& dst_values = Pairs && to_output ? *values_out : alt_values;
+    const bool last = p == passes.count - 1;
+    const std::uint32_t mask = last ? passes.last_mask : kRadixDigits - 1;
+    const auto counter = Buffer<std::uint32_t>::wrap(base + layout.counters + 4 * static_cast<std::size_t>(p), 1, device);
+    const auto offsets = Buffer<std::uint32_t>::wrap(base + layout.bins + 4 * static_cast<std::size_t>(p) * kRadixDigits,
+                                                     kRadixDigits, device);
+    k.onesweep.launch(stream, {.grid = tiles, .block = kRadixBlock, .shared_bytes = shared}, dst_keys, *src_keys,
+                      dst_values, *src_values, n, static_cast<std::uint32_t>(passes.begin_bit + p * kRadixBits), mask,
+                      flip, static_cast<std::uint32_t>(p & 1), counter, status, offsets);
+    src_keys = &dst_keys;
+    src_values = &dst_values;
+  }
+  if (copy_at_end) {
+    copy_bytes(stream, keys_out.data(), alt_keys.data(), count * sizeof(K));
+    if constexpr (Pairs) copy_bytes(stream, values_out->data(), alt_values.data(), count * sizeof(V));
+  }
+}
+
+}  // namespace detail
+
+/// Sorts the n = keys_in.size() keys into keys_out[0, n), smallest first (largest first with
+/// options.descending), stably: equal keys keep their input order. Queued on `stream`
+/// without host synchronization: a memset, a kernel counting every pass's digits, a kernel
+/// turning them into offsets, and one sorting kernel per 8 bits of the key.
+///
+/// The order is CUB's: integers by value; floats by value, with -0.0 and +0.0 equal (they
+/// keep their input order) and NaNs by their bits (sign bit set: before -inf; clear: after
+/// +inf). options.begin_bit and end_bit restrict the sort to those bits of the keys' ordered
+/// bits (the key's bits with the sign bit inverted for signed integers; for floats also all
+/// other bits inverted when the sign is set), as CUB's begin_bit and end_bit do.
+///
+/// `keys_out` holds at least n keys and may be `keys_in` (a sort in place). Both are of the
+/// stream's device, `keys_in` 16-byte aligned. At most kRadixSortMaxCount keys. Temporary
+/// storage (radix_sort_workspace_bytes) comes from `workspace`. Throws cutlet::Error for bad
+/// arguments.
+template <Element K>
+void radix_sort_keys(const Stream& stream, const Buffer<K>& keys_in, Buffer<K>& keys_out,
+                     const RadixSortOptions& options = {}, const Workspace& workspace = {}) {
+  detail::launch_radix_sort<false, K, K>(stream, keys_in, keys_out, nullptr, nullptr, options, workspace,
+                                         "radix_sort_keys");
+}
+
+/// As radix_sort_keys, moving values_in[i] along with keys_in[i]: values_out[j] is the value
+/// of the key that lands at keys_out[j]. `values_in` and `values_out` hold at least n values
+/// of the stream's device; `values_out` may be `values_in`.
+template <Element K, Element V>
+void radix_sort_pairs(const Stream& stream, const Buffer<K>& keys_in, Buffer<K>& keys_out, const Buffer<V>& values_in,
+                      Buffer<V>& values_out, const RadixSortOptions& options = {}, const Workspace& workspace = {}) {
+  detail::launch_radix_sort<true, K, V>(stream, keys_in, keys_out, &values_in, &values_out, options, workspace,
+                                        "radix_sort_pairs");
+}
+
+}  // namespace cutlet::algorithms

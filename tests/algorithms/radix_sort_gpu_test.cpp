@@ -1,0 +1,272 @@
+// radix_sort_keys and radix_sort_pairs against std::stable_sort: every key type, values of
+// 4 and 8 bytes (their input positions, so that stability is checked), ascending and
+// descending, sizes around the tile boundaries and past many tiles, keys from a few values
+// (long runs of equal keys in every tile), the full range of bits, NaNs and both zeros in
+// float keys (CUB's order), partial bit ranges (fewer and narrower passes), sorts in place
+// (even and odd pass counts), a caller's workspace, and the argument checks. Outputs are
+// poisoned first.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <numeric>
+#include <random>
+#include <type_traits>
+
+#include "algorithms/algorithm_test_support.h"
+#include "gpu_test_support.h"
+#include "kernel_test_support.h"
+
+using namespace cutlet;
+using namespace cutlet::test;
+namespace alg = cutlet::algorithms;
+
+namespace {
+
+/// Expects `f` to throw an exception whose message contains `text`.
+template <class F>
+void expect_message(F&& f, const std::string& text) {
+  const std::string message = message_of(f);
+  EXPECT_NE(message.find(text), std::string::npos) << message;
+}
+
+template <class K>
+using Bits = std::conditional_t<sizeof(K) == 4, std::uint32_t, std::uint64_t>;
+
+/// The host's twin of the sort's order: the key's ordered bits (see radix_sort_keys).
+template <class K>
+Bits<K> host_ordered_bits(K key) {
+  using U = Bits<K>;
+  constexpr U sign = U(1) << (8 * sizeof(U) - 1);
+  U b;
+  std::memcpy(&b, &key, sizeof(K));
+  if constexpr (std::is_unsigned_v<K>) return b;
+  else if constexpr (std::is_integral_v<K>) return b ^ sign;
+  else {
+    if (b == sign) b = 0;
+    return (b & sign) ? ~b : (b | sign);
+  }
+}
+
+/// The sort key of `key` for bits [begin, end), descending or not.
+template <class K>
+Bits<K> host_sort_key(K key, int begin, int end, bool descending) {
+  using U = Bits<K>;
+  U b = host_ordered_bits(key);
+  if (descending) b = ~b;
+  const int width = end - begin;
+  if (width == 0) return 0;
+  const U mask = width == static_cast<int>(8 * sizeof(U)) ? ~U(0) : ((U(1) << width) - 1);
+  return (b >> begin) & mask;
+}
+
+/// Keys of K: random bits (every exponent, sign and NaN pattern for floats), or, with
+/// `distinct` > 0, drawn from that many random values (long runs of equal keys).
+template <class K>
+std::vector<K> sort_input(std::size_t n, std::size_t distinct, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  auto any = [&] {
+    const std::uint64_t r = rng();
+    K k;
+    std::memcpy(&k, &r, sizeof(K));
+    return k;
+  };
+  std::vector<K> pool;
+  for (std::size_t i = 0; i < distinct; ++i) pool.push_back(any());
+  std::vector<K> v(n);
+  for (auto& x : v) x = distinct ? pool[rng() % distinct] : any();
+  return v;
+}
+
+/// The positions of h in the order of a stable sort by host_sort_key.
+template <class K>
+std::vector<std::size_t> host_order(const std::vector<K>& h, int begin, int end, bool descending) {
+  std::vector<std::size_t> order(h.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return host_sort_key(h[a], begin, end, descending) < host_sort_key(h[b], begin, end, descending);
+  });
+  return order;
+}
+
+/// radix_sort_keys and radix_sort_pairs (values: positions as V) of `h` against host_order.
+template <class K, class V>
+void check_sort(const Stream& st, const std::vector<K>& h, const alg::RadixSortOptions& options) {
+  const int end = options.end_bit == -1 ? static_cast<int>(8 * sizeof(K)) : options.end_bit;
+  const auto order = host_order(h, options.begin_bit, end, options.descending);
+  std::vector<K> want_keys;
+  std::vector<V> want_values;
+  for (std::size_t i : order) {
+    want_keys.push_back(h[i]);
+    want_values.push_back(static_cast<V>(i));
+  }
+  std::vector<V> positions(h.size());
+  std::iota(positions.begin(), positions.end(), V{0});
+  Buffer<K> keys(st, h);
+  {
+    auto out = poisoned<K>(st, h.size() + 3);
+    alg::radix_sort_keys(st, keys, out, options);
+    const auto got = out.to_host(st);
+    for (std::size_t i = 0; i < h.size(); ++i)
+      ASSERT_EQ(std::memcmp(&got[i], &want_keys[i], sizeof(K)), 0)
+          << "key " << i << " of " << h.size() << ": got " << got[i] << ", want " << want_keys[i];
+    K poison;
+    std::memset(&poison, 0xCD, sizeof(K));
+    for (std::size_t i = h.size(); i < got.size(); ++i)
+      ASSERT_EQ(std::memcmp(&got[i], &poison, sizeof(K)), 0) << "key output " << i << " past n was written";
+  }
+  {
+    Buffer<V> values(st, positions);
+    auto out_keys = poisoned<K>(st, h.size());
+    auto out_values = poisoned<V>(st, h.size());
+    alg::radix_sort_pairs(st, keys, out_keys, values, out_values, options);
+    const auto got_keys = out_keys.to_host(st);
+    const auto got_values = out_values.to_host(st);
+    for (std::size_t i = 0; i < h.size(); ++i) {
+      ASSERT_EQ(got_values[i], want_values[i]) << "value " << i << " of " << h.size() << " (a stable sort's position)";
+      ASSERT_EQ(std::memcmp(&got_keys[i], &want_keys[i], sizeof(K)), 0) << "pair key " << i << " of " << h.size();
+    }
+  }
+  // The input is left as it was.
+  const auto after = keys.to_host(st);
+  ASSERT_EQ(std::memcmp(after.data(), h.data(), h.size() * sizeof(K)), 0) << "the input keys were written";
+}
+
+template <class K>
+void check_type() {
+  SCOPED_TRACE(element_label<K>());
+  Stream st;
+  using V = std::conditional_t<sizeof(K) == 4, std::uint64_t, std::uint32_t>;  // the other width
+  std::uint64_t seed = 1;
+  for (std::size_t n : boundary_sizes(alg::kRadixTile<K>, 40)) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    check_sort<K, V>(st, sort_input<K>(n, 0, seed++), {});
+    check_sort<K, V>(st, sort_input<K>(n, 5, seed++), {.descending = true});
+  }
+  // Many tiles: the look-back walks far back and meets every flag, in every pass.
+  const std::size_t large = 300 * alg::kRadixTile<K> + 77;
+  check_sort<K, std::uint32_t>(st, sort_input<K>(large, 0, seed++), {});
+  check_sort<K, std::uint32_t>(st, sort_input<K>(large, 3, seed++), {.descending = true});
+  // Keys of few bits (most digits empty, most keys equal in the high passes).
+  check_sort<K, std::uint32_t>(st, sort_input<K>(large, 257, seed++), {});
+}
+
+TEST(AlgorithmsRadixSortGpu, Float) {
+  CUTLET_REQUIRE_GPU();
+  check_type<float>();
+}
+TEST(AlgorithmsRadixSortGpu, Double) {
+  CUTLET_REQUIRE_GPU();
+  check_type<double>();
+}
+TEST(AlgorithmsRadixSortGpu, Int32) {
+  CUTLET_REQUIRE_GPU();
+  check_type<std::int32_t>();
+}
+TEST(AlgorithmsRadixSortGpu, UInt32) {
+  CUTLET_REQUIRE_GPU();
+  check_type<std::uint32_t>();
+}
+TEST(AlgorithmsRadixSortGpu, Int64) {
+  CUTLET_REQUIRE_GPU();
+  check_type<std::int64_t>();
+}
+TEST(AlgorithmsRadixSortGpu, UInt64) {
+  CUTLET_REQUIRE_GPU();
+  check_type<std::uint64_t>();
+}
+
+TEST(AlgorithmsRadixSortGpu, FloatsSortByValueWithZerosEqualAndNaNsAtTheEnds) {
+  CUTLET_REQUIRE_GPU();
+  Stream st;
+  const float qnan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  std::vector<float> h;
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> d(-100.0f, 100.0f);
+  const float special[] = {0.0f, -0.0f, qnan, -qnan, inf, -inf, std::numeric_limits<float>::denorm_min(),
+                           -std::numeric_limits<float>::denorm_min(), std::numeric_limits<float>::max(),
+                           std::numeric_limits<float>::lowest()};
+  for (int i = 0; i < 50000; ++i) h.push_back(i % 7 == 0 ? special[rng() % 10] : d(rng));
+  check_sort<float, std::uint32_t>(st, h, {});
+  check_sort<float, std::uint32_t>(st, h, {.descending = true});
+  // Without NaNs the order is the values' (std::stable_sort by <, the zeros equal).
+  std::vector<float> numbers;
+  for (float x : h)
+    if (!std::isnan(x)) numbers.push_back(x);
+  Buffer<float> in(st, numbers);
+  auto out = poisoned<float>(st, numbers.size());
+  alg::radix_sort_keys(st, in, out);
+  std::vector<float> want = numbers;
+  std::stable_sort(want.begin(), want.end());
+  const auto got = out.to_host(st);
+  ASSERT_EQ(std::memcmp(got.data(), want.data(), want.size() * sizeof(float)), 0);
+  // -NaN first, +NaN last.
+  Buffer<float> with_nans(st, h);
+  alg::radix_sort_keys(st, with_nans, with_nans);
+  const auto sorted = with_nans.to_host(st);
+  EXPECT_TRUE(std::isnan(sorted.front()) && std::signbit(sorted.front()));
+  EXPECT_TRUE(std::isnan(sorted.back()) && !std::signbit(sorted.back()));
+}
+
+TEST(AlgorithmsRadixSortGpu, BitRanges) {
+  CUTLET_REQUIRE_GPU();
+  Stream st;
+  const auto h32 = sort_input<std::uint32_t>(5 * alg::kRadixTile<std::uint32_t> + 3, 0, 71);
+  for (auto [begin, end] : {std::pair{0, 12}, {4, 20}, {8, 16}, {31, 32}, {0, 31}, {3, 3}}) {
+    SCOPED_TRACE("bits [" + std::to_string(begin) + ", " + std::to_string(end) + ")");
+    check_sort<std::uint32_t, std::uint32_t>(st, h32, {.begin_bit = begin, .end_bit = end});
+    check_sort<std::uint32_t, std::uint32_t>(st, h32, {.descending = true, .begin_bit = begin, .end_bit = end});
+  }
+  const auto h64 = sort_input<std::int64_t>(3 * alg::kRadixTile<std::int64_t> + 9, 0, 73);
+  for (auto [begin, end] : {std::pair{0, 40}, {20, 64}, {63, 64}}) {
+    SCOPED_TRACE("bits [" + std::to_string(begin) + ", " + std::to_string(end) + ")");
+    check_sort<std::int64_t, std::int32_t>(st, h64, {.begin_bit = begin, .end_bit = end});
+  }
+}
+
+TEST(AlgorithmsRadixSortGpu, InPlaceWithEvenAndOddPassesAndABorrowedWorkspace) {
+  CUTLET_REQUIRE_GPU();
+  Stream st;
+  const std::size_t n = 20 * alg::kRadixTile<std::int32_t> + 11;
+  const auto h = sort_input<std::int32_t>(n, 0, 9);
+  for (int end : {32, 24, 8}) {  // 4, 3 and 1 passes
+    SCOPED_TRACE("end_bit " + std::to_string(end));
+    const auto order = host_order(h, 0, end, false);
+    Buffer<std::int32_t> keys(st, h);
+    std::vector<std::uint32_t> positions(n);
+    std::iota(positions.begin(), positions.end(), 0u);
+    Buffer<std::uint32_t> values(st, positions);
+    DeviceMemory scratch(alg::radix_sort_workspace_bytes<std::int32_t>(n, sizeof(std::uint32_t)), Device(0));
+    alg::radix_sort_pairs(st, keys, keys, values, values, {.end_bit = end}, alg::Workspace::borrow(scratch));
+    const auto got_keys = keys.to_host(st);
+    const auto got_values = values.to_host(st);
+    for (std::size_t i = 0; i < n; ++i) {
+      ASSERT_EQ(got_values[i], order[i]) << i;
+      ASSERT_EQ(got_keys[i], h[order[i]]) << i;
+    }
+  }
+}
+
+TEST(AlgorithmsRadixSortGpu, ArgumentChecks) {
+  CUTLET_REQUIRE_GPU();
+  Stream st;
+  Buffer<std::uint32_t> keys(st, std::vector<std::uint32_t>(100, 1u));
+  Buffer<std::uint32_t> small(10, Device(0));
+  expect_message([&] { alg::radix_sort_keys(st, keys, small); }, "keys output");
+  expect_message([&] { alg::radix_sort_keys(st, keys, keys, {.begin_bit = 8, .end_bit = 4}); },
+                          "the bits to sort by, [8, 4)");
+  expect_message([&] { alg::radix_sort_keys(st, keys, keys, {.end_bit = 33}); }, "32 bits");
+  Buffer<float> values(50, Device(0));
+  expect_message([&] { alg::radix_sort_pairs(st, keys, keys, values, values); }, "values input");
+  DeviceMemory tiny(16, Device(0));
+  expect_message(
+      [&] { alg::radix_sort_keys(st, keys, keys, {}, alg::Workspace::borrow(tiny)); }, "radix_sort_keys");
+  // Empty input: nothing happens.
+  Buffer<std::uint32_t> none;
+  alg::radix_sort_keys(st, none, none);
+}
+
+}  // namespace
