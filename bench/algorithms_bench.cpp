@@ -4,7 +4,9 @@
 // BM_algorithms_segmented_reduce (algorithms::segmented_reduce with plus over 2^16 segments of
 // 4096 floats vs cub::DeviceSegmentedReduce::Sum), BM_algorithms_select_if (x > 0, about half
 // of the floats, vs cub::DeviceSelect::If) and BM_algorithms_unique (i32 keys in runs of 1 to
-// 8 vs cub::DeviceSelect::Unique). Every result is checked against the CPU before timing.
+// 8 vs cub::DeviceSelect::Unique); and at 2^26 random u32 keys BM_algorithms_radix_sort_keys
+// and BM_algorithms_radix_sort_pairs (u32 values) against cub::DeviceRadixSort, in Gkeys/s.
+// Every result is checked against the CPU before timing.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -191,6 +193,90 @@ Env& env() {
   return *e;
 }
 
+constexpr int kSortN = 1 << 26;
+
+/// The radix sorts' data: random u32 keys (all 32 bits) and their indices as values.
+struct SortEnv {
+  Device device{0};
+  Stream stream{device};
+  Buffer<std::uint32_t> keys{kSortN, device}, values{kSortN, device}, keys_out{kSortN, device},
+      values_out{kSortN, device};
+  std::vector<std::uint32_t> hkeys;
+
+  SortEnv() {
+    hkeys.resize(kSortN);
+    std::mt19937 rng(61);
+    for (auto& k : hkeys) k = rng();
+    std::vector<std::uint32_t> hvalues(kSortN);
+    for (int i = 0; i < kSortN; ++i) hvalues[i] = static_cast<std::uint32_t>(i);
+    keys.copy_from_host(stream, hkeys);
+    values.copy_from_host(stream, hvalues);
+    check("cutlet::algorithms::radix_sort_pairs", [&] { run_pairs(); }, true);
+    check("cub::DeviceRadixSort::SortPairs", [&] { run_cub_pairs(); }, true);
+    check("cutlet::algorithms::radix_sort_keys", [&] { run_keys(); }, false);
+    check("cub::DeviceRadixSort::SortKeys", [&] { run_cub_keys(); }, false);
+  }
+
+  void run_keys() { alg::radix_sort_keys(stream, keys, keys_out); }
+  void run_pairs() { alg::radix_sort_pairs(stream, keys, keys_out, values, values_out); }
+  void run_cub_keys() {
+    check_cub(cutlet_cub_radix_sort_keys_u32(reinterpret_cast<const unsigned*>(keys.data()),
+                                             reinterpret_cast<unsigned*>(keys_out.data()), kSortN, stream.handle()),
+              "cub::DeviceRadixSort::SortKeys");
+  }
+  void run_cub_pairs() {
+    check_cub(cutlet_cub_radix_sort_pairs_u32(
+                  reinterpret_cast<const unsigned*>(keys.data()), reinterpret_cast<unsigned*>(keys_out.data()),
+                  reinterpret_cast<const unsigned*>(values.data()), reinterpret_cast<unsigned*>(values_out.data()),
+                  kSortN, stream.handle()),
+              "cub::DeviceRadixSort::SortPairs");
+  }
+
+  /// Throws cutlet::Error naming `who` unless keys_out is the CPU's stable sort of the keys
+  /// and, with `pairs`, values_out their input positions.
+  template <class F>
+  void check(const char* who, F&& run, bool pairs) {
+    keys_out.fill_bytes(stream, 0xa5);
+    values_out.fill_bytes(stream, 0xa5);
+    run();
+    const std::vector<std::uint32_t> got = keys_out.to_host(stream);
+    std::vector<std::uint32_t> order(kSortN);
+    for (int i = 0; i < kSortN; ++i) order[i] = static_cast<std::uint32_t>(i);
+    std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return hkeys[a] < hkeys[b]; });
+    const std::vector<std::uint32_t> got_values = pairs ? values_out.to_host(stream) : std::vector<std::uint32_t>{};
+    for (int i = 0; i < kSortN; ++i) {
+      if (got[i] != hkeys[order[i]])
+        throw Error(std::string("cutlet_bench: ") + who + " is wrong at " + std::to_string(i) + ": key " +
+                    std::to_string(got[i]) + ", want " + std::to_string(hkeys[order[i]]));
+      if (pairs && got_values[i] != order[i])
+        throw Error(std::string("cutlet_bench: ") + who + " is wrong at " + std::to_string(i) + ": value " +
+                    std::to_string(got_values[i]) + ", want " + std::to_string(order[i]));
+    }
+  }
+};
+
+SortEnv& sort_env() {
+  static auto e = std::make_unique<SortEnv>();
+  return *e;
+}
+
+/// Times a cutlet sort and CUB's of kSortN keys in the same iterations: counters Gkeys/s,
+/// cub_Gkeys/s, vs_cub, and the registers of the sorting kernel.
+template <class K, class Run, class CubRun>
+void time_sort_against_cub(benchmark::State& state, const K& kernel, Run&& run, CubRun&& cub_run) {
+  SortEnv& e = sort_env();
+  SameRun runs;
+  runs.add("cutlet", run);
+  runs.add("cub", cub_run);
+  for (auto _ : state) state.SetIterationTime(runs.iterate(e.stream, kReps) * 1e-3);
+  const double gkeys = kSortN / (runs.median_ms("cutlet") * 1e-3) / 1e9;
+  const double cub = kSortN / (runs.median_ms("cub") * 1e-3) / 1e9;
+  state.counters["Gkeys/s"] = gkeys;
+  state.counters["cub_Gkeys/s"] = cub;
+  state.counters["vs_cub"] = gkeys / cub;
+  state.counters["regs"] = registers_of(kernel);
+}
+
 /// Times `run` and `cub_run`, moving `bytes` each, in the same iterations: counters GB/s,
 /// cub_GB/s, vs_cub, and the registers of `kernel`.
 template <class K, class Run, class CubRun>
@@ -265,8 +351,32 @@ void BM_algorithms_unique(benchmark::State& state) {
   });
 }
 
+/// algorithms::radix_sort_keys of 2^26 random u32 keys (4 passes of one-sweep) against CUB's
+/// DeviceRadixSort::SortKeys.
+void BM_algorithms_radix_sort_keys(benchmark::State& state) {
+  if (!require_gpu(state)) return;
+  guarded(state, [](benchmark::State& state) {
+    SortEnv& e = sort_env();
+    time_sort_against_cub(state, alg::radix_sort_kernels<false, std::uint32_t>().onesweep, [&] { e.run_keys(); },
+                          [&] { e.run_cub_keys(); });
+  });
+}
+
+/// algorithms::radix_sort_pairs of 2^26 random u32 keys with u32 values against CUB's
+/// DeviceRadixSort::SortPairs.
+void BM_algorithms_radix_sort_pairs(benchmark::State& state) {
+  if (!require_gpu(state)) return;
+  guarded(state, [](benchmark::State& state) {
+    SortEnv& e = sort_env();
+    time_sort_against_cub(state, alg::radix_sort_kernels<true, std::uint32_t, std::uint32_t>().onesweep,
+                          [&] { e.run_pairs(); }, [&] { e.run_cub_pairs(); });
+  });
+}
+
 }  // namespace
 
+BENCHMARK(BM_algorithms_radix_sort_keys)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(kIterations);
+BENCHMARK(BM_algorithms_radix_sort_pairs)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(kIterations);
 BENCHMARK(BM_algorithms_reduce)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(kIterations);
 BENCHMARK(BM_algorithms_scan)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(kIterations);
 BENCHMARK(BM_algorithms_segmented_reduce)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(kIterations);

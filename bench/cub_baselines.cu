@@ -2,6 +2,7 @@
 #include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cub/device/device_histogram.cuh>
+#include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_segmented_reduce.cuh>
@@ -45,7 +46,7 @@ cudaError_t with_temp_storage(TempStorage& storage, Call&& call) {
   return e;
 }
 
-TempStorage reduce_temp, scan_temp, histogram_temp, segmented_reduce_temp, select_temp, unique_temp;
+TempStorage reduce_temp, scan_temp, histogram_temp, segmented_reduce_temp, select_temp, unique_temp, sort_temp;
 
 struct Saxpy {
   float a;
@@ -100,6 +101,20 @@ extern "C" int cutlet_cub_select_positive(const float* x, float* out, int* num_s
 extern "C" int cutlet_cub_unique_i32(const int* x, int* out, int* num_selected, int n, void* stream) {
   return with_temp_storage(unique_temp, [&](void* temp, size_t& bytes) {
     return cub::DeviceSelect::Unique(temp, bytes, x, out, num_selected, n, static_cast<cudaStream_t>(stream));
+  });
+}
+
+extern "C" int cutlet_cub_radix_sort_keys_u32(const unsigned* keys_in, unsigned* keys_out, int n, void* stream) {
+  return with_temp_storage(sort_temp, [&](void* temp, size_t& bytes) {
+    return cub::DeviceRadixSort::SortKeys(temp, bytes, keys_in, keys_out, n, 0, 32, static_cast<cudaStream_t>(stream));
+  });
+}
+
+extern "C" int cutlet_cub_radix_sort_pairs_u32(const unsigned* keys_in, unsigned* keys_out, const unsigned* values_in,
+                                               unsigned* values_out, int n, void* stream) {
+  return with_temp_storage(sort_temp, [&](void* temp, size_t& bytes) {
+    return cub::DeviceRadixSort::SortPairs(temp, bytes, keys_in, keys_out, values_in, values_out, n, 0, 32,
+                                           static_cast<cudaStream_t>(stream));
   });
 }
 

@@ -36,6 +36,15 @@ int cutlet_cub_select_positive(const float* x, float* out, int* num_selected, in
 /// with cub::DeviceSelect::Unique.
 int cutlet_cub_unique_i32(const int* x, int* out, int* num_selected, int n, void* stream);
 
+/// keys_out[0, n) = keys_in[0, n) sorted ascending (all 32 bits) with
+/// cub::DeviceRadixSort::SortKeys.
+int cutlet_cub_radix_sort_keys_u32(const unsigned* keys_in, unsigned* keys_out, int n, void* stream);
+
+/// keys_out and values_out = keys_in and values_in sorted by key, ascending (all 32 bits),
+/// with cub::DeviceRadixSort::SortPairs.
+int cutlet_cub_radix_sort_pairs_u32(const unsigned* keys_in, unsigned* keys_out, const unsigned* values_in,
+                                    unsigned* values_out, int n, void* stream);
+
 /// c = a @ b for row-major bf16 a [m, k] and b [k, n] and f32 c [m, n], with cublasGemmEx
 /// (f32 compute, tensor cores). Returns a cublasStatus_t value plus 1000 (0 on success).
 int cutlet_cublas_gemm_bf16(int m, int n, int k, const void* a, const void* b, float* c, void* stream);
