@@ -38,6 +38,12 @@ llvm::Value* lower_special(LoweringContext& c, const ir::Instruction& inst) {
       llvm::Intrinsic::nvvm_read_ptx_sreg_laneid,
   };
   const R r = ir::ops::Special(inst).reg();
+  if (c.options.host) {
+    // A kernel reads its thread's state parameter; a device function asks the block.
+    llvm::Type* i32 = c.b.getInt32Ty();
+    if (!c.host_thread_state) return host_call(c, "cutlet_host_special", i32, {c.b.getInt32(static_cast<std::uint32_t>(r))});
+    return c.b.CreateLoad(i32, c.b.CreateConstInBoundsGEP1_32(i32, c.host_thread_state, static_cast<unsigned>(r)));
+  }
   return c.b.CreateIntrinsic(ids[static_cast<int>(r)], {}, {});
 }
 

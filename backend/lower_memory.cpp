@@ -8,8 +8,16 @@
 
 namespace cutlet::backend {
 
-// Dynamic shared memory: one external, unsized array per module, sized by the launch.
-llvm::GlobalVariable* dynamic_shared_base(LoweringContext& c) {
+// Dynamic shared memory: one external, unsized array per module, sized by the launch. On the
+// host, the running block's shared memory, asked for once per function.
+llvm::Value* dynamic_shared_base(LoweringContext& c) {
+  if (c.options.host) {
+    if (!c.host_shared) {
+      auto callee = c.module.getOrInsertFunction("cutlet_host_shared", llvm::FunctionType::get(c.entry.getPtrTy(), false));
+      c.host_shared = c.entry.CreateAddrSpaceCast(c.entry.CreateCall(callee), c.entry.getPtrTy(3));
+    }
+    return c.host_shared;
+  }
   const char* name = "cutlet_dynamic_shared";
   if (auto* g = c.module.getNamedGlobal(name)) return g;
   auto* at = llvm::ArrayType::get(llvm::Type::getInt8Ty(c.ctx), 0);

@@ -46,4 +46,11 @@ llvm::Value* inline_ptx(LoweringContext& c, llvm::Type* result, const std::strin
   return c.b.CreateCall(llvm::InlineAsm::get(fty, text, cons, /*hasSideEffects=*/true), args);
 }
 
+llvm::Value* host_call(LoweringContext& c, const char* name, llvm::Type* ret, std::vector<llvm::Value*> args) {
+  std::vector<llvm::Type*> types;
+  for (auto* a : args) types.push_back(a->getType());
+  auto callee = c.module.getOrInsertFunction(name, llvm::FunctionType::get(ret, types, false));
+  return c.b.CreateCall(callee, args);
+}
+
 }  // namespace cutlet::backend

@@ -3,6 +3,7 @@
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/IntrinsicsNVPTX.h>
 
+#include "cutlet/backend/compiler.h"
 #include "cutlet/error.h"
 #include "lowering.h"
 
@@ -12,7 +13,8 @@ using ir::AtomicKind;
 using ir::Opcode;
 
 llvm::Value* lower_barrier(LoweringContext& c, const ir::Instruction&) {
-  c.b.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});
+  if (c.options.host) host_call(c, "cutlet_host_barrier", c.b.getVoidTy());
+  else c.b.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});
   return nullptr;
 }
 
@@ -22,7 +24,9 @@ llvm::Value* lower_barrier_reduce(LoweringContext& c, const ir::Instruction& ins
   const ir::ops::BarrierReduce reduce(inst);
   const ir::BarrierReduceKind kind = reduce.kind();
   llvm::Value* pred = c.b.CreateZExt(c.get(reduce.pred()), c.b.getInt32Ty());
-  llvm::Value* r = c.b.CreateIntrinsic(ids[static_cast<int>(kind)], {}, {pred});
+  llvm::Value* r = c.options.host ? host_call(c, "cutlet_host_barrier_reduce", c.b.getInt32Ty(),
+                                              {c.b.getInt32(static_cast<std::uint32_t>(kind)), pred})
+                                  : c.b.CreateIntrinsic(ids[static_cast<int>(kind)], {}, {pred});
   if (kind == ir::BarrierReduceKind::Count) return r;
   return c.b.CreateICmpNE(r, c.b.getInt32(0));
 }
@@ -30,7 +34,9 @@ llvm::Value* lower_barrier_reduce(LoweringContext& c, const ir::Instruction& ins
 llvm::Value* lower_fence(LoweringContext& c, const ir::Instruction& inst) {
   static constexpr llvm::Intrinsic::ID ids[] = {llvm::Intrinsic::nvvm_membar_cta, llvm::Intrinsic::nvvm_membar_gl,
                                                 llvm::Intrinsic::nvvm_membar_sys};
-  c.b.CreateIntrinsic(ids[static_cast<int>(ir::ops::Fence(inst).scope())], {}, {});
+  // On the host every scope is the process's.
+  if (c.options.host) c.b.CreateFence(llvm::AtomicOrdering::SequentiallyConsistent);
+  else c.b.CreateIntrinsic(ids[static_cast<int>(ir::ops::Fence(inst).scope())], {}, {});
   return nullptr;
 }
 
@@ -41,6 +47,9 @@ llvm::Value* lower_fence(LoweringContext& c, const ir::Instruction& inst) {
 /// waits with acquire loads until it has flipped. Without a workspace (a launch that was
 /// not cooperative) the kernel traps instead of deadlocking.
 llvm::Value* lower_grid_sync(LoweringContext& c, const ir::Instruction&) {
+  if (c.options.host)
+    throw CompileError("cutlet: kernel '" + c.fn.name() + "' uses grid_sync(), which the CPU target does not run yet; "
+                       "run it on a GPU, or split it into one kernel per phase");
   auto& b = c.b;
   auto* i32 = b.getInt32Ty();
   auto* i64 = b.getInt64Ty();
@@ -108,7 +117,49 @@ std::string atomic_type(AtomicKind kind, ir::Type t) {
   }
 }
 
+/// An atomic on the host: LLVM's own atomic instructions in the op's order (every scope is
+/// the process's; floating-point read-modify-writes become compare-and-swap loops where the
+/// host has no instruction for them).
+llvm::Value* lower_atomic_host(LoweringContext& c, const ir::ops::Atomic& atomic) {
+  using O = llvm::AtomicOrdering;
+  static constexpr O orders[] = {O::Monotonic, O::Acquire, O::Release, O::AcquireRelease};
+  const O order = orders[static_cast<int>(atomic.order())];
+  const ir::Type t = c.fn.type_of(atomic.ptr()).element();
+  llvm::Type* lt = llvm_type(c.ctx, t);
+  llvm::Value* ptr = c.get(atomic.ptr());
+  const llvm::Align align = natural_align(t);
+  const AtomicKind kind = atomic.kind();
+  if (kind == AtomicKind::Load) {
+    llvm::LoadInst* load = c.b.CreateAlignedLoad(lt, ptr, align);
+    load->setAtomic(order);
+    return load;
+  }
+  llvm::Value* value = c.get(atomic.values()[0]);
+  if (kind == AtomicKind::CompareExchange) {
+    llvm::Type* it = c.b.getIntNTy(static_cast<unsigned>(t.bits()));
+    const O failure = order == O::AcquireRelease ? O::Acquire : order == O::Release ? O::Monotonic : order;
+    llvm::Value* x = c.b.CreateAtomicCmpXchg(ptr, c.b.CreateBitCast(value, it), c.b.CreateBitCast(c.get(atomic.values()[1]), it),
+                                             align, order, failure);
+    return c.b.CreateBitCast(c.b.CreateExtractValue(x, 0), lt);
+  }
+  using B = llvm::AtomicRMWInst::BinOp;
+  const bool fp = t.is_float(), sgn = t.is_signed_integer();
+  B op = B::Xchg;
+  switch (kind) {
+    case AtomicKind::Add: op = fp ? B::FAdd : B::Add; break;
+    case AtomicKind::Sub: op = fp ? B::FSub : B::Sub; break;
+    case AtomicKind::Min: op = fp ? B::FMin : sgn ? B::Min : B::UMin; break;
+    case AtomicKind::Max: op = fp ? B::FMax : sgn ? B::Max : B::UMax; break;
+    case AtomicKind::And: op = B::And; break;
+    case AtomicKind::Or: op = B::Or; break;
+    case AtomicKind::Xor: op = B::Xor; break;
+    default: break;
+  }
+  return c.b.CreateAtomicRMW(op, ptr, value, align, order);
+}
+
 llvm::Value* lower_atomic(LoweringContext& c, const ir::Instruction& inst) {
+  if (c.options.host) return lower_atomic_host(c, ir::ops::Atomic(inst));
   static const char* ops[] = {"add", "add", "min", "max", "and", "or", "xor", "exch", "cas"};
   static const char* scopes[] = {"cta", "gpu", "sys"};
   static const char* orders[] = {"relaxed", "acquire", "release", "acq_rel"};

@@ -277,14 +277,19 @@ llvm::Function* lower_function(const ir::Function& fn, llvm::Module& module, con
 
   std::vector<llvm::Type*> params;
   for (auto p : fn.params()) params.push_back(llvm_type(ctx, fn.type_of(p)));
+  const bool host_kernel = options.host && visibility == Visibility::Kernel;
+  if (host_kernel) params.push_back(llvm::PointerType::get(ctx, 0));  // its HostThreadState
   ir::Type rt = fn.return_type();
   llvm::Type* ret = rt.is_void() ? llvm::Type::getVoidTy(ctx) : llvm_type(ctx, rt);
   auto* fty = llvm::FunctionType::get(ret, params, false);
-  auto linkage = visibility == Visibility::Private ? llvm::GlobalValue::InternalLinkage : llvm::GlobalValue::ExternalLinkage;
+  // On the host the kernel is called by its block loop only, and inlined there.
+  auto linkage = visibility == Visibility::Private || host_kernel ? llvm::GlobalValue::InternalLinkage
+                                                                  : llvm::GlobalValue::ExternalLinkage;
   auto* function = llvm::Function::Create(fty, linkage, fn.name(), module);
   function->addFnAttr(llvm::Attribute::NoUnwind);
   // A device function is compiled once and called, not inlined into every caller.
   if (visibility != Visibility::Kernel) function->addFnAttr(llvm::Attribute::NoInline);
+  if (host_kernel) function->addFnAttr(llvm::Attribute::AlwaysInline);
   for (unsigned i = 0; i < fn.params().size(); ++i) {
     if (fn.param_noalias(i)) function->addParamAttr(i, llvm::Attribute::NoAlias);
     ir::Type pt = fn.type_of(fn.params()[i]);
@@ -302,7 +307,7 @@ llvm::Function* lower_function(const ir::Function& fn, llvm::Module& module, con
     function->addFnAttr("approx-func-fp-math", "true");
   }
 
-  if (visibility == Visibility::Kernel) {
+  if (visibility == Visibility::Kernel && !options.host) {
     // Mark it a kernel entry point (LLVM 19 reads nvvm.annotations).
     llvm::Metadata* md[] = {llvm::ValueAsMetadata::get(function), llvm::MDString::get(ctx, "kernel"),
                             llvm::ValueAsMetadata::get(llvm::ConstantInt::get(llvm::Type::getInt32Ty(ctx), 1))};
@@ -351,6 +356,7 @@ llvm::Function* lower_function(const ir::Function& fn, llvm::Module& module, con
 
   LoweringContext c{fn, ctx, module, function, b, entry, std::vector<llvm::Value*>(fn.num_values(), nullptr), options};
   for (std::size_t i = 0; i < fn.params().size(); ++i) c.values[fn.params()[i]] = function->getArg(static_cast<unsigned>(i));
+  if (host_kernel) c.host_thread_state = function->getArg(static_cast<unsigned>(fn.params().size()));
   std::unique_ptr<DebugInfo> debug;
   if (options.line_info) {
     debug = std::make_unique<DebugInfo>(module, *function, fn);

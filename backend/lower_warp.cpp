@@ -13,7 +13,13 @@ llvm::Value* warp_shuffle(LoweringContext& c, ir::ShuffleKind kind, llvm::Value*
   // The "c" operand packs the segment mask (0: whole warp) and the clamp lane: 31 for
   // idx/down/xor, 0 for up (as __shfl_*_sync with width 32).
   llvm::Value* clamp = b.getInt32(kind == ir::ShuffleKind::Up ? 0 : 0x1f);
-  auto shfl = [&](llvm::Value* x) { return b.CreateIntrinsic(ids[static_cast<int>(kind)], {}, {mask, x, lane, clamp}); };
+  auto shfl = [&](llvm::Value* x) -> llvm::Value* {
+    if (c.options.host)  // HostWarpOp's shuffles are in ShuffleKind's order
+      return b.CreateTrunc(host_call(c, "cutlet_host_warp", b.getInt64Ty(),
+                                     {b.getInt32(static_cast<std::uint32_t>(kind)), mask, b.CreateZExt(x, b.getInt64Ty()), lane}),
+                           b.getInt32Ty());
+    return b.CreateIntrinsic(ids[static_cast<int>(kind)], {}, {mask, x, lane, clamp});
+  };
   llvm::Type* t = v->getType();
   const unsigned bits = t->getPrimitiveSizeInBits();
   if (bits == 64) {
@@ -32,6 +38,17 @@ llvm::Value* warp_shuffle(LoweringContext& c, ir::ShuffleKind kind, llvm::Value*
 namespace {
 using ir::Opcode;
 
+/// The host's warp collective `op` over `mask` with this lane's `value` (zero-extended) and
+/// `arg`, truncated to `ret`.
+llvm::Value* host_warp(LoweringContext& c, HostWarpOp op, llvm::Value* mask, llvm::Value* value, llvm::Type* ret,
+                       llvm::Value* arg = nullptr) {
+  auto& b = c.b;
+  llvm::Value* r = host_call(c, "cutlet_host_warp", b.getInt64Ty(),
+                             {b.getInt32(static_cast<std::uint32_t>(op)), mask, b.CreateZExt(value, b.getInt64Ty()),
+                              arg ? arg : b.getInt32(0)});
+  return b.CreateTrunc(r, ret);
+}
+
 llvm::Value* lower_shuffle(LoweringContext& c, const ir::Instruction& inst) {
   const ir::ops::Shuffle shuffle(inst);
   return warp_shuffle(c, shuffle.kind(), c.get(shuffle.mask()), c.get(shuffle.value()), c.get(shuffle.lane()));
@@ -41,6 +58,11 @@ llvm::Value* lower_vote(LoweringContext& c, const ir::Instruction& inst) {
   static constexpr llvm::Intrinsic::ID ids[] = {llvm::Intrinsic::nvvm_vote_all_sync, llvm::Intrinsic::nvvm_vote_any_sync,
                                                 llvm::Intrinsic::nvvm_vote_ballot_sync};
   const ir::ops::Vote vote(inst);
+  if (c.options.host) {
+    const auto op = static_cast<HostWarpOp>(static_cast<int>(HostWarpOp::VoteAll) + static_cast<int>(vote.kind()));
+    return host_warp(c, op, c.get(vote.mask()), c.get(vote.pred()),
+                     vote.kind() == ir::VoteKind::Ballot ? c.b.getInt32Ty() : c.b.getInt1Ty());
+  }
   return c.b.CreateIntrinsic(ids[static_cast<int>(vote.kind())], {}, {c.get(vote.mask()), c.get(vote.pred())});
 }
 
@@ -51,6 +73,8 @@ llvm::Value* lower_match(LoweringContext& c, const ir::Instruction& inst) {
   llvm::Value* mask = c.get(match.mask());
   bool wide = c.fn.type_of(match.value()).bits() == 64;
   if (v->getType()->isFloatingPointTy()) v = c.b.CreateBitCast(v, wide ? c.b.getInt64Ty() : c.b.getInt32Ty());
+  if (c.options.host)
+    return host_warp(c, kind == ir::MatchKind::Any ? HostWarpOp::MatchAny : HostWarpOp::MatchAll, mask, v, c.b.getInt32Ty());
   if (kind == ir::MatchKind::Any)
     return c.b.CreateIntrinsic(wide ? llvm::Intrinsic::nvvm_match_any_sync_i64 : llvm::Intrinsic::nvvm_match_any_sync_i32,
                                {}, {mask, v});
@@ -72,10 +96,23 @@ llvm::Value* lower_redux(LoweringContext& c, const ir::Instruction& inst) {
     case ir::ReduxKind::Or: id = llvm::Intrinsic::nvvm_redux_sync_or; break;
     case ir::ReduxKind::Xor: id = llvm::Intrinsic::nvvm_redux_sync_xor; break;
   }
+  if (c.options.host) {
+    HostWarpOp op = HostWarpOp::ReduxAdd;
+    switch (kind) {
+      case ir::ReduxKind::Add: op = HostWarpOp::ReduxAdd; break;
+      case ir::ReduxKind::Min: op = sgn ? HostWarpOp::ReduxMinSigned : HostWarpOp::ReduxMinUnsigned; break;
+      case ir::ReduxKind::Max: op = sgn ? HostWarpOp::ReduxMaxSigned : HostWarpOp::ReduxMaxUnsigned; break;
+      case ir::ReduxKind::And: op = HostWarpOp::ReduxAnd; break;
+      case ir::ReduxKind::Or: op = HostWarpOp::ReduxOr; break;
+      case ir::ReduxKind::Xor: op = HostWarpOp::ReduxXor; break;
+    }
+    return host_warp(c, op, c.get(redux.mask()), c.get(redux.value()), c.b.getInt32Ty());
+  }
   return c.b.CreateIntrinsic(id, {}, {c.get(redux.value()), c.get(redux.mask())});
 }
 
 llvm::Value* lower_active_mask(LoweringContext& c, const ir::Instruction&) {
+  if (c.options.host) return host_call(c, "cutlet_host_active_mask", c.b.getInt32Ty());
   return inline_ptx(c, c.b.getInt32Ty(), "activemask.b32 $0;", "=r", {});
 }
 

@@ -15,6 +15,7 @@
 
 #include "cutlet/ir/function.h"
 #include "cutlet/ir/ops.h"
+#include "host_block.h"
 #include "tile_layout.h"
 
 namespace cutlet::backend {
@@ -25,6 +26,11 @@ struct LoweringOptions {
   bool flush_denormals = false;
   bool approx_math = false;
   bool line_info = false;
+  /// Lower for the host CPU (host_kernel.cpp) rather than NVPTX: a kernel takes one more
+  /// parameter, its thread's special registers (kHostThreadStateWords words, host_block.h);
+  /// barriers, warp operations, shared memory and device functions' special registers call
+  /// the cutlet_host_* functions of host_block.h; atomics and fences are LLVM's own.
+  bool host = false;
 };
 
 /// The state of lowering one function.
@@ -49,14 +55,21 @@ struct LoweringContext {
   std::size_t shared_taken = 0;
   /// The pointers dynamic_shared() returned, moved past the pool once its size is known.
   std::vector<llvm::GetElementPtrInst*> user_dynamic_shared;
+  /// For the host: the kernel's thread-state parameter (nullptr in device functions), and
+  /// the block's shared memory once a lowering asked for it.
+  llvm::Value* host_thread_state = nullptr;
+  llvm::Value* host_shared = nullptr;
 
   llvm::Value* get(ir::ValueId v) const { return values.at(v); }
   /// The LLVM type of value v: a tile is a vector of the thread's registers.
   llvm::Type* type_of(ir::ValueId v) const;
 };
 
-/// The start of the kernel's dynamic shared memory (one external array per module).
-llvm::GlobalVariable* dynamic_shared_base(LoweringContext& c);
+/// The start of the kernel's dynamic shared memory (one external array per module; on the
+/// host, the running block's shared memory), a pointer in address space 3.
+llvm::Value* dynamic_shared_base(LoweringContext& c);
+/// A call of host runtime function `name` (host_block.h) returning `ret`, for host lowerings.
+llvm::Value* host_call(LoweringContext& c, const char* name, llvm::Type* ret, std::vector<llvm::Value*> args = {});
 /// The next of the shared-memory buffers allocate-shared placed for the op being lowered
 /// (c.current), which must be `bytes` long: its byte offset in dynamic shared memory. An op
 /// lowered with other sizes than shared_requests gave is an InternalError.

@@ -1,0 +1,380 @@
+// One block of a host-run kernel: its threads as fibers (Boost.Context's fcontext), switched
+// where they wait for each other, and the cutlet_host_* functions behind those waits.
+#include "host_block.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <cstdio>
+#include <limits>
+
+#include <boost/context/detail/fcontext.hpp>
+
+#include "cutlet/error.h"
+
+namespace cutlet::backend {
+
+namespace ctx = boost::context::detail;
+
+namespace {
+
+/// Bytes of each fiber's stack (committed as it is touched), and of the guard page below it.
+constexpr std::size_t kStackBytes = 256 * 1024;
+
+/// A thread's stack: mapped once, kept by the runner for later blocks.
+class FiberStack {
+ public:
+  FiberStack() {
+    page_ = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+    void* p = mmap(nullptr, kStackBytes + page_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) throw Error("cutlet: could not map a stack for a thread of a kernel run on the CPU");
+    mprotect(p, page_, PROT_NONE);  // overflowing the stack faults instead of writing past it
+    base_ = static_cast<char*>(p);
+  }
+  ~FiberStack() { munmap(base_, kStackBytes + page_); }
+  FiberStack(const FiberStack&) = delete;
+  FiberStack& operator=(const FiberStack&) = delete;
+  /// The top of the stack (stacks grow down).
+  void* top() const { return base_ + page_ + kStackBytes; }
+
+ private:
+  char* base_ = nullptr;
+  std::size_t page_ = 0;
+};
+
+enum class Wait : std::uint8_t { None, Barrier, Warp };
+
+struct Thread {
+  std::uint32_t state[kHostThreadStateWords] = {};
+  ctx::fcontext_t self = nullptr;       ///< where the thread resumes
+  ctx::fcontext_t scheduler = nullptr;  ///< where it returns to when it waits
+  bool started = false, done = false;
+  Wait wait = Wait::None;
+  // A pending warp collective.
+  HostWarpOp op{};
+  std::uint32_t mask = 0, arg = 0;
+  std::uint64_t value = 0, result = 0;
+};
+
+}  // namespace
+
+struct HostBlockRunner::Block {
+  std::string kernel;
+  HostThreadEntry entry = nullptr;
+  void** args = nullptr;
+  std::vector<Thread> threads;
+  std::vector<std::unique_ptr<FiberStack>> stacks;
+  std::vector<std::byte> shared;
+  std::uint32_t live = 0;  ///< threads not yet returned
+  // The barrier: arrivals of the current phase and their reduction.
+  std::uint32_t arrived = 0, count = 0, all = 1, any = 0, reduced = 0, kind = 0;
+  bool trapped = false;
+  std::uint32_t trapped_thread = 0;
+  Thread* current = nullptr;
+
+  std::uint32_t index_of(const Thread& t) const { return static_cast<std::uint32_t>(&t - threads.data()); }
+  /// The lanes of warp w that have not returned.
+  std::uint32_t live_lanes(std::uint32_t w) const {
+    std::uint32_t m = 0;
+    for (std::uint32_t l = 0; l < 32 && 32 * w + l < threads.size(); ++l)
+      if (!threads[32 * w + l].done) m |= 1u << l;
+    return m;
+  }
+  void yield(Thread& t) { t.scheduler = ctx::jump_fcontext(t.scheduler, nullptr).fctx; }
+  void complete_barrier_if_ready();
+  void complete_warp_collectives(std::uint32_t w);
+  [[noreturn]] void throw_stuck() const;
+};
+
+namespace {
+
+thread_local HostBlockRunner::Block* tls_block = nullptr;
+
+HostBlockRunner::Block& block_here() {
+  CUTLET_ASSERT(tls_block != nullptr && tls_block->current != nullptr, "a host kernel thread runs inside a block");
+  return *tls_block;
+}
+
+/// A fiber's first frame: runs the thread's kernel code, then returns to the scheduler for good.
+void fiber_main(ctx::transfer_t from) {
+  auto& block = *static_cast<HostBlockRunner::Block*>(from.data);
+  Thread& t = *block.current;
+  t.scheduler = from.fctx;
+  block.entry(block.args, t.state);
+  t.done = true;
+  --block.live;
+  ctx::jump_fcontext(t.scheduler, nullptr);
+}
+
+std::uint64_t warp_result(HostWarpOp op, const Thread* lanes, std::uint32_t group, std::uint32_t lane, std::uint32_t width) {
+  const Thread& me = lanes[lane];
+  auto shuffled = [&](std::int64_t src) -> std::uint64_t {
+    if (src < 0 || src >= static_cast<std::int64_t>(width) || !(group >> src & 1)) return me.value;
+    return lanes[src].value;
+  };
+  auto each = [&](auto f) {
+    for (std::uint32_t l = 0; l < 32; ++l)
+      if (group >> l & 1) f(lanes[l]);
+  };
+  switch (op) {
+    case HostWarpOp::ShuffleIdx: return shuffled(me.arg & 31);
+    case HostWarpOp::ShuffleUp: return shuffled(static_cast<std::int64_t>(lane) - me.arg);
+    case HostWarpOp::ShuffleDown: return shuffled(static_cast<std::int64_t>(lane) + me.arg);
+    case HostWarpOp::ShuffleXor: return shuffled(lane ^ me.arg);
+    case HostWarpOp::VoteAll: {
+      std::uint64_t r = 1;
+      each([&](const Thread& t) { r &= t.value != 0; });
+      return r;
+    }
+    case HostWarpOp::VoteAny: {
+      std::uint64_t r = 0;
+      each([&](const Thread& t) { r |= t.value != 0; });
+      return r;
+    }
+    case HostWarpOp::VoteBallot: {
+      std::uint64_t r = 0;
+      for (std::uint32_t l = 0; l < 32; ++l)
+        if ((group >> l & 1) && lanes[l].value != 0) r |= 1u << l;
+      return r;
+    }
+    case HostWarpOp::MatchAny: {
+      std::uint64_t r = 0;
+      for (std::uint32_t l = 0; l < 32; ++l)
+        if ((group >> l & 1) && lanes[l].value == me.value) r |= 1u << l;
+      return r;
+    }
+    case HostWarpOp::MatchAll: {
+      bool same = true;
+      each([&](const Thread& t) { same = same && t.value == me.value; });
+      return same ? me.mask : 0;
+    }
+    default: break;
+  }
+  // redux over 32-bit values
+  std::uint32_t r = op == HostWarpOp::ReduxAnd ? ~0u
+                    : op == HostWarpOp::ReduxMinSigned ? static_cast<std::uint32_t>(std::numeric_limits<std::int32_t>::max())
+                    : op == HostWarpOp::ReduxMaxSigned ? static_cast<std::uint32_t>(std::numeric_limits<std::int32_t>::min())
+                    : op == HostWarpOp::ReduxMinUnsigned ? ~0u
+                                                         : 0u;
+  each([&](const Thread& t) {
+    const auto v = static_cast<std::uint32_t>(t.value);
+    switch (op) {
+      case HostWarpOp::ReduxAdd: r += v; break;
+      case HostWarpOp::ReduxMinSigned: r = static_cast<std::uint32_t>(std::min(static_cast<std::int32_t>(r), static_cast<std::int32_t>(v))); break;
+      case HostWarpOp::ReduxMaxSigned: r = static_cast<std::uint32_t>(std::max(static_cast<std::int32_t>(r), static_cast<std::int32_t>(v))); break;
+      case HostWarpOp::ReduxMinUnsigned: r = std::min(r, v); break;
+      case HostWarpOp::ReduxMaxUnsigned: r = std::max(r, v); break;
+      case HostWarpOp::ReduxAnd: r &= v; break;
+      case HostWarpOp::ReduxOr: r |= v; break;
+      case HostWarpOp::ReduxXor: r ^= v; break;
+      default: break;
+    }
+  });
+  return r;
+}
+
+const char* describe(HostWarpOp op) {
+  switch (op) {
+    case HostWarpOp::ShuffleIdx:
+    case HostWarpOp::ShuffleUp:
+    case HostWarpOp::ShuffleDown:
+    case HostWarpOp::ShuffleXor: return "a warp shuffle";
+    case HostWarpOp::VoteAll:
+    case HostWarpOp::VoteAny:
+    case HostWarpOp::VoteBallot: return "a warp vote";
+    case HostWarpOp::MatchAny:
+    case HostWarpOp::MatchAll: return "a warp match";
+    default: return "a warp reduction (redux)";
+  }
+}
+
+std::string thread_name(const std::uint32_t* s) {
+  return "thread (" + std::to_string(s[0]) + ", " + std::to_string(s[1]) + ", " + std::to_string(s[2]) + ") of block (" +
+         std::to_string(s[6]) + ", " + std::to_string(s[7]) + ", " + std::to_string(s[8]) + ")";
+}
+
+}  // namespace
+
+void HostBlockRunner::Block::complete_barrier_if_ready() {
+  if (arrived == 0 || arrived < live) return;
+  reduced = kind == 0 ? count : kind == 1 ? all : any;
+  arrived = count = any = 0;
+  all = 1;
+  for (Thread& t : threads)
+    if (t.wait == Wait::Barrier) t.wait = Wait::None;
+}
+
+void HostBlockRunner::Block::complete_warp_collectives(std::uint32_t w) {
+  Thread* lanes = threads.data() + 32 * w;
+  const std::uint32_t width = static_cast<std::uint32_t>(std::min<std::size_t>(32, threads.size() - 32 * w));
+  const std::uint32_t live_mask = live_lanes(w);
+  std::uint32_t waiting = 0;
+  for (std::uint32_t l = 0; l < width; ++l)
+    if (lanes[l].wait == Wait::Warp) waiting |= 1u << l;
+  while (waiting) {
+    const std::uint32_t first = static_cast<std::uint32_t>(std::countr_zero(waiting));
+    const std::uint32_t mask = lanes[first].mask;
+    const std::uint32_t group = mask & live_mask;
+    // The lanes of this mask that wait here; the collective runs once all of them do.
+    std::uint32_t here = 0;
+    for (std::uint32_t l = 0; l < width; ++l)
+      if ((waiting >> l & 1) && lanes[l].mask == mask && lanes[l].op == lanes[first].op) here |= 1u << l;
+    waiting &= ~here;
+    if ((group & ~here) != 0) continue;
+    for (std::uint32_t l = 0; l < width; ++l)
+      if (here >> l & 1) lanes[l].result = warp_result(lanes[l].op, lanes, group, l, width);
+    for (std::uint32_t l = 0; l < width; ++l)
+      if (here >> l & 1) lanes[l].wait = Wait::None;
+  }
+}
+
+void HostBlockRunner::Block::throw_stuck() const {
+  // The waiting threads by where they wait: how many, and the first of them.
+  struct Group {
+    std::string where;
+    const Thread* first;
+    int count;
+  };
+  std::vector<Group> groups;
+  for (const Thread& t : threads) {
+    if (t.done || t.wait == Wait::None) continue;
+    std::string where = "a barrier";
+    if (t.wait == Wait::Warp) {
+      char mask[16];
+      std::snprintf(mask, sizeof mask, "%08x", t.mask);
+      where = std::string(describe(t.op)) + " of mask 0x" + mask;
+    }
+    auto g = std::find_if(groups.begin(), groups.end(), [&](const Group& x) { return x.where == where; });
+    if (g == groups.end()) groups.push_back({where, &t, 1});
+    else ++g->count;
+  }
+  std::string waits;
+  for (const Group& g : groups)
+    waits += (waits.empty() ? "" : "; ") + std::to_string(g.count) + (g.count == 1 ? " thread waits" : " threads wait") +
+             " at " + g.where + " (the first: " + thread_name(g.first->state) + ")";
+  throw Error("cutlet: kernel '" + kernel + "' on the CPU can make no progress: " + waits + ", which the block's other " +
+              "threads never reach (" + std::to_string(live) + " of " + std::to_string(threads.size()) +
+              " threads have not returned). On a GPU this hangs or is undefined: every thread that has not " +
+              "returned must reach each syncthreads(), and every lane of a warp operation's mask that operation");
+}
+
+HostBlockRunner::HostBlockRunner() : block_(std::make_unique<Block>()) {}
+HostBlockRunner::~HostBlockRunner() = default;
+
+void HostBlockRunner::run(const std::string& kernel, HostThreadEntry entry, void** args, const std::uint32_t (&grid)[3],
+                          const std::uint32_t (&block)[3], const std::uint32_t (&block_index)[3], std::size_t shared_bytes) {
+  Block& b = *block_;
+  const std::size_t n = std::size_t{block[0]} * block[1] * block[2];
+  b.kernel = kernel;
+  b.entry = entry;
+  b.args = args;
+  b.threads.assign(n, Thread{});
+  while (b.stacks.size() < n) b.stacks.push_back(std::make_unique<FiberStack>());
+  b.shared.resize(shared_bytes);
+  b.live = static_cast<std::uint32_t>(n);
+  b.arrived = b.count = b.any = b.reduced = 0;
+  b.all = 1;
+  b.trapped = false;
+  for (std::size_t i = 0; i < n; ++i) {
+    std::uint32_t* s = b.threads[i].state;
+    s[0] = static_cast<std::uint32_t>(i % block[0]);
+    s[1] = static_cast<std::uint32_t>(i / block[0] % block[1]);
+    s[2] = static_cast<std::uint32_t>(i / (std::size_t{block[0]} * block[1]));
+    for (int d = 0; d < 3; ++d) {
+      s[3 + d] = block[d];
+      s[6 + d] = block_index[d];
+      s[9 + d] = grid[d];
+    }
+    s[12] = static_cast<std::uint32_t>(i % 32);
+  }
+  tls_block = &b;
+  struct Reset {
+    ~Reset() { tls_block = nullptr; }
+  } reset;
+  for (;;) {
+    bool progress = false;
+    for (std::size_t i = 0; i < n; ++i) {
+      Thread& t = b.threads[i];
+      if (t.done || t.wait != Wait::None) continue;
+      b.current = &t;
+      if (!t.started) {
+        t.started = true;
+        t.self = ctx::make_fcontext(b.stacks[i]->top(), kStackBytes, fiber_main);
+      }
+      t.self = ctx::jump_fcontext(t.self, &b).fctx;
+      b.current = nullptr;
+      progress = true;
+      if (b.trapped)
+        throw Error("cutlet: kernel '" + kernel + "' trapped on the CPU (assert_ or trap) in " +
+                    thread_name(b.threads[b.trapped_thread].state));
+      if (t.done) {
+        // Its exit may complete what the others wait for.
+        b.complete_barrier_if_ready();
+        b.complete_warp_collectives(static_cast<std::uint32_t>(i / 32));
+      }
+    }
+    if (b.live == 0) return;
+    if (!progress) b.throw_stuck();
+  }
+}
+
+std::byte* host_block_shared() { return tls_block ? tls_block->shared.data() : nullptr; }
+
+}  // namespace cutlet::backend
+
+using cutlet::backend::HostBlockRunner;
+using cutlet::backend::HostWarpOp;
+
+extern "C" std::uint32_t cutlet_host_special(std::uint32_t reg) {
+  return cutlet::backend::block_here().current->state[reg];
+}
+
+extern "C" void* cutlet_host_shared() { return cutlet::backend::host_block_shared(); }
+
+extern "C" void cutlet_host_barrier() { cutlet_host_barrier_reduce(0, 0); }
+
+extern "C" std::uint32_t cutlet_host_barrier_reduce(std::uint32_t kind, std::uint32_t pred) {
+  auto& b = cutlet::backend::block_here();
+  auto& t = *b.current;
+  b.kind = kind;
+  b.count += pred != 0;
+  b.all &= pred != 0;
+  b.any |= pred != 0;
+  ++b.arrived;
+  t.wait = cutlet::backend::Wait::Barrier;
+  b.complete_barrier_if_ready();
+  if (t.wait != cutlet::backend::Wait::None) b.yield(t);
+  return b.reduced;
+}
+
+extern "C" std::uint64_t cutlet_host_warp(std::uint32_t op, std::uint32_t mask, std::uint64_t value, std::uint32_t arg) {
+  auto& b = cutlet::backend::block_here();
+  auto& t = *b.current;
+  t.op = static_cast<HostWarpOp>(op);
+  t.mask = mask;
+  t.value = value;
+  t.arg = arg;
+  t.wait = cutlet::backend::Wait::Warp;
+  const auto w = b.index_of(t) / 32;
+  b.complete_warp_collectives(w);
+  if (t.wait != cutlet::backend::Wait::None) b.yield(t);
+  return t.result;
+}
+
+extern "C" std::uint32_t cutlet_host_active_mask() {
+  auto& b = cutlet::backend::block_here();
+  return b.live_lanes(b.index_of(*b.current) / 32);
+}
+
+extern "C" void cutlet_host_trap() {
+  auto& b = cutlet::backend::block_here();
+  auto& t = *b.current;
+  b.trapped = true;
+  b.trapped_thread = b.index_of(t);
+  t.done = true;
+  boost::context::detail::jump_fcontext(t.scheduler, nullptr);
+  __builtin_unreachable();
+}

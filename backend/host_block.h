@@ -1,0 +1,87 @@
+// The GPU's execution model for one block of a kernel run on the host CPU: its threads, their
+// special registers, its shared memory, and the points where threads wait for each other
+// (barriers, warp operations), behind the cutlet_host_* functions host-lowered kernels call.
+//
+// A block whose kernel never waits runs as a loop over its threads (host_kernel.cpp). One that
+// does runs each thread as a fiber (a stack of its own, switched with Boost.Context's fcontext):
+// a thread runs until it reaches a barrier or a warp operation, then the next thread runs; a
+// barrier completes when every thread of the block that has not exited has arrived, a warp
+// operation when every lane of its mask has. Threads never run concurrently within a block,
+// so shared memory needs no locks; blocks run on several host threads at once.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace cutlet::backend {
+
+/// The special registers of one thread, as host-lowered kernels read them: i32 words in
+/// ir::SpecialReg's order (threadIdx x y z, blockDim x y z, blockIdx x y z, gridDim x y z,
+/// lane).
+inline constexpr int kHostThreadStateWords = 13;
+
+/// The warp collectives of cutlet_host_warp: the four shuffles in ir::ShuffleKind's order
+/// (their arg the source lane, delta or lane mask), the votes, match and redux (signed and
+/// unsigned minima and maxima apart).
+enum class HostWarpOp : std::uint32_t {
+  ShuffleIdx, ShuffleUp, ShuffleDown, ShuffleXor,
+  VoteAll, VoteAny, VoteBallot,
+  MatchAny, MatchAll,
+  ReduxAdd, ReduxMinSigned, ReduxMinUnsigned, ReduxMaxSigned, ReduxMaxUnsigned, ReduxAnd, ReduxOr, ReduxXor,
+};
+
+/// Runs one thread of a block: `thread` is its state (kHostThreadStateWords words).
+using HostThreadEntry = void (*)(void** args, std::uint32_t* thread);
+
+/// Runs the threads of blocks as fibers, one block at a time, on the calling host thread.
+/// Keeps its fibers' stacks between blocks. Not thread-safe: one per host thread.
+class HostBlockRunner {
+ public:
+  HostBlockRunner();
+  ~HostBlockRunner();
+  HostBlockRunner(const HostBlockRunner&) = delete;
+  HostBlockRunner& operator=(const HostBlockRunner&) = delete;
+
+  /// Runs every thread of block `block_index` (x, y, z) of a launch of `kernel` (name, for
+  /// messages) over `grid` blocks of `block` threads, with `shared_bytes` of shared memory,
+  /// until all have returned. Throws cutlet::Error when the threads can no longer make
+  /// progress (some wait at a barrier or warp operation the others never reach), naming
+  /// where each waits, or when a thread trapped (assert_, trap).
+  void run(const std::string& kernel, HostThreadEntry entry, void** args, const std::uint32_t (&grid)[3],
+           const std::uint32_t (&block)[3], const std::uint32_t (&block_index)[3], std::size_t shared_bytes);
+
+  struct Block;
+
+ private:
+  std::unique_ptr<Block> block_;
+};
+
+/// The shared memory of the block running on this host thread (nullptr outside a block).
+std::byte* host_block_shared();
+
+}  // namespace cutlet::backend
+
+/// The functions host-lowered kernels call (resolved by the JIT to these definitions).
+extern "C" {
+/// Special register `reg` (ir::SpecialReg) of the calling thread: device functions read them
+/// so, kernels from their state parameter.
+std::uint32_t cutlet_host_special(std::uint32_t reg);
+/// The calling block's shared memory.
+void* cutlet_host_shared();
+/// bar.sync 0: waits until every thread of the block that has not exited has arrived.
+void cutlet_host_barrier();
+/// bar.red: the barrier, returning the count of threads whose `pred` was non-zero (kind 0),
+/// whether all had it (1) or any had it (2), over the threads that arrived.
+std::uint32_t cutlet_host_barrier_reduce(std::uint32_t kind, std::uint32_t pred);
+/// The warp collective `op` (HostWarpOp) over the lanes of `mask` in the calling thread's
+/// warp, each lane giving `value` and `arg`: waits until every lane of the mask that has not
+/// exited has arrived, and returns this lane's result.
+std::uint64_t cutlet_host_warp(std::uint32_t op, std::uint32_t mask, std::uint64_t value, std::uint32_t arg);
+/// The lanes of the calling thread's warp that have not exited.
+std::uint32_t cutlet_host_active_mask();
+/// trap: ends the block with an error naming the thread.
+[[noreturn]] void cutlet_host_trap();
+}

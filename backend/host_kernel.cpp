@@ -1,0 +1,359 @@
+// HostKernel: cutlet IR lowered for the host CPU, wrapped in a block loop, optimized for the
+// host's CPU and loaded with ORC's LLJIT.
+#include "cutlet/backend/host_kernel.h"
+
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include <llvm/ExecutionEngine/Orc/Core.h>
+#include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
+#include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
+#include <llvm/IR/InlineAsm.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/DynamicLibrary.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/TargetParser/Host.h>
+#include <llvm/TargetParser/SubtargetFeature.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
+
+#include "host_block.h"
+#include "lowering.h"
+
+namespace cutlet {
+namespace {
+
+/// The entry point the JIT exports for kernels whose threads never wait for each other: runs
+/// every thread of block (bx, by, bz) as a loop.
+using BlockFn = void (*)(void** args, const std::uint32_t* shape, std::uint32_t bx, std::uint32_t by, std::uint32_t bz);
+constexpr const char* kBlockEntry = "cutlet_host_block";
+/// The entry point for the others: runs one thread (backend::HostThreadEntry), as a fiber.
+constexpr const char* kThreadEntry = "cutlet_host_thread";
+
+/// The host runtime functions host-lowered code calls, by name (host_block.h).
+const std::pair<const char*, void*> kHostFunctions[] = {
+    {"cutlet_host_special", reinterpret_cast<void*>(&cutlet_host_special)},
+    {"cutlet_host_shared", reinterpret_cast<void*>(&cutlet_host_shared)},
+    {"cutlet_host_barrier", reinterpret_cast<void*>(&cutlet_host_barrier)},
+    {"cutlet_host_barrier_reduce", reinterpret_cast<void*>(&cutlet_host_barrier_reduce)},
+    {"cutlet_host_warp", reinterpret_cast<void*>(&cutlet_host_warp)},
+    {"cutlet_host_active_mask", reinterpret_cast<void*>(&cutlet_host_active_mask)},
+    {"cutlet_host_trap", reinterpret_cast<void*>(&cutlet_host_trap)},
+};
+
+/// Whether lowered kernel `m` calls the host runtime (its threads wait for each other, use
+/// shared memory or read their indices in device functions): then its threads run as fibers.
+bool calls_host_runtime(const llvm::Module& m) {
+  for (const auto& [name, address] : kHostFunctions)
+    if (const llvm::Function* f = m.getFunction(name); f && !f->use_empty()) return true;
+  return false;
+}
+
+void initialize_host_llvm() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    llvm::sys::DynamicLibrary::LoadLibraryPermanently(nullptr);  // the process's own symbols (libm)
+  });
+}
+
+std::string text_of(const llvm::Module& m) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  m.print(os, nullptr);
+  return s;
+}
+
+/// Binds the libdevice functions lowered kernel `m` calls (__nv_expf, __nv_fast_sinf, ...) to
+/// the host C library's functions of the same name (expf, sinf, ...), where the process has
+/// one taking and returning the same float types; the others stay, for check_runs_on_host to
+/// refuse. Returns the host functions bound.
+std::set<std::string> bind_math_to_host_libm(llvm::Module& m) {
+  std::set<std::string> bound_names;
+  for (llvm::Function& f : m) {
+    if (!f.isDeclaration() || !f.getName().starts_with("__nv_")) continue;
+    llvm::StringRef name = f.getName().drop_front(f.getName().starts_with("__nv_fast_") ? 10 : 5);
+    const bool floats_only = f.getReturnType()->isFloatingPointTy() &&
+                             std::all_of(f.arg_begin(), f.arg_end(), [](const llvm::Argument& a) {
+                               return a.getType()->isFloatTy() || a.getType()->isDoubleTy();
+                             });
+    if (!floats_only || !llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(name.str())) continue;
+    const std::string host = name.str();
+    bound_names.insert(host);
+    if (llvm::Function* bound = m.getFunction(host)) {  // both __nv_expf and __nv_fast_expf
+      f.replaceAllUsesWith(bound);
+      continue;
+    }
+    f.setName(host);
+  }
+  return bound_names;
+}
+
+/// Throws CompileError when lowered kernel `m` uses what the host target cannot run yet:
+/// GPU intrinsics, inline PTX, functions of libraries (vprintf, __assertfail), shared arrays
+/// of device functions. `host_functions` are the C library functions it may call besides the
+/// host runtime.
+void check_runs_on_host(const llvm::Module& m, const std::string& kernel, const std::set<std::string>& host_functions) {
+  auto refuse = [&](const std::string& what) {
+    throw CompileError("cutlet: kernel '" + kernel + "' uses " + what +
+                       ", which the CPU target does not run yet; run it on a GPU, or keep to per-thread "
+                       "arithmetic, loads and stores, branches and loops on the CPU");
+  };
+  for (const llvm::GlobalVariable& g : m.globals())
+    if (g.getAddressSpace() == 3) refuse("a shared_array inside a device function");
+  std::set<std::string> allowed = host_functions;
+  for (const auto& [name, address] : kHostFunctions) allowed.insert(name);
+  for (const llvm::Function& f : m) {
+    if (f.isDeclaration()) {
+      if (f.use_empty()) continue;
+      if (f.getName().starts_with("llvm.nvvm.")) refuse("the GPU operation " + f.getName().str());
+      if (!f.isIntrinsic() && !allowed.count(f.getName().str())) refuse("the library function " + f.getName().str());
+      continue;
+    }
+    for (const llvm::BasicBlock& bb : f)
+      for (const llvm::Instruction& inst : bb) {
+        if (const auto* call = llvm::dyn_cast<llvm::CallBase>(&inst); call && call->isInlineAsm())
+          refuse("inline PTX (" + llvm::cast<llvm::InlineAsm>(call->getCalledOperand())->getAsmString() + ")");
+      }
+  }
+}
+
+/// The kernel's parameters, loaded from `args` (args[i] points to parameter i's value; a
+/// record goes by value, the kernel copying it from the slot itself).
+std::vector<llvm::Value*> load_params(llvm::IRBuilder<>& b, llvm::Value* args, llvm::Function& kernel, const ir::Function& fn) {
+  llvm::Type* ptr = b.getPtrTy();
+  std::vector<llvm::Value*> params;
+  for (unsigned i = 0; i < fn.params().size(); ++i) {
+    llvm::Value* slot = b.CreateLoad(ptr, b.CreateConstInBoundsGEP1_32(ptr, args, i));
+    params.push_back(fn.type_of(fn.params()[i]).is_record() ? slot : b.CreateLoad(kernel.getArg(i)->getType(), slot));
+  }
+  return params;
+}
+
+/// Adds `cutlet_host_thread(args, state)` to `m`: runs `kernel` as the thread whose special
+/// registers `state` holds.
+void add_thread_entry(llvm::Module& m, llvm::Function& kernel, const ir::Function& fn) {
+  llvm::LLVMContext& ctx = m.getContext();
+  llvm::Type* ptr = llvm::PointerType::get(ctx, 0);
+  auto* fty = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr, ptr}, false);
+  auto* thread_fn = llvm::Function::Create(fty, llvm::GlobalValue::ExternalLinkage, kThreadEntry, m);
+  thread_fn->addFnAttr(llvm::Attribute::NoUnwind);
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", thread_fn));
+  std::vector<llvm::Value*> params = load_params(b, thread_fn->getArg(0), kernel, fn);
+  params.push_back(thread_fn->getArg(1));
+  b.CreateCall(&kernel, params);
+  b.CreateRetVoid();
+}
+
+/// Adds `cutlet_host_block(args, shape, bx, by, bz)` to `m`: loads the kernel's parameters
+/// from args, then calls `kernel` for every thread of the block, x fastest, with the thread's
+/// state (special registers) in a local array the optimizer keeps in registers.
+/// shape: blockDim x y z, then gridDim x y z.
+void add_block_loop(llvm::Module& m, llvm::Function& kernel, const ir::Function& fn) {
+  llvm::LLVMContext& ctx = m.getContext();
+  llvm::Type* i32 = llvm::Type::getInt32Ty(ctx);
+  llvm::Type* ptr = llvm::PointerType::get(ctx, 0);
+  auto* fty = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr, ptr, i32, i32, i32}, false);
+  auto* block_fn = llvm::Function::Create(fty, llvm::GlobalValue::ExternalLinkage, kBlockEntry, m);
+  block_fn->addFnAttr(llvm::Attribute::NoUnwind);
+  llvm::Value* shape = block_fn->getArg(1);
+
+  auto* entry = llvm::BasicBlock::Create(ctx, "entry", block_fn);
+  llvm::IRBuilder<> b(entry);
+  auto* state_ty = llvm::ArrayType::get(i32, backend::kHostThreadStateWords);
+  llvm::Value* state = b.CreateAlloca(state_ty, nullptr, "thread_state");
+  auto word = [&](unsigned i) { return b.CreateConstInBoundsGEP2_32(state_ty, state, 0, i); };
+  llvm::Value* dims[6];
+  for (unsigned i = 0; i < 6; ++i) {
+    dims[i] = b.CreateLoad(i32, b.CreateConstInBoundsGEP1_32(i32, shape, i));
+    b.CreateStore(dims[i], word(3 + (i < 3 ? i : i + 3)));  // blockDim at 3, gridDim at 9
+  }
+  for (unsigned i = 0; i < 3; ++i) b.CreateStore(block_fn->getArg(2 + i), word(6 + i));
+
+  std::vector<llvm::Value*> params = load_params(b, block_fn->getArg(0), kernel, fn);
+  params.push_back(state);
+
+  // for z, for y, for x: kernel(params..., state)
+  llvm::BasicBlock* exit = llvm::BasicBlock::Create(ctx, "exit", block_fn);
+  std::function<void(int, llvm::Value*)> loop = [&](int dim, llvm::Value* linear) {
+    // linear: the thread's linear index over the dimensions outside this one
+    llvm::BasicBlock* pre = b.GetInsertBlock();
+    auto* header = llvm::BasicBlock::Create(ctx, "t" + std::to_string(dim), block_fn);
+    b.CreateBr(header);
+    b.SetInsertPoint(header);
+    llvm::PHINode* t = b.CreatePHI(i32, 2);
+    t->addIncoming(b.getInt32(0), pre);
+    b.CreateStore(t, word(static_cast<unsigned>(dim)));
+    llvm::Value* here = b.CreateAdd(b.CreateMul(linear, dims[dim]), t);
+    if (dim == 0) {
+      b.CreateStore(b.CreateURem(here, b.getInt32(32)), word(12));  // lane
+      b.CreateCall(&kernel, params);
+    } else {
+      loop(dim - 1, here);
+    }
+    llvm::Value* next = b.CreateAdd(t, b.getInt32(1), "", true, true);
+    t->addIncoming(next, b.GetInsertBlock());
+    auto* after = llvm::BasicBlock::Create(ctx, "t" + std::to_string(dim) + ".end", block_fn);
+    b.CreateCondBr(b.CreateICmpULT(next, dims[dim]), header, after);
+    b.SetInsertPoint(after);
+  };
+  loop(2, b.getInt32(0));
+  b.CreateBr(exit);
+  b.SetInsertPoint(exit);
+  b.CreateRetVoid();
+}
+
+void optimize_for_host(llvm::Module& m, llvm::TargetMachine& tm, int opt_level) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PassBuilder pb(&tm);
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  const llvm::OptimizationLevel level = opt_level <= 0   ? llvm::OptimizationLevel::O0
+                                        : opt_level == 1 ? llvm::OptimizationLevel::O1
+                                        : opt_level == 2 ? llvm::OptimizationLevel::O2
+                                                         : llvm::OptimizationLevel::O3;
+  llvm::ModulePassManager mpm =
+      level == llvm::OptimizationLevel::O0 ? pb.buildO0DefaultPipeline(level) : pb.buildPerModuleDefaultPipeline(level);
+  mpm.run(m, mam);
+}
+
+template <class T>
+T unwrap(llvm::Expected<T> v, const std::string& kernel, const char* stage) {
+  if (!v) throw CompileError("cutlet: " + std::string(stage) + " of kernel '" + kernel + "' for the CPU failed: " +
+                             llvm::toString(v.takeError()));
+  return std::move(*v);
+}
+
+}  // namespace
+
+struct HostKernel::Impl {
+  std::string name;
+  std::string llvm_ir;
+  std::unique_ptr<llvm::orc::LLJIT> jit;
+  BlockFn block = nullptr;                          ///< the block loop, or
+  backend::HostThreadEntry thread = nullptr;        ///< one thread, run as a fiber
+  std::size_t reserved_shared = 0;                  ///< the kernel's own shared memory (its arena)
+};
+
+HostKernel::HostKernel(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+HostKernel::HostKernel(HostKernel&&) noexcept = default;
+HostKernel& HostKernel::operator=(HostKernel&&) noexcept = default;
+HostKernel::~HostKernel() = default;
+
+const std::string& HostKernel::name() const { return impl_->name; }
+const std::string& HostKernel::llvm_ir() const { return impl_->llvm_ir; }
+
+HostKernel HostKernel::compile(const ir::Function& kernel, const CompileOptions& options) {
+  if (!kernel.is_kernel())
+    throw CompileError("cutlet: '" + kernel.name() + "' is a device function; only kernels run on the CPU");
+  initialize_host_llvm();
+  auto impl = std::make_unique<Impl>();
+  impl->name = kernel.name();
+
+  auto context = std::make_unique<llvm::LLVMContext>();
+  backend::LoweringOptions lo{options.fma_contraction, options.flush_denormals, options.approx_math, false, true};
+  std::unique_ptr<llvm::Module> module = backend::lower_to_llvm(kernel, *context, lo);
+  check_runs_on_host(*module, kernel.name(), bind_math_to_host_libm(*module));
+
+  auto jtmb = unwrap(llvm::orc::JITTargetMachineBuilder::detectHost(), kernel.name(), "finding the host CPU");
+  jtmb.setCPU(llvm::sys::getHostCPUName().str());
+  llvm::SubtargetFeatures features;
+  for (const auto& [feature, on] : llvm::sys::getHostCPUFeatures()) features.AddFeature(feature, on);
+  jtmb.addFeatures(features.getFeatures());
+  jtmb.setCodeGenOptLevel(options.opt_level <= 0 ? llvm::CodeGenOptLevel::None : llvm::CodeGenOptLevel::Aggressive);
+  llvm::TargetOptions& to = jtmb.getOptions();
+  to.AllowFPOpFusion = options.fma_contraction ? llvm::FPOpFusion::Fast : llvm::FPOpFusion::Standard;
+  auto tm = unwrap(jtmb.createTargetMachine(), kernel.name(), "making a host target machine");
+  module->setTargetTriple(tm->getTargetTriple().str());
+  module->setDataLayout(tm->createDataLayout());
+
+  llvm::Function* fn = module->getFunction(kernel.name());
+  CUTLET_ASSERT(fn != nullptr, "the host lowering made no kernel function");
+  const bool fibers = calls_host_runtime(*module);
+  if (fibers) add_thread_entry(*module, *fn, kernel);
+  else add_block_loop(*module, *fn, kernel);
+  if (kernel.shared_bytes() > 0) impl->reserved_shared = static_cast<std::size_t>((kernel.shared_bytes() + 15) / 16 * 16);
+  {
+    std::string err;
+    llvm::raw_string_ostream es(err);
+    if (llvm::verifyModule(*module, &es))
+      throw InternalError("cutlet internal error: the host LLVM IR for kernel '" + kernel.name() +
+                          "' is invalid; this is a bug in cutlet, please report it:\n" + err);
+  }
+  optimize_for_host(*module, *tm, options.opt_level);
+  impl->llvm_ir = text_of(*module);
+
+  impl->jit = unwrap(llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(jtmb)).create(), kernel.name(),
+                     "starting the JIT");
+  llvm::orc::SymbolMap runtime;
+  for (const auto& [name, address] : kHostFunctions)
+    runtime[impl->jit->mangleAndIntern(name)] = {llvm::orc::ExecutorAddr::fromPtr(address), llvm::JITSymbolFlags::Exported};
+  if (llvm::Error e = impl->jit->getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(runtime))))
+    throw CompileError("cutlet: preparing the JIT for kernel '" + kernel.name() + "' failed: " + llvm::toString(std::move(e)));
+  if (llvm::Error e = impl->jit->addIRModule(llvm::orc::ThreadSafeModule(std::move(module), std::move(context))))
+    throw CompileError("cutlet: loading kernel '" + kernel.name() + "' for the CPU failed: " + llvm::toString(std::move(e)));
+  auto address = unwrap(impl->jit->lookup(fibers ? kThreadEntry : kBlockEntry), kernel.name(), "compiling");
+  if (fibers) impl->thread = address.toPtr<backend::HostThreadEntry>();
+  else impl->block = address.toPtr<BlockFn>();
+  return HostKernel(std::move(impl));
+}
+
+void HostKernel::run(HostDim grid, HostDim block, void** args, std::size_t dynamic_shared_bytes) const {
+  if (grid.count() == 0 || block.count() == 0)
+    throw Error("cutlet: kernel '" + impl_->name + "' launched on the CPU with an empty grid or block (" +
+                std::to_string(grid.x) + "x" + std::to_string(grid.y) + "x" + std::to_string(grid.z) + " blocks of " +
+                std::to_string(block.x) + "x" + std::to_string(block.y) + "x" + std::to_string(block.z) +
+                " threads); every dimension must be at least 1");
+  if (block.count() > 1024)
+    throw Error("cutlet: kernel '" + impl_->name + "' launched on the CPU with blocks of " +
+                std::to_string(block.count()) + " threads; a block has at most 1024, as on the GPU");
+  const std::uint32_t shape[6] = {block.x, block.y, block.z, grid.x, grid.y, grid.z};
+  const std::uint32_t grid_dims[3] = {grid.x, grid.y, grid.z}, block_dims[3] = {block.x, block.y, block.z};
+  const std::size_t shared_bytes = impl_->reserved_shared + dynamic_shared_bytes;
+  const std::uint64_t blocks = grid.count();
+  std::atomic<std::uint64_t> next{0};
+  std::mutex failure_mutex;
+  std::exception_ptr failure;
+  auto work = [&] {
+    std::unique_ptr<backend::HostBlockRunner> runner;
+    if (impl_->thread) runner = std::make_unique<backend::HostBlockRunner>();
+    try {
+      for (std::uint64_t i = next++; i < blocks; i = next++) {
+        const auto bx = static_cast<std::uint32_t>(i % grid.x);
+        const auto by = static_cast<std::uint32_t>(i / grid.x % grid.y);
+        const auto bz = static_cast<std::uint32_t>(i / (std::uint64_t{grid.x} * grid.y));
+        if (runner) runner->run(impl_->name, impl_->thread, args, grid_dims, block_dims, {bx, by, bz}, shared_bytes);
+        else impl_->block(args, shape, bx, by, bz);
+      }
+    } catch (...) {
+      next = blocks;  // the other workers stop after their block
+      std::lock_guard<std::mutex> lock(failure_mutex);
+      if (!failure) failure = std::current_exception();
+    }
+  };
+  const auto workers = static_cast<unsigned>(
+      std::min<std::uint64_t>(blocks, std::max(1u, std::thread::hardware_concurrency())));
+  std::vector<std::thread> threads;
+  for (unsigned w = 1; w < workers; ++w) threads.emplace_back(work);
+  work();
+  for (auto& t : threads) t.join();
+  if (failure) std::rethrow_exception(failure);
+}
+
+}  // namespace cutlet

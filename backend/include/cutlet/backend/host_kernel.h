@@ -1,0 +1,65 @@
+// Kernels compiled for the host CPU and run there: the same IR lowered by LLVM for the host
+// and loaded with LLVM's ORC JIT, each block's threads run as a loop, the blocks spread over
+// the host's cores.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "cutlet/backend/compiler.h"
+#include "cutlet/ir/function.h"
+
+namespace cutlet {
+
+/// A grid or block shape of a kernel run on the host.
+struct HostDim {
+  std::uint32_t x = 1, y = 1, z = 1;
+  std::uint64_t count() const { return std::uint64_t{x} * y * z; }
+};
+
+/// A SIMT kernel compiled for the host CPU, run with the GPU's execution model.
+///
+/// Kernels whose threads never wait for each other run each block as a loop over its threads
+/// (x fastest), which LLVM vectorizes where it can. The others (barriers, warp shuffles,
+/// votes, match and redux, shared memory) run each thread as a fiber that switches to the
+/// next at each barrier and warp operation, so they behave as on the GPU: a barrier completes
+/// when every thread of the block that has not returned reaches it, a warp operation when
+/// every lane of its mask does. Atomics are the host's, every scope the process's. Blocks
+/// are spread over the host's hardware threads, in no particular order, as on the GPU. Math
+/// functions are the host C library's (expf for libdevice's __nv_expf, sin for __nv_sin, ...).
+/// compile() refuses what does not run on the host yet, naming it: printf, assert_,
+/// grid_sync, inline PTX and the GPU-only operations tile kernels use (tensor cores,
+/// asynchronous copies, TMA).
+class HostKernel {
+ public:
+  /// Compiles kernel `kernel` (ir::Function::is_kernel) for the host. Of `options`, the
+  /// optimization level, FMA contraction and approximate math count; the target is the host.
+  /// Throws CompileError for a kernel that uses what the host target cannot run yet.
+  static HostKernel compile(const ir::Function& kernel, const CompileOptions& options = {});
+
+  HostKernel(HostKernel&&) noexcept;
+  HostKernel& operator=(HostKernel&&) noexcept;
+  ~HostKernel();
+
+  /// Runs the kernel over `grid` blocks of `block` threads, each block with the kernel's own
+  /// shared memory and `dynamic_shared_bytes` more (dynamic_shared()), and returns when every
+  /// thread has finished. args[i] points to the value of the kernel's parameter i, as
+  /// cuLaunchKernel takes them (a pointer parameter's value is a host address). Throws
+  /// cutlet::Error for an empty grid or block, a block of more than 1024 threads, threads
+  /// that wait for each other forever (the message says where each waits) or a trap.
+  void run(HostDim grid, HostDim block, void** args, std::size_t dynamic_shared_bytes = 0) const;
+
+  /// The kernel's name.
+  const std::string& name() const;
+  /// The LLVM IR of the kernel and its block loop after optimization.
+  const std::string& llvm_ir() const;
+
+ private:
+  struct Impl;
+  explicit HostKernel(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace cutlet
