@@ -106,8 +106,8 @@ std::set<std::string> bind_math_to_host_libm(llvm::Module& m) {
 void check_runs_on_host(const llvm::Module& m, const std::string& kernel, const std::set<std::string>& host_functions) {
   auto refuse = [&](const std::string& what) {
     throw CompileError("cutlet: kernel '" + kernel + "' uses " + what +
-                       ", which the CPU target does not run yet; run it on a GPU, or keep to per-thread "
-                       "arithmetic, loads and stores, branches and loops on the CPU");
+                       ", which the CPU target does not run yet; run it on a GPU (the CPU runs per-thread "
+                       "kernels, and tile kernels without tensor-core dots, asynchronous copies or TMA)");
   };
   for (const llvm::GlobalVariable& g : m.globals())
     if (g.getAddressSpace() == 3) refuse("a shared_array inside a device function");

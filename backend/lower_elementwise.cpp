@@ -9,6 +9,26 @@
 #include "lowering.h"
 
 namespace cutlet::backend {
+
+llvm::Value* special_register(LoweringContext& c, ir::SpecialReg r) {
+  static constexpr llvm::Intrinsic::ID ids[] = {
+      llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x,    llvm::Intrinsic::nvvm_read_ptx_sreg_tid_y,
+      llvm::Intrinsic::nvvm_read_ptx_sreg_tid_z,    llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x,
+      llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_y,   llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_z,
+      llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x,  llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_y,
+      llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_z,  llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x,
+      llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_y, llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_z,
+      llvm::Intrinsic::nvvm_read_ptx_sreg_laneid,
+  };
+  if (c.options.host) {
+    // A kernel reads its thread's state parameter; a device function asks the block.
+    llvm::Type* i32 = c.b.getInt32Ty();
+    if (!c.host_thread_state) return host_call(c, "cutlet_host_special", i32, {c.b.getInt32(static_cast<std::uint32_t>(r))});
+    return c.b.CreateLoad(i32, c.b.CreateConstInBoundsGEP1_32(i32, c.host_thread_state, static_cast<unsigned>(r)));
+  }
+  return c.b.CreateIntrinsic(ids[static_cast<int>(r)], {}, {});
+}
+
 namespace {
 using ir::Opcode;
 
@@ -26,26 +46,7 @@ llvm::Value* lower_const(LoweringContext& c, const ir::Instruction& inst) {
                                 t.is_signed_integer());
 }
 
-llvm::Value* lower_special(LoweringContext& c, const ir::Instruction& inst) {
-  using R = ir::SpecialReg;
-  static constexpr llvm::Intrinsic::ID ids[] = {
-      llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x,    llvm::Intrinsic::nvvm_read_ptx_sreg_tid_y,
-      llvm::Intrinsic::nvvm_read_ptx_sreg_tid_z,    llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x,
-      llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_y,   llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_z,
-      llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x,  llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_y,
-      llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_z,  llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x,
-      llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_y, llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_z,
-      llvm::Intrinsic::nvvm_read_ptx_sreg_laneid,
-  };
-  const R r = ir::ops::Special(inst).reg();
-  if (c.options.host) {
-    // A kernel reads its thread's state parameter; a device function asks the block.
-    llvm::Type* i32 = c.b.getInt32Ty();
-    if (!c.host_thread_state) return host_call(c, "cutlet_host_special", i32, {c.b.getInt32(static_cast<std::uint32_t>(r))});
-    return c.b.CreateLoad(i32, c.b.CreateConstInBoundsGEP1_32(i32, c.host_thread_state, static_cast<unsigned>(r)));
-  }
-  return c.b.CreateIntrinsic(ids[static_cast<int>(r)], {}, {});
-}
+llvm::Value* lower_special(LoweringContext& c, const ir::Instruction& inst) { return special_register(c, ir::ops::Special(inst).reg()); }
 
 llvm::Value* lower_binary(LoweringContext& c, const ir::Instruction& inst) {
   ir::Type t = c.fn.type_of(inst.operands[0]).scalar_type();  // vectors work lane by lane

@@ -49,7 +49,10 @@ llvm::Value* shared_address(LoweringContext& c, llvm::Value* p) {
   return b.CreateTrunc(b.CreatePtrToInt(b.CreateAddrSpaceCast(p, b.getPtrTy(3)), b.getInt64Ty()), b.getInt32Ty());
 }
 
-void barrier(LoweringContext& c) { c.b.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {}); }
+void barrier(LoweringContext& c) {
+  if (c.options.host) host_call(c, "cutlet_host_barrier", c.b.getVoidTy());
+  else c.b.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});
+}
 
 /// The row-major linear index of `coords` in `shape`.
 llvm::Value* linear(LoweringContext& c, const std::vector<llvm::Value*>& coords, const std::vector<std::int64_t>& shape) {
@@ -71,14 +74,14 @@ llvm::Value* through_shared(LoweringContext& c, llvm::Value* v, const TileLayout
   auto* buf = shared_buffer(c, stored, count);
   barrier(c);  // earlier readers of these bytes are done
   auto regs = unpack(c, v);
-  auto fc = thread_coords(b, from);
+  auto fc = thread_coords(c, from);
   for (int r = 0; r < from.num_regs(); ++r) {
     llvm::Value* at = b.CreateInBoundsGEP(stored, buf, linear(c, element_coords(b, from, fc, r), shape));
     llvm::Value* value = is_bool ? b.CreateZExt(regs[r], stored) : regs[r];
     write_first_copy(c, from, fc, r, [&] { b.CreateStore(value, at); });
   }
   barrier(c);
-  auto tc = thread_coords(b, to);
+  auto tc = thread_coords(c, to);
   std::vector<llvm::Value*> out(to.num_regs());
   for (int r = 0; r < to.num_regs(); ++r) {
     llvm::Value* x = b.CreateLoad(stored, b.CreateInBoundsGEP(stored, buf, source_of(element_coords(b, to, tc, r))));
@@ -112,7 +115,7 @@ using ir::Opcode;
 
 llvm::Value* lower_arange(LoweringContext& c, const ir::Instruction& inst) {
   const TileLayout l = result_layout(c, inst.results[0]);
-  auto coords = thread_coords(c.b, l);
+  auto coords = thread_coords(c, l);
   std::vector<llvm::Value*> regs(l.num_regs());
   for (int r = 0; r < l.num_regs(); ++r) regs[r] = element_coords(c.b, l, coords, r)[0];
   return pack(c, c.b.getInt32Ty(), regs);
@@ -221,6 +224,14 @@ llvm::Value* lower_load(LoweringContext& c, const ir::Instruction& inst) {
       }
       continue;
     }
+    if (c.options.host) {
+      // The host's masked load: masked-off lanes keep `other` and never touch memory.
+      auto* vt = llvm::FixedVectorType::get(lt, static_cast<unsigned>(w));
+      llvm::Value* v = b.CreateMaskedLoad(vt, addr, llvm::Align(bytes), b.CreateVectorSplat(static_cast<unsigned>(w), preds[r]),
+                                          b.CreateVectorSplat(static_cast<unsigned>(w), other));
+      for (int i = 0; i < w; ++i) out[r + i] = b.CreateExtractElement(v, static_cast<std::uint64_t>(i));
+      continue;
+    }
     // Predicated PTX: masked-off lanes keep `other` and never touch memory. At most four
     // registers per access (PTX's v4), each holding w / regs elements.
     const int regs = std::min(w, 4);
@@ -284,6 +295,11 @@ llvm::Value* lower_store(LoweringContext& c, const ir::Instruction& inst) {
       }
       continue;
     }
+    if (c.options.host) {
+      std::vector<llvm::Value*> lanes(vals.begin() + r, vals.begin() + r + w);
+      b.CreateMaskedStore(pack(c, lt, lanes), addr, llvm::Align(bytes), b.CreateVectorSplat(static_cast<unsigned>(w), preds[r]));
+      continue;
+    }
     const int regs = std::min(w, 4);
     const int per = w / regs;
     const unsigned rbits = std::max(16u, bits * static_cast<unsigned>(per));
@@ -336,7 +352,7 @@ llvm::Value* lower_atomic(LoweringContext& c, const ir::Instruction& inst) {
   llvm::Type* lt = llvm_type(c.ctx, et);
   // Each copy of an element (layouts may repeat elements across threads) must update memory
   // once: only the thread holding an element's first copy does.
-  auto coords = thread_coords(b, l);
+  auto coords = thread_coords(c, l);
   std::vector<llvm::Value*> out(l.num_regs());
   for (int r = 0; r < l.num_regs(); ++r) {
     llvm::Value* addr = b.CreateInBoundsGEP(lt, c.get(ptr), b.CreateSExt(offs[r], b.getInt64Ty()));

@@ -19,7 +19,7 @@ void store_tile(LoweringContext& c, ir::ValueId v, llvm::Value* buf, llvm::Type*
   auto& b = c.b;
   const TileLayout& l = layout_of(c, v);
   auto regs = unpack(c, c.get(v));
-  auto tc = thread_coords(b, l);
+  auto tc = thread_coords(c, l);
   for (int r = 0; r < l.num_regs(); ++r) {
     auto xy = element_coords(b, l, tc, r);
     llvm::Value* at = b.CreateAdd(b.CreateMul(xy[0], b.getInt32(static_cast<std::uint32_t>(stride))), xy[1]);
@@ -32,7 +32,7 @@ void store_tile(LoweringContext& c, ir::ValueId v, llvm::Value* buf, const ir::L
   const TileLayout& l = layout_of(c, v);
   const int bytes = c.fn.type_of(v).element().bits() / 8;
   auto regs = unpack(c, c.get(v));
-  auto tc = thread_coords(b, l);
+  auto tc = thread_coords(c, l);
   for (int r = 0; r < l.num_regs(); ++r) {
     llvm::Value* at = shared_tile_offset(c, shared, element_coords(b, l, tc, r), bytes);
     write_first_copy(c, l, tc, r, [&] { b.CreateStore(regs[r], b.CreateInBoundsGEP(b.getInt8Ty(), buf, at)); });
@@ -96,7 +96,7 @@ class MmaFragments {
     wn_ = s.wn;
     tiles_m_ = M_ / (16 * wm_);
     tiles_n_ = N_ / (8 * wn_);
-    llvm::Value* tid = b_.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x, {}, {});
+    llvm::Value* tid = special_register(c_, ir::SpecialReg::ThreadIdxX);
     lane_ = b_.CreateAnd(tid, 31);
     llvm::Value* warp = b_.CreateLShr(tid, 5);
     warp_n_ = b_.CreateAnd(warp, wn_ - 1);
@@ -430,7 +430,7 @@ llvm::Value* lower_dot_fma(LoweringContext& c, const ir::Instruction& inst) {
     if (transposed) std::swap(row, col);
     return b.CreateAdd(b.CreateMul(row, i32c(stride)), col);
   };
-  auto tc = thread_coords(b, l);
+  auto tc = thread_coords(c, l);
   for (int r = 0; r < l.num_regs(); ++r) {
     auto xy = element_coords(b, l, tc, r);
     for (std::int64_t k = 0; k < K; ++k) {

@@ -79,12 +79,12 @@ std::vector<Tuple> reduce_regs(LoweringContext& c, const std::vector<Tuple>& reg
       slot_types.push_back(t->isIntegerTy(1) ? b.getInt8Ty() : t);
       bufs.push_back(shared_buffer(c, slot_types.back(), count));
     }
-    llvm::Value* tid = b.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x, {}, {});
+    llvm::Value* tid = special_register(c, ir::SpecialReg::ThreadIdxX);
     // Warps beyond `warps` along k hold copies; they write (the same values) to the slots of
     // the warps they copy.
     llvm::Value* warp_k =
         b.CreateAnd(b.CreateLShr(b.CreateLShr(tid, 5), __builtin_ctz(warp_stride)), static_cast<std::uint64_t>(warps - 1));
-    auto coords = thread_coords(b, out);
+    auto coords = thread_coords(c, out);
     std::vector<llvm::Value*> base(part.size());
     for (std::size_t r = 0; r < part.size(); ++r) {
       llvm::Value* at = oshape.empty() ? b.getInt32(0) : linear(c, element_coords(b, out, coords, static_cast<int>(r)), oshape);
@@ -179,7 +179,7 @@ std::vector<Tuple> scan_regs(LoweringContext& c, std::vector<Tuple> regs, const 
   auto& b = c.b;
   const int lane_stride = l.lane_stride(k), warp_stride = l.warp_stride(k);
   const int reps = l.regs_along(k) / l.spt[k];
-  llvm::Value* tid = b.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x, {}, {});
+  llvm::Value* tid = special_register(c, ir::SpecialReg::ThreadIdxX);
   llvm::Value* lane = b.CreateAnd(tid, 31);
   llvm::Value* lane_k = b.CreateAnd(b.CreateLShr(lane, __builtin_ctz(lane_stride)), l.tpw[k] - 1);
   llvm::Value* warp_k = b.CreateAnd(b.CreateLShr(b.CreateLShr(tid, 5), __builtin_ctz(warp_stride)), l.wpc[k] - 1);
@@ -232,7 +232,7 @@ std::vector<Tuple> scan_regs(LoweringContext& c, std::vector<Tuple> regs, const 
       bufs.push_back(shared_buffer(c, slot_types.back(), count));
     }
     // A slot per (line, repetition, warp along k), lines numbered by their coordinates off k.
-    auto line_coords = thread_coords(b, line_layout);
+    auto line_coords = thread_coords(c, line_layout);
     const std::vector<std::int64_t> line_shape = line_layout.tile_shape();
     std::vector<llvm::Value*> line_at(lines);
     for (int line = 0; line < lines; ++line)

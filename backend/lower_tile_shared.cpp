@@ -63,7 +63,7 @@ llvm::Value* lower_local_load(LoweringContext& c, const ir::Instruction& inst) {
   } else {
     // Element by element at its place in the buffer.
     llvm::Type* lt = llvm_type(c.ctx, et);
-    auto tc = thread_coords(b, l);
+    auto tc = thread_coords(c, l);
     for (int k = 0; k < l.num_regs(); ++k) {
       auto xy = element_coords(b, l, tc, k);
       if (from.swizzle) {
@@ -114,7 +114,7 @@ llvm::Value* lower_async_copy(LoweringContext& c, const ir::Instruction& inst) {
   llvm::Value* stage32 = shared_address(c, c.get(stage));
   const auto bytes_per = static_cast<std::uint32_t>(et.bits() / 8);
   llvm::Value* valid = c.get(copy.valid());
-  auto tc = thread_coords(b, l);
+  auto tc = thread_coords(c, l);
   for (int r = 0; r < l.num_regs(); ++r) {
     if (l.reg_indices(r)[1] % width != 0) continue;  // covered by its group's piece
     llvm::Value* src = b.CreateInBoundsGEP(lt, c.get(ptr), b.CreateSExt(offs[r], b.getInt64Ty()));

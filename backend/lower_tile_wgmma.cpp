@@ -142,7 +142,7 @@ llvm::Value* lower_dot_wgmma(LoweringContext& c, const ir::Instruction& inst) {
                                       regs[static_cast<std::size_t>(al.reg_of({row, col + 1}))]));
         }
   }
-  llvm::Value* tid = b.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x, {}, {});
+  llvm::Value* tid = special_register(c, ir::SpecialReg::ThreadIdxX);
   llvm::Value* group = b.CreateLShr(tid, 7);  // the warpgroup
   auto ptx_type = [](ir::Type t) {
     return t == ir::Type::bf16() ? "bf16" : t == ir::Type::f16() ? "f16" : t == ir::Type::f8e4m3() ? "e4m3" : "e5m2";

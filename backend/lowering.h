@@ -68,6 +68,8 @@ struct LoweringContext {
 /// The start of the kernel's dynamic shared memory (one external array per module; on the
 /// host, the running block's shared memory), a pointer in address space 3.
 llvm::Value* dynamic_shared_base(LoweringContext& c);
+/// Special register `r` of the running thread (on the host: from the thread's state).
+llvm::Value* special_register(LoweringContext& c, ir::SpecialReg r);
 /// A call of host runtime function `name` (host_block.h) returning `ret`, for host lowerings.
 llvm::Value* host_call(LoweringContext& c, const char* name, llvm::Type* ret, std::vector<llvm::Value*> args = {});
 /// The next of the shared-memory buffers allocate-shared placed for the op being lowered

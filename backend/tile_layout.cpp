@@ -1,12 +1,13 @@
 // Tile layouts on the machine: thread and element coordinates.
 #include "tile_layout.h"
 
-#include <llvm/IR/IntrinsicsNVPTX.h>
+#include "lowering.h"
 
 namespace cutlet::backend {
 
-std::vector<llvm::Value*> thread_coords(llvm::IRBuilder<>& b, const TileLayout& l) {
-  llvm::Value* tid = b.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x, {}, {});
+std::vector<llvm::Value*> thread_coords(LoweringContext& c, const TileLayout& l) {
+  auto& b = c.b;
+  llvm::Value* tid = special_register(c, ir::SpecialReg::ThreadIdxX);
   llvm::Value* lane = b.CreateAnd(tid, 31);
   llvm::Value* warp = b.CreateLShr(tid, 5);
   std::vector<llvm::Value*> coords(l.rank());

@@ -12,6 +12,8 @@
 
 namespace cutlet::backend {
 
+struct LoweringContext;
+
 /// Layouts are IR data (cutlet/ir/layout.h); the backend maps them onto threads.
 using TileLayout = ir::Layout;
 using ir::default_layout;
@@ -21,7 +23,7 @@ using ir::slice_layout;
 
 /// The thread's position along each dimension of a layout's pattern (warp * tpw * lane_reps + lane), as
 /// i32 values computed from %tid.x.
-std::vector<llvm::Value*> thread_coords(llvm::IRBuilder<>& b, const TileLayout& l);
+std::vector<llvm::Value*> thread_coords(LoweringContext& c, const TileLayout& l);
 
 /// The coordinates of register r of a thread at `coords` (from thread_coords), as i32 values,
 /// one per dimension of the tile (a slice's removed dimension is left out).

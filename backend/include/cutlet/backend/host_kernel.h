@@ -19,7 +19,9 @@ struct HostDim {
   std::uint64_t count() const { return std::uint64_t{x} * y * z; }
 };
 
-/// A SIMT kernel compiled for the host CPU, run with the GPU's execution model.
+/// A kernel compiled for the host CPU, run with the GPU's execution model: per-thread kernels,
+/// and tile kernels whose ops have host lowerings (layouts, reductions, scans and
+/// conversions through shared memory, masked loads and stores, dots as FMAs).
 ///
 /// Kernels whose threads never wait for each other run each block as a loop over its threads
 /// (x fastest), which LLVM vectorizes where it can. The others (barriers, warp shuffles,
