@@ -6,6 +6,7 @@
 #include <atomic>
 #include <exception>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -27,6 +28,7 @@
 #include <llvm/Target/TargetMachine.h>
 
 #include "host_block.h"
+#include "host_math.h"
 #include "lowering.h"
 
 namespace cutlet {
@@ -74,36 +76,35 @@ std::string text_of(const llvm::Module& m) {
   return s;
 }
 
-/// Binds the libdevice functions lowered kernel `m` calls (__nv_expf, __nv_fast_sinf, ...) to
-/// the host C library's functions of the same name (expf, sinf, ...), where the process has
-/// one taking and returning the same float types; the others stay, for check_runs_on_host to
-/// refuse. Returns the host functions bound.
-std::set<std::string> bind_math_to_host_libm(llvm::Module& m) {
-  std::set<std::string> bound_names;
-  for (llvm::Function& f : m) {
+/// The host implementations of the libdevice functions lowered kernel `m` calls, by their
+/// libdevice names: host_math's, else the C library's function of the name less "__nv_" (or
+/// "__nv_fast_": approximate math is exact on the host) taking and returning the same float
+/// types (expf for __nv_expf and __nv_fast_expf, sin for __nv_sin). Those without one are
+/// left out, for check_runs_on_host to refuse.
+std::map<std::string, void*> host_math_symbols(const llvm::Module& m) {
+  std::map<std::string, void*> found;
+  for (const llvm::Function& f : m) {
     if (!f.isDeclaration() || !f.getName().starts_with("__nv_")) continue;
-    llvm::StringRef name = f.getName().drop_front(f.getName().starts_with("__nv_fast_") ? 10 : 5);
+    const std::string name = f.getName().str();
+    if (void* own = backend::host_libdevice_function(name)) {
+      found[name] = own;
+      continue;
+    }
+    const std::string host = name.substr(name.starts_with("__nv_fast_") ? 10 : 5);
     const bool floats_only = f.getReturnType()->isFloatingPointTy() &&
                              std::all_of(f.arg_begin(), f.arg_end(), [](const llvm::Argument& a) {
                                return a.getType()->isFloatTy() || a.getType()->isDoubleTy();
                              });
-    if (!floats_only || !llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(name.str())) continue;
-    const std::string host = name.str();
-    bound_names.insert(host);
-    if (llvm::Function* bound = m.getFunction(host)) {  // both __nv_expf and __nv_fast_expf
-      f.replaceAllUsesWith(bound);
-      continue;
-    }
-    f.setName(host);
+    if (!floats_only) continue;
+    if (void* address = llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(host)) found[name] = address;
   }
-  return bound_names;
+  return found;
 }
 
 /// Throws CompileError when lowered kernel `m` uses what the host target cannot run yet:
 /// GPU intrinsics, inline PTX, functions of libraries (vprintf, __assertfail), shared arrays
-/// of device functions. `host_functions` are the C library functions it may call besides the
-/// host runtime.
-void check_runs_on_host(const llvm::Module& m, const std::string& kernel, const std::set<std::string>& host_functions) {
+/// of device functions. `math` are the libdevice functions the host has (host_math_symbols).
+void check_runs_on_host(const llvm::Module& m, const std::string& kernel, const std::map<std::string, void*>& math) {
   auto refuse = [&](const std::string& what) {
     throw CompileError("cutlet: kernel '" + kernel + "' uses " + what +
                        ", which the CPU target does not run yet; run it on a GPU (the CPU runs per-thread "
@@ -111,7 +112,8 @@ void check_runs_on_host(const llvm::Module& m, const std::string& kernel, const 
   };
   for (const llvm::GlobalVariable& g : m.globals())
     if (g.getAddressSpace() == 3) refuse("a shared_array inside a device function");
-  std::set<std::string> allowed = host_functions;
+  std::set<std::string> allowed;
+  for (const auto& [name, address] : math) allowed.insert(name);
   for (const auto& [name, address] : kHostFunctions) allowed.insert(name);
   for (const llvm::Function& f : m) {
     if (f.isDeclaration()) {
@@ -269,7 +271,8 @@ HostKernel HostKernel::compile(const ir::Function& kernel, const CompileOptions&
   auto context = std::make_unique<llvm::LLVMContext>();
   backend::LoweringOptions lo{options.fma_contraction, options.flush_denormals, options.approx_math, false, true};
   std::unique_ptr<llvm::Module> module = backend::lower_to_llvm(kernel, *context, lo);
-  check_runs_on_host(*module, kernel.name(), bind_math_to_host_libm(*module));
+  const std::map<std::string, void*> math = host_math_symbols(*module);
+  check_runs_on_host(*module, kernel.name(), math);
 
   auto jtmb = unwrap(llvm::orc::JITTargetMachineBuilder::detectHost(), kernel.name(), "finding the host CPU");
   jtmb.setCPU(llvm::sys::getHostCPUName().str());
@@ -303,6 +306,8 @@ HostKernel HostKernel::compile(const ir::Function& kernel, const CompileOptions&
                      "starting the JIT");
   llvm::orc::SymbolMap runtime;
   for (const auto& [name, address] : kHostFunctions)
+    runtime[impl->jit->mangleAndIntern(name)] = {llvm::orc::ExecutorAddr::fromPtr(address), llvm::JITSymbolFlags::Exported};
+  for (const auto& [name, address] : math)
     runtime[impl->jit->mangleAndIntern(name)] = {llvm::orc::ExecutorAddr::fromPtr(address), llvm::JITSymbolFlags::Exported};
   if (llvm::Error e = impl->jit->getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(runtime))))
     throw CompileError("cutlet: preparing the JIT for kernel '" + kernel.name() + "' failed: " + llvm::toString(std::move(e)));

@@ -166,15 +166,6 @@ TEST(HostKernel, MathFunctionsAreTheHostLibrarys) {
   expect_unary_math<double>(MathFn::Cbrt, [](double v) { return std::cbrt(v); }, "cbrt");
 }
 
-TEST(HostKernel, AMathFunctionTheHostLacksIsRefusedNamingIt) {
-  try {
-    HostKernel::compile(unary_math(MathFn::Rsqrt, Type::f32()));
-    FAIL() << "rsqrtf compiled for the CPU";
-  } catch (const CompileError& e) {
-    EXPECT_NE(std::string(e.what()).find("the library function __nv_rsqrtf"), std::string::npos) << e.what();
-  }
-}
-
 TEST(HostKernel, WhatTheCpuDoesNotRunYetIsRefusedNamingIt) {
   Function f("waits_for_the_grid");
   Builder b(f);
