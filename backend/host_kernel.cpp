@@ -12,7 +12,10 @@
 #include <thread>
 #include <vector>
 
+#include <llvm/ExecutionEngine/JITEventListener.h>
 #include <llvm/ExecutionEngine/Orc/Core.h>
+#include <llvm/ExecutionEngine/Orc/RTDyldObjectLinkingLayer.h>
+#include <llvm/ExecutionEngine/SectionMemoryManager.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
@@ -269,7 +272,7 @@ HostKernel HostKernel::compile(const ir::Function& kernel, const CompileOptions&
   impl->name = kernel.name();
 
   auto context = std::make_unique<llvm::LLVMContext>();
-  backend::LoweringOptions lo{options.fma_contraction, options.flush_denormals, options.approx_math, false, true};
+  backend::LoweringOptions lo{options.fma_contraction, options.flush_denormals, options.approx_math, options.line_info, true};
   std::unique_ptr<llvm::Module> module = backend::lower_to_llvm(kernel, *context, lo);
   const std::map<std::string, void*> math = host_math_symbols(*module);
   check_runs_on_host(*module, kernel.name(), math);
@@ -302,8 +305,19 @@ HostKernel HostKernel::compile(const ir::Function& kernel, const CompileOptions&
   optimize_for_host(*module, *tm, options.opt_level);
   impl->llvm_ir = text_of(*module);
 
-  impl->jit = unwrap(llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(jtmb)).create(), kernel.name(),
-                     "starting the JIT");
+  llvm::orc::LLJITBuilder builder;
+  builder.setJITTargetMachineBuilder(std::move(jtmb));
+  // With line info, the code is announced to debuggers (GDB's JIT interface, which LLDB reads
+  // too), so that they can set breakpoints on the kernel's source lines and step through them.
+  if (options.line_info)
+    builder.setObjectLinkingLayerCreator([](llvm::orc::ExecutionSession& session, const llvm::Triple&)
+                                             -> llvm::Expected<std::unique_ptr<llvm::orc::ObjectLayer>> {
+      auto layer = std::make_unique<llvm::orc::RTDyldObjectLinkingLayer>(
+          session, [] { return std::make_unique<llvm::SectionMemoryManager>(); });
+      layer->registerJITEventListener(*llvm::JITEventListener::createGDBRegistrationListener());
+      return layer;
+    });
+  impl->jit = unwrap(builder.create(), kernel.name(), "starting the JIT");
   llvm::orc::SymbolMap runtime;
   for (const auto& [name, address] : kHostFunctions)
     runtime[impl->jit->mangleAndIntern(name)] = {llvm::orc::ExecutorAddr::fromPtr(address), llvm::JITSymbolFlags::Exported};
