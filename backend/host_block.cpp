@@ -73,6 +73,7 @@ struct HostBlockRunner::Block {
   std::uint32_t arrived = 0, count = 0, all = 1, any = 0, reduced = 0, kind = 0;
   bool trapped = false;
   std::uint32_t trapped_thread = 0;
+  std::string trap_message;  ///< what the trapped thread reported ("" for a plain trap)
   Thread* current = nullptr;
 
   std::uint32_t index_of(const Thread& t) const { return static_cast<std::uint32_t>(&t - threads.data()); }
@@ -278,6 +279,7 @@ void HostBlockRunner::run(const std::string& kernel, HostThreadEntry entry, void
   b.arrived = b.count = b.any = b.reduced = 0;
   b.all = 1;
   b.trapped = false;
+  b.trap_message.clear();
   for (std::size_t i = 0; i < n; ++i) {
     std::uint32_t* s = b.threads[i].state;
     s[0] = static_cast<std::uint32_t>(i % block[0]);
@@ -308,7 +310,8 @@ void HostBlockRunner::run(const std::string& kernel, HostThreadEntry entry, void
       b.current = nullptr;
       progress = true;
       if (b.trapped)
-        throw Error("cutlet: kernel '" + kernel + "' trapped on the CPU (assert_ or trap) in " +
+        throw Error("cutlet: kernel '" + kernel + "' on the CPU: " +
+                    (b.trap_message.empty() ? std::string("trap") : b.trap_message) + " in " +
                     thread_name(b.threads[b.trapped_thread].state));
       if (t.done) {
         // Its exit may complete what the others wait for.
@@ -367,6 +370,75 @@ extern "C" std::uint64_t cutlet_host_warp(std::uint32_t op, std::uint32_t mask, 
 extern "C" std::uint32_t cutlet_host_active_mask() {
   auto& b = cutlet::backend::block_here();
   return b.live_lanes(b.index_of(*b.current) / 32);
+}
+
+extern "C" void cutlet_host_assert_fail(const char* message, const char* file, std::uint32_t line, const char*,
+                                        std::uint64_t) {
+  cutlet::backend::block_here().trap_message =
+      std::string("assertion failed: ") + message + " (" + file + ":" + std::to_string(line) + ")";
+  cutlet_host_trap();
+}
+
+extern "C" int cutlet_host_vprintf(const char* format, const void* args) {
+  // Each conversion reads the next argument, aligned to its size, and prints it with the
+  // host's snprintf and the conversion's own flags, width and precision.
+  const auto* base = static_cast<const unsigned char*>(args);
+  std::size_t at = 0;
+  auto next = [&](std::size_t size) {
+    at = (at + size - 1) / size * size;
+    const unsigned char* p = base + at;
+    at += size;
+    return p;
+  };
+  std::string out;
+  for (const char* f = format; *f;) {
+    if (*f != '%') {
+      out += *f++;
+      continue;
+    }
+    if (f[1] == '%') {
+      out += '%';
+      f += 2;
+      continue;
+    }
+    const char* start = f++;
+    while (*f && std::strchr("-+ #0123456789.*", *f)) ++f;
+    int longs = 0;
+    while (*f && std::strchr("hlLqjzt", *f)) longs += (*f == 'l' || *f == 'q' || *f == 'j' || *f == 'z' || *f == 't' || *f == 'L'), ++f;
+    const char conversion = *f;
+    if (!conversion) break;
+    ++f;
+    std::string spec(start, f);
+    char buf[512];
+    int n = 0;
+    if (std::strchr("diouxXc", conversion)) {
+      if (longs > 0) {
+        std::int64_t v;
+        std::memcpy(&v, next(8), 8);
+        spec = std::string(start, static_cast<std::size_t>(f - start - 1 - longs)) + "ll" + conversion;
+        n = std::snprintf(buf, sizeof buf, spec.c_str(), static_cast<long long>(v));
+      } else {
+        std::int32_t v;
+        std::memcpy(&v, next(4), 4);
+        n = std::snprintf(buf, sizeof buf, spec.c_str(), v);
+      }
+    } else if (std::strchr("feEgGaA", conversion)) {
+      double v;
+      std::memcpy(&v, next(8), 8);
+      n = std::snprintf(buf, sizeof buf, spec.c_str(), v);
+    } else if (conversion == 's' || conversion == 'p') {
+      const void* v;
+      std::memcpy(&v, next(sizeof v), sizeof v);
+      n = std::snprintf(buf, sizeof buf, spec.c_str(), v);
+    } else {
+      out += spec;
+      continue;
+    }
+    out.append(buf, static_cast<std::size_t>(std::clamp(n, 0, static_cast<int>(sizeof buf) - 1)));
+  }
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  std::fflush(stdout);
+  return static_cast<int>(out.size());
 }
 
 extern "C" void cutlet_host_trap() {

@@ -84,4 +84,12 @@ std::uint64_t cutlet_host_warp(std::uint32_t op, std::uint32_t mask, std::uint64
 std::uint32_t cutlet_host_active_mask();
 /// trap: ends the block with an error naming the thread.
 [[noreturn]] void cutlet_host_trap();
+/// __assertfail: ends the block with an error naming the assertion's message, file and line
+/// and the thread (`function` and `char_size` as CUDA passes them).
+[[noreturn]] void cutlet_host_assert_fail(const char* message, const char* file, std::uint32_t line, const char* function,
+                                          std::uint64_t char_size);
+/// vprintf: prints `format` with the arguments packed in `args` as CUDA's device printf packs
+/// them (each at its natural alignment, floats as doubles, narrow integers as 32-bit), in one
+/// write to stdout; returns the characters printed.
+int cutlet_host_vprintf(const char* format, const void* args);
 }

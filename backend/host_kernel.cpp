@@ -44,22 +44,31 @@ constexpr const char* kBlockEntry = "cutlet_host_block";
 /// The entry point for the others: runs one thread (backend::HostThreadEntry), as a fiber.
 constexpr const char* kThreadEntry = "cutlet_host_thread";
 
-/// The host runtime functions host-lowered code calls, by name (host_block.h).
-const std::pair<const char*, void*> kHostFunctions[] = {
-    {"cutlet_host_special", reinterpret_cast<void*>(&cutlet_host_special)},
-    {"cutlet_host_shared", reinterpret_cast<void*>(&cutlet_host_shared)},
-    {"cutlet_host_barrier", reinterpret_cast<void*>(&cutlet_host_barrier)},
-    {"cutlet_host_barrier_reduce", reinterpret_cast<void*>(&cutlet_host_barrier_reduce)},
-    {"cutlet_host_warp", reinterpret_cast<void*>(&cutlet_host_warp)},
-    {"cutlet_host_active_mask", reinterpret_cast<void*>(&cutlet_host_active_mask)},
-    {"cutlet_host_trap", reinterpret_cast<void*>(&cutlet_host_trap)},
+/// A host runtime function host-lowered code calls (host_block.h), and whether it needs its
+/// thread to run in a block of fibers.
+struct HostFunction {
+  const char* name;
+  void* address;
+  bool in_block;
+};
+const HostFunction kHostFunctions[] = {
+    {"cutlet_host_special", reinterpret_cast<void*>(&cutlet_host_special), true},
+    {"cutlet_host_shared", reinterpret_cast<void*>(&cutlet_host_shared), true},
+    {"cutlet_host_barrier", reinterpret_cast<void*>(&cutlet_host_barrier), true},
+    {"cutlet_host_barrier_reduce", reinterpret_cast<void*>(&cutlet_host_barrier_reduce), true},
+    {"cutlet_host_warp", reinterpret_cast<void*>(&cutlet_host_warp), true},
+    {"cutlet_host_active_mask", reinterpret_cast<void*>(&cutlet_host_active_mask), true},
+    {"cutlet_host_trap", reinterpret_cast<void*>(&cutlet_host_trap), true},
+    {"cutlet_host_assert_fail", reinterpret_cast<void*>(&cutlet_host_assert_fail), true},
+    {"cutlet_host_vprintf", reinterpret_cast<void*>(&cutlet_host_vprintf), false},
 };
 
-/// Whether lowered kernel `m` calls the host runtime (its threads wait for each other, use
-/// shared memory or read their indices in device functions): then its threads run as fibers.
+/// Whether lowered kernel `m` calls the host runtime where a thread needs its block (its
+/// threads wait for each other, use shared memory, read their indices in device functions or
+/// may stop the block): then its threads run as fibers.
 bool calls_host_runtime(const llvm::Module& m) {
-  for (const auto& [name, address] : kHostFunctions)
-    if (const llvm::Function* f = m.getFunction(name); f && !f->use_empty()) return true;
+  for (const HostFunction& h : kHostFunctions)
+    if (const llvm::Function* f = m.getFunction(h.name); h.in_block && f && !f->use_empty()) return true;
   return false;
 }
 
@@ -105,8 +114,7 @@ std::map<std::string, void*> host_math_symbols(const llvm::Module& m) {
 }
 
 /// Throws CompileError when lowered kernel `m` uses what the host target cannot run yet:
-/// GPU intrinsics, inline PTX, functions of libraries (vprintf, __assertfail), shared arrays
-/// of device functions. `math` are the libdevice functions the host has (host_math_symbols).
+/// GPU intrinsics, inline PTX, functions of libraries, shared arrays of device functions. `math` are the libdevice functions the host has (host_math_symbols).
 void check_runs_on_host(const llvm::Module& m, const std::string& kernel, const std::map<std::string, void*>& math) {
   auto refuse = [&](const std::string& what) {
     throw CompileError("cutlet: kernel '" + kernel + "' uses " + what +
@@ -117,7 +125,7 @@ void check_runs_on_host(const llvm::Module& m, const std::string& kernel, const 
     if (g.getAddressSpace() == 3) refuse("a shared_array inside a device function");
   std::set<std::string> allowed;
   for (const auto& [name, address] : math) allowed.insert(name);
-  for (const auto& [name, address] : kHostFunctions) allowed.insert(name);
+  for (const HostFunction& h : kHostFunctions) allowed.insert(h.name);
   for (const llvm::Function& f : m) {
     if (f.isDeclaration()) {
       if (f.use_empty()) continue;
@@ -319,8 +327,8 @@ HostKernel HostKernel::compile(const ir::Function& kernel, const CompileOptions&
     });
   impl->jit = unwrap(builder.create(), kernel.name(), "starting the JIT");
   llvm::orc::SymbolMap runtime;
-  for (const auto& [name, address] : kHostFunctions)
-    runtime[impl->jit->mangleAndIntern(name)] = {llvm::orc::ExecutorAddr::fromPtr(address), llvm::JITSymbolFlags::Exported};
+  for (const HostFunction& h : kHostFunctions)
+    runtime[impl->jit->mangleAndIntern(h.name)] = {llvm::orc::ExecutorAddr::fromPtr(h.address), llvm::JITSymbolFlags::Exported};
   for (const auto& [name, address] : math)
     runtime[impl->jit->mangleAndIntern(name)] = {llvm::orc::ExecutorAddr::fromPtr(address), llvm::JITSymbolFlags::Exported};
   if (llvm::Error e = impl->jit->getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(runtime))))

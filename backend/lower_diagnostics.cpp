@@ -34,7 +34,9 @@ llvm::Value* lower_print(LoweringContext& c, const ir::Instruction& inst) {
     args = buf;
   }
   auto* ptr = llvm::PointerType::get(c.ctx, 0);
-  auto vprintf = c.module.getOrInsertFunction("vprintf", llvm::FunctionType::get(c.b.getInt32Ty(), {ptr, ptr}, false));
+  // On the host, the host runtime's vprintf reads the same argument buffer.
+  auto vprintf = c.module.getOrInsertFunction(c.options.host ? "cutlet_host_vprintf" : "vprintf",
+                                              llvm::FunctionType::get(c.b.getInt32Ty(), {ptr, ptr}, false));
   c.b.CreateCall(vprintf, {global_string(c, ir::ops::Print(inst).format(), "fmt"), args});
   return nullptr;
 }
@@ -47,7 +49,7 @@ llvm::Value* lower_assert(LoweringContext& c, const ir::Instruction& inst) {
   c.b.SetInsertPoint(fail_bb);
   auto* ptr = llvm::PointerType::get(c.ctx, 0);
   auto assertfail = c.module.getOrInsertFunction(
-      "__assertfail",
+      c.options.host ? "cutlet_host_assert_fail" : "__assertfail",
       llvm::FunctionType::get(c.b.getVoidTy(), {ptr, ptr, c.b.getInt32Ty(), ptr, c.b.getInt64Ty()}, false));
   c.b.CreateCall(assertfail, {global_string(c, assertion.message(), "assert_msg"), global_string(c, assertion.file(), "assert_file"),
                               c.b.getInt32(static_cast<std::uint32_t>(assertion.line())),

@@ -279,6 +279,48 @@ TEST(HostBlock, DeviceFunctionsReadTheCallingThreadsIndices) {
   for (int i = 0; i < 4 * 48; ++i) EXPECT_EQ(out[i], 3 * i) << i;
 }
 
+TEST(HostBlock, PrintfPrintsEveryArgumentAsTheGpuWould) {
+  auto k = kernel(
+      [](Ptr<double> d, i32 n) {
+        if_(thread_idx().x == 1, [&] {
+          print("t=%d n=%u x=%.3f big=%lld c=%c d=%g|\n", thread_idx().x, cast<std::uint32_t>(n), 1.5f,
+                cast<std::int64_t>(n) * 1000000000LL, i32(65), d[0]);
+        });
+      },
+      {.name = "host_printf"});
+  const HostKernel host = HostKernel::compile(k.trace_ir<Ptr<double>, i32>());
+  double value = 0.25;
+  double* pd = &value;
+  int n = 7;
+  void* args[] = {&pd, &n};
+  testing::internal::CaptureStdout();
+  host.run({1}, {4}, args);
+  EXPECT_EQ(testing::internal::GetCapturedStdout(), "t=1 n=7 x=1.500 big=7000000000 c=A d=0.25|\n");
+}
+
+TEST(HostBlock, AFailedAssertStopsTheKernelNamingItsMessageLineAndThread) {
+  const int line = __LINE__ + 2;
+  auto k = kernel([](Ptr<int> x) {
+    assert_(x[thread_idx().x] >= 0, "x must not be negative");
+  }, {.name = "host_assert"});
+  const HostKernel host = HostKernel::compile(k.trace_ir<Ptr<int>>());
+  std::vector<int> x(64, 1);
+  x[37] = -3;
+  int* px = x.data();
+  void* args[] = {&px};
+  try {
+    host.run({1}, {64}, args);
+    FAIL() << "a failed assertion went unreported";
+  } catch (const Error& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("kernel 'host_assert' on the CPU: assertion failed: x must not be negative (" ), std::string::npos) << m;
+    EXPECT_NE(m.find("host_block_host_test.cpp:" + std::to_string(line) + ")"), std::string::npos) << m;
+    EXPECT_NE(m.find("in thread (37, 0, 0) of block (0, 0, 0)"), std::string::npos) << m;
+  }
+  x[37] = 5;
+  EXPECT_NO_THROW(host.run({1}, {64}, args));
+}
+
 /// The GDB JIT interface's descriptor (what debuggers read to find JIT-compiled code).
 struct JitCodeEntry {
   JitCodeEntry* next;

@@ -179,18 +179,6 @@ TEST(HostKernel, WhatTheCpuDoesNotRunYetIsRefusedNamingIt) {
     EXPECT_NE(std::string(e.what()).find("kernel 'waits_for_the_grid' uses grid_sync()"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("CPU target does not run yet"), std::string::npos) << e.what();
   }
-  Function g("prints");
-  Builder pb(g);
-  pb.add_param(Type::pointer(Type::f32()));
-  const ValueId one = pb.const_int(Type::i32(), 1);
-  pb.print("%d\n", std::span<const ValueId>(&one, 1));
-  verify(g);
-  try {
-    HostKernel::compile(g);
-    FAIL() << "a kernel with printf compiled for the CPU";
-  } catch (const CompileError& e) {
-    EXPECT_NE(std::string(e.what()).find("kernel 'prints' uses the library function vprintf"), std::string::npos) << e.what();
-  }
 }
 
 TEST(HostKernel, AnEmptyOrOversizedLaunchIsRefused) {

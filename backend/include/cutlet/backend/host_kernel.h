@@ -31,9 +31,10 @@ struct HostDim {
 /// every lane of its mask does. Atomics are the host's, every scope the process's. Blocks
 /// are spread over the host's hardware threads, in no particular order, as on the GPU. Math
 /// functions are the host C library's (expf for libdevice's __nv_expf, sin for __nv_sin, ...).
-/// compile() refuses what does not run on the host yet, naming it: printf, assert_,
-/// grid_sync, inline PTX and the GPU-only operations tile kernels use (tensor cores,
-/// asynchronous copies, TMA).
+/// print() writes to stdout as it runs; a failed assert_ stops the launch with an error naming
+/// its message, line and thread. compile() refuses what does not run on the host yet, naming
+/// it: grid_sync and the GPU-only operations of tile kernels (tensor-core dots, asynchronous
+/// copies, TMA, FP8 conversions).
 class HostKernel {
  public:
   /// Compiles kernel `kernel` (ir::Function::is_kernel) for the host. Of `options`, the
