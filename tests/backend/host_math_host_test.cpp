@@ -156,8 +156,9 @@ TEST(HostMath, EveryFloatFunctionIsWithinCudasErrorBounds) {
   // Every float function of math.def with a Same result has a case above.
   for (int f = 0; f <= static_cast<int>(MathFn::FunnelShiftRight); ++f) {
     const auto fn = static_cast<MathFn>(f);
-    if (math_implementation(fn, Type::f32()) && math_info(fn).result == MathResult::Same)
+    if (math_implementation(fn, Type::f32()) && math_info(fn).result == MathResult::Same) {
       EXPECT_TRUE(covered.count(fn)) << math_fn_name(fn) << " has no case";
+    }
   }
 }
 
