@@ -19,6 +19,7 @@
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
+#include <llvm/IR/DIBuilder.h>
 #include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Verifier.h>
@@ -153,6 +154,21 @@ std::vector<llvm::Value*> load_params(llvm::IRBuilder<>& b, llvm::Value* args, l
   return params;
 }
 
+/// With line info, gives entry point `entry` a debug scope and its `call` of the kernel a
+/// location: otherwise the inliner drops the kernel's lines from the code inlined into it.
+void give_debug_scope(llvm::Module& m, llvm::Function& entry, llvm::Function& kernel, llvm::CallInst* call) {
+  llvm::DISubprogram* sp = kernel.getSubprogram();
+  if (!sp) return;
+  llvm::DIBuilder di(m, /*AllowUnresolved=*/false, sp->getUnit());
+  auto* scope = di.createFunction(sp->getFile(), entry.getName(), entry.getName(), sp->getFile(), sp->getLine(),
+                                  di.createSubroutineType(di.getOrCreateTypeArray({})), sp->getLine(),
+                                  llvm::DINode::FlagArtificial, llvm::DISubprogram::SPFlagDefinition);
+  entry.setSubprogram(scope);
+  call->setDebugLoc(llvm::DILocation::get(m.getContext(), sp->getLine(), 0, scope));
+  di.finalizeSubprogram(scope);
+  di.finalize();
+}
+
 /// Adds `cutlet_host_thread(args, state)` to `m`: runs `kernel` as the thread whose special
 /// registers `state` holds.
 void add_thread_entry(llvm::Module& m, llvm::Function& kernel, const ir::Function& fn) {
@@ -164,7 +180,7 @@ void add_thread_entry(llvm::Module& m, llvm::Function& kernel, const ir::Functio
   llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", thread_fn));
   std::vector<llvm::Value*> params = load_params(b, thread_fn->getArg(0), kernel, fn);
   params.push_back(thread_fn->getArg(1));
-  b.CreateCall(&kernel, params);
+  give_debug_scope(m, *thread_fn, kernel, b.CreateCall(&kernel, params));
   b.CreateRetVoid();
 }
 
@@ -210,7 +226,7 @@ void add_block_loop(llvm::Module& m, llvm::Function& kernel, const ir::Function&
     llvm::Value* here = b.CreateAdd(b.CreateMul(linear, dims[dim]), t);
     if (dim == 0) {
       b.CreateStore(b.CreateURem(here, b.getInt32(32)), word(12));  // lane
-      b.CreateCall(&kernel, params);
+      give_debug_scope(m, *block_fn, kernel, b.CreateCall(&kernel, params));
     } else {
       loop(dim - 1, here);
     }
