@@ -72,6 +72,9 @@ struct Copy {
   ValueId buffer = kNone;  ///< the ring, once allocated
 };
 
+/// in_flight_accumulator's answer for a loop whose dot's accumulator is not carried alone.
+constexpr std::size_t kNotCarried = static_cast<std::size_t>(-1);
+
 class Pipeliner {
  public:
   explicit Pipeliner(Function& f) : f_(f), warps_(f.tile_warps()), stages_(pipeline_stages(f)) {}
@@ -276,6 +279,8 @@ class Pipeliner {
       for (std::size_t k = 0; k < f_.inst(id).regions.size(); ++k) region(id, k);
       if (f_.inst(id).op == Opcode::For && warps_ > 0) loop(id, body);
       else body.push_back(id);
+      for (const auto& [from, to] : replaced_after_loop_) replace_uses(f_, region_of(owner, which), from, to);
+      replaced_after_loop_.clear();
     }
     release_staged(body);
     region_of(owner, which).body = std::move(body);
@@ -410,14 +415,18 @@ class Pipeliner {
     // wgmma dots leave their MMAs in flight while the loop refills the stage the previous
     // iteration read, right after the last of them is issued (a refill before them would race
     // the previous iteration's MMAs), and are waited for before their results are read
-    // (defer_dot_waits). Carrying the accumulator unfinished into the next iteration would let
-    // the MMAs also overlap the next wait and barrier, but the stage refilled would have to be
-    // the one read two iterations before, with copies one iteration less ahead: on the H200
-    // that measured slower at every tile size, so the dots finish in their iteration.
+    // (defer_dot_waits).
     InstId last_wgmma = kNone;
     for (InstId k : f_.inst(id).regions[0].body)
       if (f_.inst(k).op == Opcode::TileDot && f_.type_of(f_.inst(k).results[0]).layout()->is_wgmma()) last_wgmma = k;
     const bool async_dots = !copies.empty() && !frag && last_wgmma != kNone;
+    // A GEMM's accumulator (the last wgmma dot's result, only carried to the next iteration's
+    // dot) stays in flight across iterations: each iteration waits for the previous one's MMAs
+    // only (tile.dot_wait 1), then a barrier says every warpgroup's are done, so the stage they
+    // read can be refilled with copies still stages - 1 iterations ahead; the tensor cores keep
+    // working through the loop's waits, barriers and copies. On the H100 this took the 8192^3
+    // bf16 GEMM at 128x256x64 on 4 stages from 0.84x to 0.90x cuBLAS (bench/RESULTS.md).
+    const std::size_t carried = async_dots ? in_flight_accumulator(f_.inst(id), last_wgmma) : kNotCarried;
     // Before the loop: the rings, and the copies of the first stages - 1 iterations (stages,
     // for a split dot, which then reads the first stage's first fragments).
     std::vector<ValueId> first_fragments;
@@ -549,6 +558,15 @@ class Pipeliner {
       }
       new_body.push_back(old_body[k]);
       if (async_dots && old_body[k] == last_wgmma) {
+        if (carried != kNotCarried) {
+          // This iteration's MMAs stay in flight; the previous iteration's are done in this
+          // warpgroup, and after the barrier in every one, so the stage they read is free.
+          loc_ = f_.inst(last_wgmma).loc;
+          const ValueId result = f_.inst(last_wgmma).results[0];
+          f_.inst(old_body.back()).operands[carried] =
+              emit(Opcode::TileDotWait, {result}, {std::int64_t{1}}, f_.type_of(result));
+          barrier();
+        }
         refill_previous_stage();
         refilled = true;
       }
@@ -573,6 +591,11 @@ class Pipeliner {
     out.push_back(id);
     out_ = &out;
     loc_ = f_.inst(id).loc;
+    if (carried != kNotCarried) {
+      // The last iteration's MMAs, before anything reads the accumulator or reuses the stages.
+      const ValueId result = f_.inst(id).results[carried];
+      replaced_after_loop_.push_back({result, emit(Opcode::TileDotWait, {result}, {std::int64_t{0}}, f_.type_of(result))});
+    }
     if (!copies.empty()) emit(Opcode::TileAsyncWait, {}, {std::int64_t{0}});
     std::vector<ValueId> buffers;
     for (const Copy& c : copies) buffers.push_back(c.buffer);
@@ -595,7 +618,7 @@ class Pipeliner {
         uses_in(f_, one, v, uses);
         if (!uses.empty()) break;
       }
-      if (j == body.size()) continue;
+      if (j == body.size() || f_.inst(body[j]).op == Opcode::TileDotWait) continue;
       std::vector<InstId> wait;
       out_ = &wait;
       loc_ = f_.inst(body[i]).loc;
@@ -605,6 +628,26 @@ class Pipeliner {
       replace_uses(f_, rest, v, done);
       body.insert(body.begin() + static_cast<std::ptrdiff_t>(j), wait.front());
     }
+  }
+
+  /// The position among `loop`'s carried values of wgmma dot `dot`'s accumulator, when the
+  /// dot's result goes only to the next iteration and the dot is the only reader there (a
+  /// GEMM's main loop): its MMAs may then stay in flight until the next iteration's are
+  /// issued. kNotCarried otherwise (attention scales its accumulator between its dots).
+  std::size_t in_flight_accumulator(const Instruction& loop, InstId dot) const {
+    const Region& body = loop.regions[0];
+    const Instruction& yield = f_.inst(body.body.back());
+    const ValueId result = f_.inst(dot).results[0];
+    std::vector<const Instruction*> uses;
+    uses_in(f_, body, result, uses);
+    if (uses.size() != 1 || uses[0] != &yield || std::count(yield.operands.begin(), yield.operands.end(), result) != 1)
+      return kNotCarried;
+    const auto at = static_cast<std::size_t>(std::find(yield.operands.begin(), yield.operands.end(), result) - yield.operands.begin());
+    const ValueId arg = body.args[at + 1];  // args[0] is the induction variable
+    uses.clear();
+    uses_in(f_, body, arg, uses);
+    if (ops::TileDot(f_.inst(dot)).acc() != arg || uses.size() != 1 || uses[0] != &f_.inst(dot)) return kNotCarried;
+    return at;
   }
 
   /// The first iteration's `loads` (at `lb`) when `runs`, else zeros.
@@ -664,6 +707,9 @@ class Pipeliner {
   std::map<ValueId, StagedOperand> staged_;  ///< the current region's
   std::vector<InstId>* out_ = nullptr;
   Location loc_;
+  /// Loop results read through a tile.dot_wait from after the loop on (region() rewrites
+  /// their later uses).
+  std::vector<std::pair<ValueId, ValueId>> replaced_after_loop_;
 };
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "cutlet/ir/ops.h"
 #include "cutlet/ir/passes/passes.h"
 #include "cutlet/ir/printer.h"
 #include "cutlet/ir/verifier.h"
@@ -21,11 +22,13 @@ Function pipelined(Function f) {
   return dead_code_elimination(rematerialize_conversions(pipeline_loops(assign_layouts(std::move(f)))));
 }
 
-const Instruction& the_loop(const Function& f) {
+InstId loop_id(const Function& f) {
   for (InstId id : f.body().body)
-    if (f.inst(id).op == Opcode::For) return f.inst(id);
+    if (f.inst(id).op == Opcode::For) return id;
   throw std::runtime_error("no loop");
 }
+
+const Instruction& the_loop(const Function& f) { return f.inst(loop_id(f)); }
 
 TEST(PipelineLoopsTest, AGemmLoopCopiesItsDotOperandsIntoRingsOfStages) {
   Function f = pipelined(pipelined_gemm());
@@ -100,7 +103,7 @@ std::ptrdiff_t position(const std::vector<Opcode>& order, Opcode op) {
   return std::find(order.begin(), order.end(), op) - order.begin();
 }
 
-TEST(PipelineLoopsTest, AWgmmaDotReadsSwizzledStagesAndIsWaitedForAfterTheRefill) {
+TEST(PipelineLoopsTest, AWgmmaDotReadsSwizzledStagesAndItsAccumulatorStaysInFlight) {
   Function g = pipelined_plain_gemm();
   g.set_tile_wgmma(true);
   Function f = pipelined(std::move(g));
@@ -117,16 +120,28 @@ TEST(PipelineLoopsTest, AWgmmaDotReadsSwizzledStagesAndIsWaitedForAfterTheRefill
     EXPECT_EQ(f.type_of(inst.operands[0]).layout()->swizzle, 64);
     EXPECT_EQ(f.type_of(inst.operands[1]).layout()->swizzle, 128);
   }
-  // Copies two iterations ahead; in the loop the dot, then the refill of the stage the
-  // previous iteration read (its copies and commit) while the MMAs run, then the wait, then
-  // the yield of the waited result.
+  // Copies two iterations ahead. In the loop: the dot; the wait for the previous iteration's
+  // MMAs (one group left in flight); a barrier, after which every warpgroup's are done; the
+  // refill of the stage they read. The accumulator goes to the next iteration still in flight.
   EXPECT_EQ(count_ops(f, f.body(), Opcode::TileAsyncCopy), 6);
   const std::vector<Opcode> order = opcodes(f, loop.regions[0]);
-  EXPECT_LT(position(order, Opcode::TileDot), position(order, Opcode::TileAsyncCopy));
-  EXPECT_LT(position(order, Opcode::TileAsyncCommit), position(order, Opcode::TileDotWait));
-  EXPECT_EQ(position(order, Opcode::TileDotWait) + 2, static_cast<std::ptrdiff_t>(order.size()));
+  const std::ptrdiff_t wait = position(order, Opcode::TileDotWait);
+  EXPECT_LT(position(order, Opcode::TileDot), wait);
+  EXPECT_EQ(order[static_cast<std::size_t>(wait + 1)], Opcode::Barrier);
+  EXPECT_LT(wait, position(order, Opcode::TileAsyncCopy));
   const Instruction& yield = f.inst(loop.regions[0].body.back());
-  EXPECT_EQ(f.def_of(yield.operands[0])->op, Opcode::TileDotWait);
+  const Instruction* carried = f.def_of(yield.operands[0]);
+  ASSERT_EQ(carried->op, Opcode::TileDotWait);
+  EXPECT_EQ(ops::TileDotWait(*carried).pending(), 1);
+  // After the loop, before the rings are released and the store reads the accumulator: the
+  // wait for the last MMAs.
+  const auto after = std::find(f.body().body.begin(), f.body().body.end(), loop_id(f)) + 1;
+  ASSERT_NE(after, f.body().body.end());
+  const Instruction& last_wait = f.inst(*after);
+  ASSERT_EQ(last_wait.op, Opcode::TileDotWait);
+  EXPECT_EQ(ops::TileDotWait(last_wait).pending(), 0);
+  EXPECT_EQ(last_wait.operands[0], loop.results[0]);
+  EXPECT_EQ(f.inst(f.body().body.back()).operands[2], last_wait.results[0]);
   expect_golden("pipeline_loops_wgmma_gemm.ir", print(f));
 }
 
@@ -139,8 +154,8 @@ TEST(PipelineLoopsTest, WithTwoStagesAWgmmaDotStillRefillsBehindItsMmas) {
   // Not right after the wait, as mma.sync's two-stage loops do: the refill would race the
   // previous iteration's MMAs otherwise.
   const std::vector<Opcode> order = opcodes(f, the_loop(f).regions[0]);
-  EXPECT_LT(position(order, Opcode::TileDot), position(order, Opcode::TileAsyncCopy));
-  EXPECT_LT(position(order, Opcode::TileAsyncCommit), position(order, Opcode::TileDotWait));
+  EXPECT_LT(position(order, Opcode::TileDot), position(order, Opcode::TileDotWait));
+  EXPECT_LT(position(order, Opcode::TileDotWait), position(order, Opcode::TileAsyncCopy));
 }
 
 TEST(PipelineLoopsTest, TheVerifierRefusesFragmentsWhereOtherOpsRead) {
