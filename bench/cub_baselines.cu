@@ -1,5 +1,6 @@
 // The CUB peers of the benchmarks (see cub_baselines.h), built by nvcc into a shared library.
 #include <cublasLt.h>
+#include <cuda_bf16.h>
 #include <cublas_v2.h>
 #include <cub/device/device_histogram.cuh>
 #include <cub/device/device_radix_sort.cuh>
@@ -11,6 +12,8 @@
 #include <cub/version.cuh>
 
 #include <cuda/std/tuple>
+
+#include <algorithm>
 
 #include "cub_baselines.h"
 
@@ -137,6 +140,41 @@ extern "C" int cutlet_cublas_gemm_bf16(int m, int n, int k, const void* a, const
   cublasStatus_t s = cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b, CUDA_R_16BF, n, a, CUDA_R_16BF, k,
                                   &zero, c, CUDA_R_32F, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
   return s == CUBLAS_STATUS_SUCCESS ? 0 : 1000 + static_cast<int>(s);
+}
+
+namespace {
+
+__device__ __nv_bfloat16 bias_gelu(float x, float bias) {
+  const float v = x + bias;
+  return __float2bfloat16_rn(0.5f * v * (1.0f + erff(v * 0.70710678f)));
+}
+
+__global__ void bias_gelu_bf16_kernel(const float4* __restrict__ c, const float* __restrict__ bias,
+                                      uint2* __restrict__ out, int n, size_t quads) {
+  for (size_t q = blockIdx.x * size_t(blockDim.x) + threadIdx.x; q < quads; q += size_t(gridDim.x) * blockDim.x) {
+    const float4 v = c[q];
+    const int j = static_cast<int>((q * 4) % static_cast<size_t>(n));
+    __nv_bfloat162 lo, hi;
+    lo.x = bias_gelu(v.x, bias[j]);
+    lo.y = bias_gelu(v.y, bias[j + 1]);
+    hi.x = bias_gelu(v.z, bias[j + 2]);
+    hi.y = bias_gelu(v.w, bias[j + 3]);
+    out[q] = make_uint2(*reinterpret_cast<unsigned*>(&lo), *reinterpret_cast<unsigned*>(&hi));
+  }
+}
+
+}  // namespace
+
+extern "C" int cutlet_bias_gelu_bf16(const float* c, const float* bias, void* out, int m, int n, void* stream) {
+  if (n % 4 != 0) return cudaErrorInvalidValue;
+  const size_t quads = size_t(m) * n / 4;
+  int device = 0, sms = 0;
+  cudaGetDevice(&device);
+  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+  const int blocks = static_cast<int>(std::min<size_t>((quads + 255) / 256, size_t(sms) * 8));
+  bias_gelu_bf16_kernel<<<blocks, 256, 0, static_cast<cudaStream_t>(stream)>>>(
+      reinterpret_cast<const float4*>(c), bias, static_cast<uint2*>(out), n, quads);
+  return cudaGetLastError();
 }
 
 extern "C" int cutlet_cublaslt_gemm_fp8(int m, int n, int k, const void* a, const void* bt, void* c, void* stream) {

@@ -48,6 +48,10 @@ int cutlet_cub_radix_sort_pairs_u32(const unsigned* keys_in, unsigned* keys_out,
 /// c = a @ b for row-major bf16 a [m, k] and b [k, n] and f32 c [m, n], with cublasGemmEx
 /// (f32 compute, tensor cores). Returns a cublasStatus_t value plus 1000 (0 on success).
 int cutlet_cublas_gemm_bf16(int m, int n, int k, const void* a, const void* b, float* c, void* stream);
+/// out[i, j] = bf16(gelu(c[i, j] + bias[j])) for f32 c [m, n] (row-major, n a multiple of 4),
+/// exact GELU (x / 2 * (1 + erf(x / sqrt 2))): the epilogue a user without a fused kernel runs
+/// after cutlet_cublas_gemm_bf16, as one nvcc-built kernel (16-byte loads, 8-byte stores).
+int cutlet_bias_gelu_bf16(const float* c, const float* bias, void* out, int m, int n, void* stream);
 /// c = a @ bt^T for row-major FP8 e4m3 a [m, k] and bt [n, k] and bf16 c [m, n], with
 /// cuBLASLt's FP8 matmul (f32 compute, scales 1, the best algorithm of its heuristic for a
 /// 32 MiB workspace). Descriptors are made per call (their cost is host time, before the

@@ -96,7 +96,7 @@ void BM_tile_gemm_fp8(benchmark::State& state) {
     e.verify("cutlet");
     e.run_cublaslt();
     e.verify("cuBLASLt");
-    time_gemm_against(state, e.stream, kReps, kFlops, k, run, "cublaslt", [&] { e.run_cublaslt(); });
+    time_gemm_against(state, e.stream, kReps, kFlops, k, run, {{"cublaslt", [&] { e.run_cublaslt(); }}});
   });
 }
 

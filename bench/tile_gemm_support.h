@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "simt_bench_support.h"
 
@@ -27,17 +28,24 @@ inline GemmTile grouped_gemm_tile(const Value<std::int32_t>& tiles_m, const Valu
   return {first_m + pid % in_group % group_m, pid % in_group / group_m};
 }
 
-/// Times `run` (a cutlet GEMM, kernel `k`) and `peer_run` (library `peer`) in
-/// the same iterations of `state` (SameRun::time_iterations, `reps` calls each) and sets the
-/// TFLOP/s and vs_<peer> counters for `flops` operations a call, and the kernel's registers.
+/// A library a cutlet kernel is timed against: the counters' name for it, and one call.
+struct Peer {
+  std::string name;
+  std::function<void()> run;
+};
+
+/// Times `run` (a cutlet GEMM, kernel `k`) and each of `peers` in the same iterations of
+/// `state` (SameRun::time_iterations, `reps` calls each) and sets the TFLOP/s counters for
+/// `flops` operations a call, <peer>_TFLOP/s and vs_<peer> for each peer, and the kernel's
+/// registers.
 template <class K>
 void time_gemm_against(benchmark::State& state, const Stream& stream, int reps, double flops, const K& k,
-                       std::function<void()> run, const std::string& peer, std::function<void()> peer_run) {
+                       std::function<void()> run, const std::vector<Peer>& peers) {
   SameRun runs;
   runs.add("cutlet", std::move(run));
-  runs.add(peer, std::move(peer_run));
+  for (const Peer& p : peers) runs.add(p.name, p.run);
   const double med = runs.time_iterations(state, stream, reps);
-  runs.set_tflops_counters(state, med, flops, peer);
+  for (const Peer& p : peers) runs.set_tflops_counters(state, med, flops, p.name);
   state.counters["regs"] = registers_of(k);
 }
 
