@@ -117,10 +117,51 @@ std::string atomic_type(AtomicKind kind, ir::Type t) {
   }
 }
 
+/// An atomic on shared memory on the host: a plain read, modify and write. A block's threads
+/// run one at a time on one host thread and switch only at barriers and warp operations, so
+/// nothing can come between the three.
+llvm::Value* lower_shared_atomic_host(LoweringContext& c, const ir::ops::Atomic& atomic) {
+  auto& b = c.b;
+  const ir::Type t = c.fn.type_of(atomic.ptr()).element();
+  llvm::Type* lt = llvm_type(c.ctx, t);
+  llvm::Value* ptr = c.get(atomic.ptr());
+  const llvm::Align align = natural_align(t);
+  llvm::Value* old = b.CreateAlignedLoad(lt, ptr, align);
+  const AtomicKind kind = atomic.kind();
+  if (kind == AtomicKind::Load) return old;
+  llvm::Value* v = c.get(atomic.values()[0]);
+  const bool fp = t.is_float(), sgn = t.is_signed_integer();
+  llvm::Value* now = nullptr;
+  switch (kind) {
+    case AtomicKind::Add: now = fp ? b.CreateFAdd(old, v) : b.CreateAdd(old, v); break;
+    case AtomicKind::Sub: now = fp ? b.CreateFSub(old, v) : b.CreateSub(old, v); break;
+    case AtomicKind::Min:
+      now = fp ? b.CreateMinNum(old, v) : b.CreateSelect(sgn ? b.CreateICmpSLT(v, old) : b.CreateICmpULT(v, old), v, old);
+      break;
+    case AtomicKind::Max:
+      now = fp ? b.CreateMaxNum(old, v) : b.CreateSelect(sgn ? b.CreateICmpSGT(v, old) : b.CreateICmpUGT(v, old), v, old);
+      break;
+    case AtomicKind::And: now = b.CreateAnd(old, v); break;
+    case AtomicKind::Or: now = b.CreateOr(old, v); break;
+    case AtomicKind::Xor: now = b.CreateXor(old, v); break;
+    case AtomicKind::Exchange: now = v; break;
+    case AtomicKind::CompareExchange: {
+      llvm::Type* it = b.getIntNTy(static_cast<unsigned>(t.bits()));
+      llvm::Value* equal = b.CreateICmpEQ(b.CreateBitCast(old, it), b.CreateBitCast(v, it));
+      now = b.CreateSelect(equal, c.get(atomic.values()[1]), old);
+      break;
+    }
+    default: break;
+  }
+  b.CreateAlignedStore(now, ptr, align);
+  return old;
+}
+
 /// An atomic on the host: LLVM's own atomic instructions in the op's order (every scope is
 /// the process's; floating-point read-modify-writes become compare-and-swap loops where the
 /// host has no instruction for them).
 llvm::Value* lower_atomic_host(LoweringContext& c, const ir::ops::Atomic& atomic) {
+  if (c.fn.type_of(atomic.ptr()).address_space() == ir::AddressSpace::Shared) return lower_shared_atomic_host(c, atomic);
   using O = llvm::AtomicOrdering;
   static constexpr O orders[] = {O::Monotonic, O::Acquire, O::Release, O::AcquireRelease};
   const O order = orders[static_cast<int>(atomic.order())];
