@@ -1,5 +1,6 @@
-// HostKernel: cutlet IR lowered for the host CPU, wrapped in a block loop, optimized for the
-// host's CPU and loaded with ORC's LLJIT.
+// HostKernel: cutlet IR lowered for the host CPU, wrapped in a block loop (or, where threads
+// wait for each other, a one-thread entry that host_block.cpp runs as fibers), optimized for
+// the host's CPU and loaded with ORC's LLJIT.
 #include "cutlet/backend/host_kernel.h"
 
 #include <algorithm>

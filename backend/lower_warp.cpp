@@ -6,6 +6,21 @@
 
 namespace cutlet::backend {
 
+namespace {
+
+/// The host's warp collective `op` over `mask` with this lane's `value` (zero-extended) and
+/// `arg`, truncated to `ret`.
+llvm::Value* host_warp(LoweringContext& c, HostWarpOp op, llvm::Value* mask, llvm::Value* value, llvm::Type* ret,
+                       llvm::Value* arg = nullptr) {
+  auto& b = c.b;
+  llvm::Value* r = host_call(c, "cutlet_host_warp", b.getInt64Ty(),
+                             {b.getInt32(static_cast<std::uint32_t>(op)), mask, b.CreateZExt(value, b.getInt64Ty()),
+                              arg ? arg : b.getInt32(0)});
+  return b.CreateTrunc(r, ret);
+}
+
+}  // namespace
+
 llvm::Value* warp_shuffle(LoweringContext& c, ir::ShuffleKind kind, llvm::Value* mask, llvm::Value* v, llvm::Value* lane) {
   auto& b = c.b;
   static constexpr llvm::Intrinsic::ID ids[] = {llvm::Intrinsic::nvvm_shfl_sync_idx_i32, llvm::Intrinsic::nvvm_shfl_sync_up_i32,
@@ -13,11 +28,10 @@ llvm::Value* warp_shuffle(LoweringContext& c, ir::ShuffleKind kind, llvm::Value*
   // The "c" operand packs the segment mask (0: whole warp) and the clamp lane: 31 for
   // idx/down/xor, 0 for up (as __shfl_*_sync with width 32).
   llvm::Value* clamp = b.getInt32(kind == ir::ShuffleKind::Up ? 0 : 0x1f);
+  static_assert(static_cast<int>(HostWarpOp::ShuffleXor) == static_cast<int>(ir::ShuffleKind::Xor),
+                "HostWarpOp's shuffles are in ShuffleKind's order");
   auto shfl = [&](llvm::Value* x) -> llvm::Value* {
-    if (c.options.host)  // HostWarpOp's shuffles are in ShuffleKind's order
-      return b.CreateTrunc(host_call(c, "cutlet_host_warp", b.getInt64Ty(),
-                                     {b.getInt32(static_cast<std::uint32_t>(kind)), mask, b.CreateZExt(x, b.getInt64Ty()), lane}),
-                           b.getInt32Ty());
+    if (c.options.host) return host_warp(c, static_cast<HostWarpOp>(kind), mask, x, b.getInt32Ty(), lane);
     return b.CreateIntrinsic(ids[static_cast<int>(kind)], {}, {mask, x, lane, clamp});
   };
   llvm::Type* t = v->getType();
@@ -37,17 +51,6 @@ llvm::Value* warp_shuffle(LoweringContext& c, ir::ShuffleKind kind, llvm::Value*
 
 namespace {
 using ir::Opcode;
-
-/// The host's warp collective `op` over `mask` with this lane's `value` (zero-extended) and
-/// `arg`, truncated to `ret`.
-llvm::Value* host_warp(LoweringContext& c, HostWarpOp op, llvm::Value* mask, llvm::Value* value, llvm::Type* ret,
-                       llvm::Value* arg = nullptr) {
-  auto& b = c.b;
-  llvm::Value* r = host_call(c, "cutlet_host_warp", b.getInt64Ty(),
-                             {b.getInt32(static_cast<std::uint32_t>(op)), mask, b.CreateZExt(value, b.getInt64Ty()),
-                              arg ? arg : b.getInt32(0)});
-  return b.CreateTrunc(r, ret);
-}
 
 llvm::Value* lower_shuffle(LoweringContext& c, const ir::Instruction& inst) {
   const ir::ops::Shuffle shuffle(inst);

@@ -1,6 +1,6 @@
 // Kernels compiled for the host CPU and run there: the same IR lowered by LLVM for the host
-// and loaded with LLVM's ORC JIT, each block's threads run as a loop, the blocks spread over
-// the host's cores.
+// and loaded with LLVM's ORC JIT, each block's threads run as a loop or as fibers, the blocks
+// spread over the host's cores.
 #pragma once
 
 #include <cstddef>
