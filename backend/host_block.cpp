@@ -71,9 +71,8 @@ struct HostBlockRunner::Block {
   std::uint32_t live = 0;  ///< threads not yet returned
   // The barrier: arrivals of the current phase and their reduction.
   std::uint32_t arrived = 0, count = 0, all = 1, any = 0, reduced = 0, kind = 0;
-  bool trapped = false;
-  std::uint32_t trapped_thread = 0;
-  std::string trap_message;  ///< what the trapped thread reported ("" for a plain trap)
+  std::string failure;  ///< what a thread that stopped the block reported ("" while none has)
+  std::uint32_t failed_thread = 0;
   Thread* current = nullptr;
 
   std::uint32_t index_of(const Thread& t) const { return static_cast<std::uint32_t>(&t - threads.data()); }
@@ -278,8 +277,7 @@ void HostBlockRunner::run(const std::string& kernel, HostThreadEntry entry, void
   b.live = static_cast<std::uint32_t>(n);
   b.arrived = b.count = b.any = b.reduced = 0;
   b.all = 1;
-  b.trapped = false;
-  b.trap_message.clear();
+  b.failure.clear();
   for (std::size_t i = 0; i < n; ++i) {
     std::uint32_t* s = b.threads[i].state;
     s[0] = static_cast<std::uint32_t>(i % block[0]);
@@ -309,10 +307,9 @@ void HostBlockRunner::run(const std::string& kernel, HostThreadEntry entry, void
       t.self = ctx::jump_fcontext(t.self, &b).fctx;
       b.current = nullptr;
       progress = true;
-      if (b.trapped)
-        throw Error("cutlet: kernel '" + kernel + "' on the CPU: " +
-                    (b.trap_message.empty() ? std::string("trap") : b.trap_message) + " in " +
-                    thread_name(b.threads[b.trapped_thread].state));
+      if (!b.failure.empty())
+        throw Error("cutlet: kernel '" + kernel + "' on the CPU: " + b.failure + " in " +
+                    thread_name(b.threads[b.failed_thread].state));
       if (t.done) {
         // Its exit may complete what the others wait for.
         b.complete_barrier_if_ready();
@@ -324,8 +321,6 @@ void HostBlockRunner::run(const std::string& kernel, HostThreadEntry entry, void
   }
 }
 
-std::byte* host_block_shared() { return tls_block ? tls_block->shared.data() : nullptr; }
-
 }  // namespace cutlet::backend
 
 using cutlet::backend::HostBlockRunner;
@@ -335,7 +330,7 @@ extern "C" std::uint32_t cutlet_host_special(std::uint32_t reg) {
   return cutlet::backend::block_here().current->state[reg];
 }
 
-extern "C" void* cutlet_host_shared() { return cutlet::backend::host_block_shared(); }
+extern "C" void* cutlet_host_shared() { return cutlet::backend::block_here().shared.data(); }
 
 extern "C" void cutlet_host_barrier() { cutlet_host_barrier_reduce(0, 0); }
 
@@ -374,9 +369,14 @@ extern "C" std::uint32_t cutlet_host_active_mask() {
 
 extern "C" void cutlet_host_assert_fail(const char* message, const char* file, std::uint32_t line, const char*,
                                         std::uint64_t) {
-  cutlet::backend::block_here().trap_message =
-      std::string("assertion failed: ") + message + " (" + file + ":" + std::to_string(line) + ")";
-  cutlet_host_trap();
+  // The thread ends here: it never returns to its kernel code, and the scheduler stops the block.
+  auto& b = cutlet::backend::block_here();
+  auto& t = *b.current;
+  b.failure = std::string("assertion failed: ") + message + " (" + file + ":" + std::to_string(line) + ")";
+  b.failed_thread = b.index_of(t);
+  t.done = true;
+  boost::context::detail::jump_fcontext(t.scheduler, nullptr);
+  __builtin_unreachable();
 }
 
 extern "C" int cutlet_host_vprintf(const char* format, const void* args) {
@@ -439,14 +439,4 @@ extern "C" int cutlet_host_vprintf(const char* format, const void* args) {
   std::fwrite(out.data(), 1, out.size(), stdout);
   std::fflush(stdout);
   return static_cast<int>(out.size());
-}
-
-extern "C" void cutlet_host_trap() {
-  auto& b = cutlet::backend::block_here();
-  auto& t = *b.current;
-  b.trapped = true;
-  b.trapped_thread = b.index_of(t);
-  t.done = true;
-  boost::context::detail::jump_fcontext(t.scheduler, nullptr);
-  __builtin_unreachable();
 }

@@ -49,7 +49,7 @@ class HostBlockRunner {
   /// messages) over `grid` blocks of `block` threads, with `shared_bytes` of shared memory,
   /// until all have returned. Throws cutlet::Error when the threads can no longer make
   /// progress (some wait at a barrier or warp operation the others never reach), naming
-  /// where each waits, or when a thread trapped (assert_, trap).
+  /// where each waits, or when a thread's assert_ failed.
   void run(const std::string& kernel, HostThreadEntry entry, void** args, const std::uint32_t (&grid)[3],
            const std::uint32_t (&block)[3], const std::uint32_t (&block_index)[3], std::size_t shared_bytes);
 
@@ -58,9 +58,6 @@ class HostBlockRunner {
  private:
   std::unique_ptr<Block> block_;
 };
-
-/// The shared memory of the block running on this host thread (nullptr outside a block).
-std::byte* host_block_shared();
 
 }  // namespace cutlet::backend
 
@@ -82,8 +79,6 @@ std::uint32_t cutlet_host_barrier_reduce(std::uint32_t kind, std::uint32_t pred)
 std::uint64_t cutlet_host_warp(std::uint32_t op, std::uint32_t mask, std::uint64_t value, std::uint32_t arg);
 /// The lanes of the calling thread's warp that have not exited.
 std::uint32_t cutlet_host_active_mask();
-/// trap: ends the block with an error naming the thread.
-[[noreturn]] void cutlet_host_trap();
 /// __assertfail: ends the block with an error naming the assertion's message, file and line
 /// and the thread (`function` and `char_size` as CUDA passes them).
 [[noreturn]] void cutlet_host_assert_fail(const char* message, const char* file, std::uint32_t line, const char* function,

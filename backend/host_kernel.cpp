@@ -60,7 +60,6 @@ const HostFunction kHostFunctions[] = {
     {"cutlet_host_barrier_reduce", reinterpret_cast<void*>(&cutlet_host_barrier_reduce), true},
     {"cutlet_host_warp", reinterpret_cast<void*>(&cutlet_host_warp), true},
     {"cutlet_host_active_mask", reinterpret_cast<void*>(&cutlet_host_active_mask), true},
-    {"cutlet_host_trap", reinterpret_cast<void*>(&cutlet_host_trap), true},
     {"cutlet_host_assert_fail", reinterpret_cast<void*>(&cutlet_host_assert_fail), true},
     {"cutlet_host_vprintf", reinterpret_cast<void*>(&cutlet_host_vprintf), false},
 };

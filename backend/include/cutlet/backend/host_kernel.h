@@ -54,7 +54,7 @@ class HostKernel {
   /// thread has finished. args[i] points to the value of the kernel's parameter i, as
   /// cuLaunchKernel takes them (a pointer parameter's value is a host address). Throws
   /// cutlet::Error for an empty grid or block, a block of more than 1024 threads, threads
-  /// that wait for each other forever (the message says where each waits) or a trap.
+  /// that wait for each other forever (the message says where each waits) or a failed assert_.
   void run(HostDim grid, HostDim block, void** args, std::size_t dynamic_shared_bytes = 0) const;
 
   /// The kernel's name.
