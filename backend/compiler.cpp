@@ -161,6 +161,9 @@ void check_target_has_ops(const ir::Function& f, const Target& target) {
 }
 
 LlvmResult run_llvm(const ir::Function& f, const CompileOptions& o, bool keep_ir, DumpName& dump_name) {
+  if (o.target.host)
+    throw CompileError("cutlet: kernel '" + f.name() + "' is compiled for the host CPU, which has no PTX or cubin; "
+                       "launch it on the CPU device (Device::cpu()), or compile it for a GPU target");
   check_target_has_ops(f, o.target);
   initialize_llvm();
   LlvmResult r;

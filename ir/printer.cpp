@@ -28,6 +28,7 @@ class Printer {
     if (f_.tile_warps() > 0) out_ += " warps " + std::to_string(f_.tile_warps());
     if (f_.tile_stages() > 0) out_ += " stages " + std::to_string(f_.tile_stages());
     if (f_.tile_wgmma()) out_ += " wgmma";
+    if (f_.host_target()) out_ += " host";
     if (f_.shared_bytes() > 0) out_ += " shared " + std::to_string(f_.shared_bytes());
     out_ += " {\n";
     region_body(f_.body(), 1);

@@ -22,6 +22,7 @@ class StructuralHasher {
     h_.add(static_cast<std::uint64_t>(f_.tile_warps()));
     h_.add(static_cast<std::uint64_t>(f_.tile_stages()));
     h_.add(static_cast<std::uint64_t>(f_.tile_wgmma()));
+    h_.add(static_cast<std::uint64_t>(f_.host_target()));
     region(f_.body());
     return h_.value();
   }

@@ -21,6 +21,7 @@ bool dot_uses_mma(const Function& fn, const Instruction& dot, int warps) {
   const bool f32 = elem == Type::f32();
   const bool tf32 = ops::TileDot(dot).tf32();
   if (f32 && !tf32) return false;
+  if (fn.host_target()) return false;  // no tensor cores: FMAs
   return mma_layout(s.m, s.n, warps).has_value() && s.k % (f32 ? 8 : 16) == 0;
 }
 

@@ -1,6 +1,7 @@
 // Allocation from memory resources, stream-ordered release, copies and fills of memory.
 #include "cutlet/runtime/buffer.h"
 
+#include <cstring>
 #include <string>
 #include <utility>
 
@@ -159,6 +160,7 @@ void DeviceMemory::free(const Stream& stream) {
 }
 
 void* DeviceMemory::host_pointer() const {
+  if (!empty() && device_.is_cpu()) return reinterpret_cast<void*>(static_cast<std::uintptr_t>(address_));
   if (empty() || !resource_ || !resource_->host_accessible())
     throw Error("DeviceMemory::host_pointer: " +
                 (empty() ? describe(*this)
@@ -175,6 +177,10 @@ void DeviceMemory::copy_from_host(const Stream& stream, const void* src, std::si
   if (bytes == 0) return;
   if (!src) throw Error("DeviceMemory::copy_from_host: null host source pointer");
   check_stream("copy_from_host", *this, stream);
+  if (device_.is_cpu()) {
+    std::memcpy(reinterpret_cast<void*>(static_cast<std::uintptr_t>(address_ + offset)), src, bytes);
+    return;
+  }
   detail::ensure_current(detail::device_state(device_.ordinal()), stream);
   CUresult r = detail::driver().cuMemcpyHtoDAsync(static_cast<CUdeviceptr>(address_ + offset), src,
                                                   bytes, static_cast<CUstream>(stream.handle()));
@@ -188,6 +194,10 @@ void DeviceMemory::copy_to_host(const Stream& stream, void* dst, std::size_t byt
   if (bytes == 0) return;
   if (!dst) throw Error("DeviceMemory::copy_to_host: null host destination pointer");
   check_stream("copy_to_host", *this, stream);
+  if (device_.is_cpu()) {
+    std::memcpy(dst, reinterpret_cast<const void*>(static_cast<std::uintptr_t>(address_ + offset)), bytes);
+    return;
+  }
   detail::ensure_current(detail::device_state(device_.ordinal()), stream);
   CUresult r = detail::driver().cuMemcpyDtoHAsync(dst, static_cast<CUdeviceptr>(address_ + offset),
                                                   bytes, static_cast<CUstream>(stream.handle()));
@@ -207,6 +217,7 @@ void DeviceMemory::copy_from(const Stream& stream, const DeviceMemory& src, std:
   if (src.address_ < address_ + bytes && address_ < src.address_ + bytes)
     throw Error("DeviceMemory::copy_from: source and destination overlap");
   check_stream("copy_from", *this, stream);
+  if (device_.is_cpu() || src.device_.is_cpu()) return copy_with_cpu(stream, src, bytes);
   const detail::DeviceState& dst_state = detail::device_state(device_.ordinal());
   detail::ensure_current(dst_state, stream);
   const detail::DriverApi& api = detail::driver();
@@ -227,10 +238,39 @@ void DeviceMemory::copy_from(const Stream& stream, const DeviceMemory& src, std:
                                     src_state.label + " -> " + dst_state.label + ")");
 }
 
+void DeviceMemory::copy_with_cpu(const Stream& stream, const DeviceMemory& src, std::size_t bytes) {
+  auto* dst_ptr = reinterpret_cast<void*>(static_cast<std::uintptr_t>(address_));
+  auto* src_ptr = reinterpret_cast<const void*>(static_cast<std::uintptr_t>(src.address_));
+  if (device_.is_cpu() && src.device_.is_cpu()) {
+    std::memcpy(dst_ptr, src_ptr, bytes);
+    return;
+  }
+  if (device_.is_cpu()) {
+    // From a GPU into the CPU device's memory, which work queued after this call may read at
+    // once: a synchronous copy, after the GPU's work so far.
+    const detail::DeviceState& s = detail::device_state(src.device_.ordinal());
+    detail::ensure_current(s);
+    const detail::DriverApi& api = detail::driver();
+    CUresult r = api.cuCtxSynchronize();
+    if (r == CUDA_SUCCESS)
+      r = api.cuMemcpyDtoHAsync(dst_ptr, static_cast<CUdeviceptr>(src.address_), bytes, CU_STREAM_LEGACY);
+    if (r == CUDA_SUCCESS) r = api.cuStreamSynchronize(CU_STREAM_LEGACY);
+    if (r != CUDA_SUCCESS)
+      detail::throw_cuda_error(r, "cuMemcpyDtoHAsync(" + std::to_string(bytes) + " bytes, " + s.label + " -> the CPU device)");
+    return;
+  }
+  // From the CPU device's memory to a GPU, on the (GPU) stream, as from any host memory.
+  copy_from_host(stream, src_ptr, bytes);
+}
+
 void DeviceMemory::fill_bytes(const Stream& stream, unsigned char value) {
   if (freed_) throw Error("DeviceMemory::fill_bytes on " + describe(*this));
   if (bytes_ == 0) return;
   check_stream("fill_bytes", *this, stream);
+  if (device_.is_cpu()) {
+    std::memset(reinterpret_cast<void*>(static_cast<std::uintptr_t>(address_)), value, bytes_);
+    return;
+  }
   detail::ensure_current(detail::device_state(device_.ordinal()), stream);
   CUresult r = detail::driver().cuMemsetD8Async(static_cast<CUdeviceptr>(address_), value, bytes_,
                                                 static_cast<CUstream>(stream.handle()));

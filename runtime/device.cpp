@@ -1,6 +1,8 @@
 // Device properties and the process-wide, once-per-device table of contexts and limits.
 #include "cutlet/runtime/device.h"
 
+#include <unistd.h>
+
 #include <memory>
 #include <string>
 
@@ -131,6 +133,8 @@ void fill(DeviceState& s, int ordinal) {
 int device_count() { return table().count; }
 
 DeviceState& device_state(int ordinal) {
+  if (ordinal == Device::kCpuOrdinal) [[unlikely]]
+    return cpu_device_state();
   DeviceState& s = table().states[ordinal];
   if (s.ready.load(std::memory_order_acquire)) [[likely]]
     return s;
@@ -143,12 +147,16 @@ DeviceState& device_state(int ordinal) {
 }
 
 DeviceState* initialised_device_state(int ordinal) noexcept {
+  if (ordinal == Device::kCpuOrdinal) return &cpu_device_state();
   if (ordinal < 0 || ordinal >= table().count) return nullptr;
   DeviceState& s = table().states[ordinal];
   return s.ready.load(std::memory_order_acquire) ? &s : nullptr;
 }
 
-int ordinal_of(const DeviceState& state) noexcept { return static_cast<int>(&state - &table().states[0]); }
+int ordinal_of(const DeviceState& state) noexcept {
+  if (state.cpu) return Device::kCpuOrdinal;
+  return static_cast<int>(&state - &table().states[0]);
+}
 
 std::string device_label(int ordinal) {
   try {
@@ -160,9 +168,17 @@ std::string device_label(int ordinal) {
 
 }  // namespace detail
 
-int Device::count() { return detail::device_count(); }
+int Device::count() { return cpu_selected() ? 1 : detail::device_count(); }
 
 Device::Device(int ordinal) : ordinal_(ordinal) {
+  if (ordinal == kCpuOrdinal) return;
+  if (cpu_selected()) {
+    if (ordinal != 0)
+      throw Error("device " + std::to_string(ordinal) + " requested but CUTLET_DEVICE=cpu makes the CPU device the only "
+                  "one (device 0); use device 0, or unset CUTLET_DEVICE for the CUDA devices");
+    ordinal_ = kCpuOrdinal;
+    return;
+  }
   const int n = detail::device_count();
   if (ordinal < 0 || ordinal >= n)
     throw Error("device " + std::to_string(ordinal) + " requested but " + std::to_string(n) +
@@ -172,6 +188,7 @@ Device::Device(int ordinal) : ordinal_(ordinal) {
 }
 
 Device Device::current() {
+  if (cpu_selected()) return cpu();
   const detail::DriverApi& api = detail::driver();
   CUcontext ctx = nullptr;
   detail::check(api.cuCtxGetCurrent(&ctx), "cuCtxGetCurrent");
@@ -196,6 +213,8 @@ int Device::sm_count() const { return detail::device_state(ordinal_).limits.sm_c
 std::size_t Device::total_memory() const { return detail::device_state(ordinal_).total_memory; }
 
 int Device::attribute(int cu_device_attribute) const {
+  if (is_cpu())
+    throw Error("Device::attribute: the CPU device has no CUDA device attributes; read Device::properties() instead");
   return detail::get_attribute(detail::driver(), detail::device_state(ordinal_).handle,
                                static_cast<CUdevice_attribute>(cu_device_attribute));
 }
@@ -205,10 +224,12 @@ const DeviceLimits& Device::limits() const { return detail::device_state(ordinal
 void Device::set_current() const { detail::ensure_current(ordinal_); }
 
 void* Device::context() const {
+  if (is_cpu()) return nullptr;
   return detail::device_state(ordinal_).context.load(std::memory_order_acquire);
 }
 
 std::vector<Device> Device::all() {
+  if (cpu_selected()) return {cpu()};
   std::vector<Device> out;
   const int n = detail::device_count();
   for (int i = 0; i < n; ++i) out.push_back(Device(Unchecked{}, i));
@@ -218,6 +239,10 @@ std::vector<Device> Device::all() {
 const DeviceProperties& Device::properties() const { return detail::device_state(ordinal_).props; }
 
 std::size_t Device::free_memory() const {
+  if (is_cpu()) {
+    const long pages = ::sysconf(_SC_AVPHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page) : 0;
+  }
   const detail::DeviceState& s = detail::device_state(ordinal_);
   detail::ensure_current(s);
   std::size_t free_bytes = 0, total = 0;
@@ -227,7 +252,7 @@ std::size_t Device::free_memory() const {
 }
 
 bool Device::can_access_peer(const Device& peer) const {
-  if (peer.ordinal_ == ordinal_) return false;
+  if (peer.ordinal_ == ordinal_ || is_cpu() || peer.is_cpu()) return false;
   const detail::DeviceState& a = detail::device_state(ordinal_);
   const detail::DeviceState& b = detail::device_state(peer.ordinal_);
   int can = 0;
@@ -243,6 +268,8 @@ void Device::enable_peer_access(const Device& peer) const {
   if (peer.ordinal_ == ordinal_)
     throw Error("Device::enable_peer_access: " + a.label +
                 " cannot be its own peer; a device always reaches its own memory");
+  if (is_cpu() || peer.is_cpu())
+    throw Error("Device::enable_peer_access: the CPU device has no peers; copy between it and a GPU through the host");
   if (!can_access_peer(peer))
     throw Error("Device::enable_peer_access: " + a.label + " cannot access the memory of " +
                 b.label + " directly (cuDeviceCanAccessPeer says no: no NVLink or PCIe peer "
@@ -254,6 +281,7 @@ void Device::enable_peer_access(const Device& peer) const {
 }
 
 void Device::disable_peer_access(const Device& peer) const {
+  if (is_cpu() || peer.is_cpu()) return;
   const detail::DeviceState& a = detail::device_state(ordinal_);
   const detail::DeviceState& b = detail::device_state(peer.ordinal_);
   detail::ensure_current(a);
@@ -263,6 +291,7 @@ void Device::disable_peer_access(const Device& peer) const {
 }
 
 void Device::synchronize() const {
+  if (is_cpu()) return;  // its streams finish their work as it is queued
   const detail::DeviceState& s = detail::device_state(ordinal_);
   detail::ensure_current(s);
   CUresult r = detail::driver().cuCtxSynchronize();

@@ -7,6 +7,7 @@
 namespace cutlet {
 
 void Device::reset() const {
+  if (is_cpu()) return;  // nothing to throw away: no context, and no fault poisons it
   detail::DeviceState& s = detail::device_state(ordinal_);
   const detail::DriverApi& api = detail::driver();
   std::lock_guard lock(s.init_mutex);

@@ -11,6 +11,7 @@
 #include "cutlet/runtime/stream.h"
 #include "context_fault.h"
 #include "driver_api.h"
+#include "host_device.h"
 #include "launch_record.h"
 
 namespace cutlet::detail {
@@ -38,6 +39,7 @@ struct DeviceState {
   std::string name;
   std::size_t total_memory = 0;
   std::string label;  ///< "device 0 (NVIDIA H200)", for messages.
+  bool cpu = false;   ///< The CPU device's entry (host_device.h): no driver behind it.
 };
 
 /// The number of visible devices (throws NoDriverError without a driver).
@@ -64,6 +66,7 @@ inline void check_usable(const DeviceState& state) {
 /// one cuCtxGetCurrent, plus cuCtxSetCurrent only when the context differs. Refuses (see
 /// check_usable) a poisoned context.
 inline void ensure_current(const DeviceState& state) {
+  if (state.cpu) return;
   check_usable(state);
   const DriverApi& api = driver();
   CUcontext current = nullptr;
@@ -104,6 +107,7 @@ struct StreamAccess {
 /// Makes the context of `stream` (of device state `state`) current on the calling thread;
 /// refuses a poisoned primary context as check_usable does.
 inline void ensure_current(const DeviceState& state, const Stream& stream) {
+  if (state.cpu) return;
   if (!stream.green_context()) check_usable(state);
   ensure_current(StreamAccess::context(stream, state));
 }

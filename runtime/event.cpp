@@ -11,6 +11,10 @@
 namespace cutlet {
 
 Event::Event(Device device, bool timing) : device_(device) {
+  if (device.is_cpu()) {
+    handle_ = new detail::HostEvent{timing};
+    return;
+  }
   const detail::DeviceState& s = detail::device_state(device.ordinal());
   detail::ensure_current(s);
   CUevent ev = nullptr;
@@ -42,6 +46,10 @@ Event& Event::operator=(Event&& other) noexcept {
 
 Event::~Event() {
   if (!handle_) return;
+  if (device_.is_cpu()) {
+    delete static_cast<detail::HostEvent*>(handle_);
+    return;
+  }
   // An event of a context that Device::reset destroyed is gone already.
   if (const detail::DriverApi* api = detail::g_driver_api.load(std::memory_order_acquire))
     if (detail::generation_of(device_.ordinal()) == generation_)
@@ -65,6 +73,13 @@ void Event::record(const Stream& stream) {
     throw Error("Event::record: the event belongs to " + detail::device_label(device_.ordinal()) +
                 " but the stream to " + detail::device_label(stream.device().ordinal()) +
                 "; create the event on the stream's device");
+  if (device_.is_cpu()) {
+    // The stream's work has finished: the event completes now.
+    auto* e = static_cast<detail::HostEvent*>(handle_);
+    e->recorded = true;
+    e->when = std::chrono::steady_clock::now();
+    return;
+  }
   const detail::DeviceState& s = detail::device_state(device_.ordinal());
   detail::ensure_current(s, stream);
   CUresult r = detail::driver().cuEventRecord(ev, static_cast<CUstream>(stream.handle()));
@@ -75,6 +90,7 @@ void Event::record(const Stream& stream) {
 
 void Event::synchronize() const {
   auto ev = static_cast<CUevent>(require("synchronize"));
+  if (device_.is_cpu()) return;
   if (!green_) detail::check_usable(detail::device_state(device_.ordinal()));
   CUresult r = detail::driver().cuEventSynchronize(ev);
   if (r != CUDA_SUCCESS) fail(r, "cuEventSynchronize");
@@ -82,6 +98,7 @@ void Event::synchronize() const {
 
 bool Event::query() const {
   auto ev = static_cast<CUevent>(require("query"));
+  if (device_.is_cpu()) return true;
   if (!green_) detail::check_usable(detail::device_state(device_.ordinal()));
   CUresult r = detail::driver().cuEventQuery(ev);
   if (r == CUDA_SUCCESS) return true;
@@ -109,6 +126,17 @@ bool Event::synchronize_for(std::chrono::nanoseconds timeout) const {
 float Event::elapsed_ms(const Event& start, const Event& end) {
   auto a = static_cast<CUevent>(start.require("elapsed_ms"));
   auto b = static_cast<CUevent>(end.require("elapsed_ms"));
+  if (start.device_.is_cpu() || end.device_.is_cpu()) {
+    if (start.device_ != end.device_)
+      throw Error("Event::elapsed_ms: one event is of the CPU device and the other of a GPU; time both on one device");
+    const auto* x = static_cast<const detail::HostEvent*>(start.handle_);
+    const auto* y = static_cast<const detail::HostEvent*>(end.handle_);
+    if (!x->timing || !y->timing)
+      throw Error("Event::elapsed_ms: both events must be timing events (timing = true)");
+    if (!x->recorded || !y->recorded)
+      throw Error("Event::elapsed_ms: both events must be recorded before they are timed");
+    return std::chrono::duration<float, std::milli>(y->when - x->when).count();
+  }
   float ms = 0;
   CUresult r = detail::driver().cuEventElapsedTime(&ms, a, b);
   if (r != CUDA_SUCCESS) {

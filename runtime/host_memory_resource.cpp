@@ -12,6 +12,7 @@ std::string PinnedMemoryResource::describe() const {
 }
 
 std::uint64_t PinnedMemoryResource::do_allocate(std::size_t bytes, const Stream*) {
+  if (device().is_cpu()) return detail::host_allocate(bytes, describe());
   const detail::DeviceState& s = detail::device_state(device().ordinal());
   detail::ensure_current(s);
   void* p = nullptr;
@@ -25,6 +26,7 @@ std::uint64_t PinnedMemoryResource::do_allocate(std::size_t bytes, const Stream*
 }
 
 void PinnedMemoryResource::do_deallocate(std::uint64_t address, std::size_t, const Stream*) noexcept {
+  if (device().is_cpu()) return detail::host_free(address);
   try {
     detail::ensure_current(device().ordinal());
     detail::driver().cuMemFreeHost(reinterpret_cast<void*>(static_cast<std::uintptr_t>(address)));
@@ -37,6 +39,7 @@ std::string ManagedMemoryResource::describe() const {
 }
 
 std::uint64_t ManagedMemoryResource::do_allocate(std::size_t bytes, const Stream*) {
+  if (device().is_cpu()) return detail::host_allocate(bytes, describe());
   const detail::DeviceState& s = detail::device_state(device().ordinal());
   detail::ensure_current(s);
   CUdeviceptr p = 0;
@@ -48,6 +51,7 @@ std::uint64_t ManagedMemoryResource::do_allocate(std::size_t bytes, const Stream
 }
 
 void ManagedMemoryResource::do_deallocate(std::uint64_t address, std::size_t, const Stream*) noexcept {
+  if (device().is_cpu()) return detail::host_free(address);
   try {
     detail::ensure_current(device().ordinal());
     detail::driver().cuMemFree(static_cast<CUdeviceptr>(address));

@@ -214,6 +214,15 @@ void launch(const Stream& stream, const Function& function, const LaunchConfig& 
   const DeviceLimits& l = s.limits;
   if (!fits(l, config)) [[unlikely]]
     check_launch_config(l, config, function.name().c_str(), s.label);  // throws
+  if (const HostEntry* host = function.host_entry()) {
+    if (config.programmatic_dependent_launch || config.cluster != Dim3{})
+      bad_config(function.name().c_str(), config,
+                 "thread-block clusters and programmatic dependent launch are GPU features the CPU device does not "
+                 "have; launch without them there");
+    // The CPU device runs the kernel now, on the calling thread and its pool.
+    host->run(config.grid, config.block, args, config.shared_bytes);
+    return;
+  }
   if (config.extended() || stream.green_context()) [[unlikely]]
     return detail::launch_extended(stream, function, config, args, s);
   detail::ensure_current(s);

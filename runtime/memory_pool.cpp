@@ -1,6 +1,7 @@
 // Stream-ordered memory pools: creation, attributes, peer access, allocation and free.
 #include "cutlet/runtime/memory_pool.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <mutex>
@@ -37,6 +38,13 @@ void require_pools(const detail::DeviceState& s) {
 
 PoolMemoryResource::PoolMemoryResource(Device device, PoolOptions options)
     : MemoryResource(device) {
+  if (device.is_cpu()) {
+    auto* pool = new detail::HostPool;
+    pool->release_threshold = options.release_threshold;
+    pool_ = pool;
+    owning_ = true;
+    return;
+  }
   const detail::DeviceState& s = detail::device_state(device.ordinal());
   require_pools(s);
   detail::ensure_current(s);
@@ -67,6 +75,12 @@ const std::shared_ptr<PoolMemoryResource>& PoolMemoryResource::device_default(De
   // Never destroyed: buffers freed during exit may still reach their pool.
   static auto* table = new std::vector<std::shared_ptr<PoolMemoryResource>>();
   std::lock_guard lock(mu);
+  if (device.is_cpu()) {
+    static auto* cpu = new std::shared_ptr<PoolMemoryResource>(
+        new PoolMemoryResource(device, new detail::HostPool{.release_threshold = std::numeric_limits<std::size_t>::max()},
+                               Default{}));
+    return *cpu;
+  }
   if (table->empty()) table->resize(static_cast<std::size_t>(Device::count()));
   auto& slot = (*table)[static_cast<std::size_t>(device.ordinal())];
   if (!slot) {
@@ -88,6 +102,10 @@ const std::shared_ptr<PoolMemoryResource>& PoolMemoryResource::device_default(De
 
 PoolMemoryResource::~PoolMemoryResource() {
   if (!owning_ || !pool_) return;
+  if (device().is_cpu()) {
+    delete static_cast<detail::HostPool*>(pool_);
+    return;
+  }
   if (const detail::DriverApi* api = detail::g_driver_api.load(std::memory_order_acquire))
     api->cuMemPoolDestroy(static_cast<CUmemoryPool>(pool_));  // errors (e.g. at exit) ignored
 }
@@ -98,6 +116,11 @@ std::string PoolMemoryResource::describe() const {
 }
 
 PoolUsage PoolMemoryResource::usage() const {
+  if (device().is_cpu()) {
+    auto* pool = static_cast<detail::HostPool*>(pool_);
+    std::lock_guard lock(pool->mutex);
+    return {pool->used, pool->used_high, pool->used, pool->used_high};
+  }
   auto pool = static_cast<CUmemoryPool>(pool_);
   PoolUsage u;
   u.reserved = get_attribute(pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT, "RESERVED_MEM_CURRENT");
@@ -108,28 +131,49 @@ PoolUsage PoolMemoryResource::usage() const {
 }
 
 void PoolMemoryResource::reset_peaks() {
+  if (device().is_cpu()) {
+    auto* pool = static_cast<detail::HostPool*>(pool_);
+    std::lock_guard lock(pool->mutex);
+    pool->used_high = pool->used;
+    return;
+  }
   auto pool = static_cast<CUmemoryPool>(pool_);
   set_attribute(pool, CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH, 0, "RESERVED_MEM_HIGH");
   set_attribute(pool, CU_MEMPOOL_ATTR_USED_MEM_HIGH, 0, "USED_MEM_HIGH");
 }
 
 void PoolMemoryResource::set_release_threshold(std::size_t bytes) {
+  if (device().is_cpu()) {
+    auto* pool = static_cast<detail::HostPool*>(pool_);
+    std::lock_guard lock(pool->mutex);
+    pool->release_threshold = bytes;
+    return;
+  }
   set_attribute(static_cast<CUmemoryPool>(pool_), CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, bytes,
                 "RELEASE_THRESHOLD");
 }
 
 std::size_t PoolMemoryResource::release_threshold() const {
+  if (device().is_cpu()) {
+    auto* pool = static_cast<detail::HostPool*>(pool_);
+    std::lock_guard lock(pool->mutex);
+    return pool->release_threshold;
+  }
   return get_attribute(static_cast<CUmemoryPool>(pool_), CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
                        "RELEASE_THRESHOLD");
 }
 
 void PoolMemoryResource::trim_to(std::size_t keep_bytes) {
+  if (device().is_cpu()) return;  // it reserves nothing beyond what is in use
   CUresult r = detail::driver().cuMemPoolTrimTo(static_cast<CUmemoryPool>(pool_), keep_bytes);
   if (r != CUDA_SUCCESS) detail::throw_cuda_error(r, "cuMemPoolTrimTo(" + std::to_string(keep_bytes) + " bytes)");
 }
 
 void PoolMemoryResource::set_access(Device peer, bool enabled) {
   if (peer == device()) return;  // the owning device always has access
+  if (device().is_cpu() || peer.is_cpu())
+    throw Error("PoolMemoryResource::set_access: the CPU device and the GPUs cannot access each other's pools; "
+                "copy between them through the host");
   const detail::DeviceState& s = detail::device_state(peer.ordinal());
   if (enabled && !device().can_access_peer(peer) && !peer.can_access_peer(device()))
     throw Error("PoolMemoryResource::set_access: " + s.label + " cannot access memory of " +
@@ -143,6 +187,15 @@ void PoolMemoryResource::set_access(Device peer, bool enabled) {
 }
 
 std::uint64_t PoolMemoryResource::do_allocate(std::size_t bytes, const Stream* stream) {
+  if (device().is_cpu()) {
+    const std::uint64_t address = detail::host_allocate(bytes, describe());
+    auto* pool = static_cast<detail::HostPool*>(pool_);
+    std::lock_guard lock(pool->mutex);
+    pool->sizes.emplace(address, bytes);
+    pool->used += bytes;
+    pool->used_high = std::max(pool->used_high, pool->used);
+    return address;
+  }
   const detail::DeviceState& s = detail::device_state(device().ordinal());
   const Stream fallback = Stream::legacy_default(device());
   const Stream& on = stream ? *stream : fallback;
@@ -173,6 +226,18 @@ std::uint64_t PoolMemoryResource::do_allocate(std::size_t bytes, const Stream* s
 }
 
 void PoolMemoryResource::do_deallocate(std::uint64_t address, std::size_t, const Stream* stream) noexcept {
+  if (device().is_cpu()) {
+    auto* pool = static_cast<detail::HostPool*>(pool_);
+    {
+      std::lock_guard lock(pool->mutex);
+      auto it = pool->sizes.find(address);
+      if (it == pool->sizes.end()) return;  // not this pool's
+      pool->used -= it->second;
+      pool->sizes.erase(it);
+    }
+    detail::host_free(address);
+    return;
+  }
   try {
     const detail::DeviceState& s = detail::device_state(device().ordinal());
     const Stream fallback = Stream::legacy_default(device());

@@ -73,6 +73,10 @@ const std::shared_ptr<DeviceMemoryResource>& DeviceMemoryResource::shared(Device
   static std::mutex mu;
   // Never destroyed: buffers freed during exit may still reach their resource.
   static auto* table = new std::vector<std::shared_ptr<DeviceMemoryResource>>();
+  if (device.is_cpu()) {
+    static auto* cpu = new std::shared_ptr<DeviceMemoryResource>(std::make_shared<DeviceMemoryResource>(device));
+    return *cpu;
+  }
   std::lock_guard lock(mu);
   if (table->empty()) table->resize(static_cast<std::size_t>(Device::count()));
   auto& slot = (*table)[static_cast<std::size_t>(device.ordinal())];
@@ -81,10 +85,12 @@ const std::shared_ptr<DeviceMemoryResource>& DeviceMemoryResource::shared(Device
 }
 
 std::string DeviceMemoryResource::describe() const {
+  if (device().is_cpu()) return "the host memory of the CPU device";
   return "the cuMemAlloc device memory of " + detail::device_label(device().ordinal());
 }
 
 std::uint64_t DeviceMemoryResource::do_allocate(std::size_t bytes, const Stream*) {
+  if (device().is_cpu()) return detail::host_allocate(bytes, describe());
   const detail::DeviceState& s = detail::device_state(device().ordinal());
   detail::ensure_current(s);
   CUdeviceptr ptr = 0;
@@ -95,6 +101,7 @@ std::uint64_t DeviceMemoryResource::do_allocate(std::size_t bytes, const Stream*
 }
 
 void DeviceMemoryResource::do_deallocate(std::uint64_t address, std::size_t, const Stream*) noexcept {
+  if (device().is_cpu()) return detail::host_free(address);
   try {
     detail::ensure_current(device().ordinal());
     detail::driver().cuMemFree(static_cast<CUdeviceptr>(address));

@@ -73,7 +73,20 @@ const char* intern(const std::string& name) {
 
 }  // namespace
 
+Function Function::host(std::shared_ptr<const HostEntry> entry, const std::string& name) {
+  // Launch records keep the name past the Function's life, as for GPU kernels.
+  const char* stable = (new std::string(name))->c_str();
+  Function f(nullptr, nullptr, Device::cpu(), name, stable, 0);
+  f.host_ = std::move(entry);
+  return f;
+}
+
 FunctionAttributes Function::attributes() const {
+  if (host_) {
+    FunctionAttributes out;
+    out.max_threads_per_block = detail::device_state(Device::kCpuOrdinal).limits.max_threads_per_block;
+    return out;
+  }
   const detail::DriverApi& api = detail::driver();
   auto f = static_cast<CUfunction>(handle_);
   auto get = [&](CUfunction_attribute a) {

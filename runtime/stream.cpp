@@ -25,11 +25,10 @@ struct StreamDestroyer {
   }
 };
 
-/// The trampoline cuLaunchHostFunc calls: runs and deletes the std::function.
-void CUDA_CB run_host_function(void* data) {
-  std::unique_ptr<std::function<void()>> fn(static_cast<std::function<void()>*>(data));
+/// Runs `fn`, reporting (not throwing) what it throws, as the driver's host functions do.
+void run_reporting(std::function<void()>& fn) {
   try {
-    (*fn)();
+    fn();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "cutlet: a host function queued with Stream::launch_host_function threw "
                          "(ignored; the stream goes on): %s\n", e.what());
@@ -39,6 +38,17 @@ void CUDA_CB run_host_function(void* data) {
   }
 }
 
+/// The trampoline cuLaunchHostFunc calls: runs and deletes the std::function.
+void CUDA_CB run_host_function(void* data) {
+  std::unique_ptr<std::function<void()>> fn(static_cast<std::function<void()>*>(data));
+  run_reporting(*fn);
+}
+
+/// What an owned stream of the CPU device is: its options (the handle points here).
+struct HostStream {
+  StreamOptions options;
+};
+
 }  // namespace
 
 Stream::Stream() : Stream(Device::current()) {}
@@ -46,6 +56,14 @@ Stream::Stream() : Stream(Device::current()) {}
 Stream::Stream(Device device) : Stream(device, StreamOptions{}) {}
 
 Stream::Stream(Device device, StreamOptions options) : device_(device) {
+  if (device.is_cpu()) {
+    // The CPU device runs each operation as it is queued: the stream is its options.
+    auto host = std::make_shared<HostStream>(HostStream{options});
+    handle_ = host.get();
+    owning_ = true;
+    keep_ = std::move(host);
+    return;
+  }
   const detail::DeviceState& s = detail::device_state(device.ordinal());
   detail::ensure_current(s);
   CUstream stream = nullptr;
@@ -75,6 +93,7 @@ Stream Stream::per_thread_default(Device device) noexcept {
 }
 
 StreamPriorityRange Stream::priority_range(Device device) {
+  if (device.is_cpu()) return {};
   const detail::DeviceState& s = detail::device_state(device.ordinal());
   detail::ensure_current(s);
   StreamPriorityRange range;
@@ -115,10 +134,12 @@ Stream& Stream::operator=(Stream&& other) noexcept {
 Stream::~Stream() = default;  // keep_ destroys an owned stream once its last holder is gone
 
 void* Stream::context() const {
+  if (device_.is_cpu()) return nullptr;
   return detail::StreamAccess::context(*this, detail::device_state(device_.ordinal()));
 }
 
 void Stream::synchronize() const {
+  if (device_.is_cpu()) return;  // its work finished as it was queued
   const detail::DeviceState& s = detail::device_state(device_.ordinal());
   detail::ensure_current(s, *this);  // a null handle means the current context's default stream
   CUresult r = detail::driver().cuStreamSynchronize(static_cast<CUstream>(handle_));
@@ -128,6 +149,7 @@ void Stream::synchronize() const {
 }
 
 bool Stream::query() const {
+  if (device_.is_cpu()) return true;
   const detail::DeviceState& s = detail::device_state(device_.ordinal());
   detail::ensure_current(s, *this);
   CUresult r = detail::driver().cuStreamQuery(static_cast<CUstream>(handle_));
@@ -139,6 +161,12 @@ bool Stream::query() const {
 
 void Stream::wait(const Event& event) const {
   if (!event.handle()) throw Error("Stream::wait: the event is empty (moved from)");
+  if (device_.is_cpu()) {
+    // Work queued on the CPU device has finished; a GPU event is waited for here.
+    if (!event.device().is_cpu()) event.synchronize();
+    return;
+  }
+  if (event.device().is_cpu()) return;  // complete once recorded
   const detail::DeviceState& s = detail::device_state(device_.ordinal());
   detail::ensure_current(s, *this);
   CUresult r = detail::driver().cuStreamWaitEvent(static_cast<CUstream>(handle_),
@@ -156,6 +184,10 @@ void Stream::wait(const Stream& other) const {
 
 void Stream::launch_host_function(std::function<void()> fn) const {
   if (!fn) throw Error("Stream::launch_host_function: empty std::function");
+  if (device_.is_cpu()) {
+    run_reporting(fn);
+    return;
+  }
   const detail::DeviceState& s = detail::device_state(device_.ordinal());
   detail::ensure_current(s, *this);
   auto* data = new std::function<void()>(std::move(fn));
@@ -167,6 +199,7 @@ void Stream::launch_host_function(std::function<void()> fn) const {
 }
 
 int Stream::priority() const {
+  if (device_.is_cpu()) return keep_ ? static_cast<const HostStream*>(keep_.get())->options.priority : 0;
   const detail::DeviceState& s = detail::device_state(device_.ordinal());
   detail::ensure_current(s, *this);
   int p = 0;
@@ -176,6 +209,9 @@ int Stream::priority() const {
 }
 
 bool Stream::non_blocking() const {
+  if (device_.is_cpu())
+    return keep_ ? static_cast<const HostStream*>(keep_.get())->options.non_blocking
+                   : handle_ != nullptr && handle_ != CU_STREAM_LEGACY;
   const detail::DeviceState& s = detail::device_state(device_.ordinal());
   detail::ensure_current(s, *this);
   unsigned flags = 0;

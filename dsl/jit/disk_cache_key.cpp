@@ -57,8 +57,8 @@ std::vector<std::pair<std::string, std::string>> option_fields(const O& o) {
   static_assert(field_count<O>() == listed,
                 "CompileOptions has a field that compile_option_fields (dsl/jit/disk_cache_key.cpp) does not list: "
                 "add it there, so that the persistent kernel cache key covers it");
-  // Target's fields, sm and arch_specific, are both in arch() ("sm_90a").
-  static_assert(field_count<decltype(o.target)>() == 2,
+  // Target's fields, sm, arch_specific and host, are all in arch() ("sm_90a", "host").
+  static_assert(field_count<decltype(o.target)>() == 3,
                 "Target has a field that compile_option_fields (dsl/jit/disk_cache_key.cpp) does not list: add it");
   return f;
 }

@@ -12,6 +12,7 @@
 #include "cutlet/ir/printer.h"
 #include "cutlet/ir/structural_hash.h"
 #include "cutlet/jit/disk_cache.h"
+#include "host_load.h"
 #include "cutlet/language/trace.h"
 #include "cutlet/log.h"
 #include "cutlet/runtime/environment.h"
@@ -276,7 +277,8 @@ TraceOptions trace_options_for(const KernelOptions& opts, bool wide_indices, con
   // must throw here.
   const bool line_info_env = line_info_from_environment();
   return TraceOptions{opts.line_info || line_info_env, opts.bounds_check || bounds_env, wide_indices,
-                      opts.tile_warps, opts.tile_stages, target.sm == 90 && target.arch_specific};
+                      opts.tile_warps, opts.tile_stages, !target.host && target.sm == 90 && target.arch_specific,
+                      target.host};
 }
 
 ir::Function trace_kernel(const std::string& name, const std::function<void()>& body, double* trace_ms,
@@ -290,6 +292,7 @@ ir::Function trace_kernel(const std::string& name, const std::function<void()>& 
   fn.set_tile_warps(trace_options.tile_warps);
   fn.set_tile_stages(trace_options.tile_stages);
   fn.set_tile_wgmma(trace_options.tile_wgmma && trace_options.tile_warps > 0);
+  fn.set_host_target(trace_options.host_target);
   {
     ScopedRange range{"trace", name};
     ir::Builder b(fn);
@@ -350,6 +353,10 @@ CompileOptions compile_options_for(const KernelOptions& opts) {
 
 CompileOptions compile_options_for(const KernelOptions& opts, const Device& device) {
   CompileOptions o = compile_options_for(opts);
+  if (device.is_cpu()) {
+    o.target = Target::host_cpu();  // whatever GPU the options name, the CPU device runs host code
+    return o;
+  }
   if (!opts.target) o.target = Target::for_device(device.compute_capability().sm());
   return o;
 }
@@ -378,6 +385,17 @@ std::shared_ptr<const LoadedKernel> load_cached(const ir::Function& fn, const Ke
                                                 double trace_ms, double passes_ms) {
   CompileOptions options = compile_options_for(opts, device);
   return loaded_map().get(LoadKey{compile_key(fn, options), device.ordinal(), device.generation()}, [&] {
+    if (device.is_cpu()) {
+      ScopedRange range{"host-compile", fn.name(), "the CPU device"};
+      auto lk = load_on_cpu(fn, options);
+      lk->trace_ms = trace_ms;
+      lk->passes_ms = passes_ms;
+      if (const ir::Instruction* sync = ir::find_instruction(fn, ir::Opcode::GridSync))
+        lk->grid_sync_at = sync->loc.known() ? std::string(sync->loc.file) + ":" + std::to_string(sync->loc.line)
+                                             : std::string("an unknown line");
+      stats().loads.fetch_add(1, std::memory_order_relaxed);
+      return std::shared_ptr<const LoadedKernel>(std::move(lk));
+    }
     CompileInfo info;
     auto compiled = compile_cached(fn, options, &info);
     auto t0 = Clock::now();

@@ -715,7 +715,8 @@ class Pipeliner {
 }  // namespace
 
 Function pipeline_loops(Function f) {
-  if (f.tile_warps() > 0) Pipeliner(f).run();
+  // The host CPU has no asynchronous copies to overlap: its loops stay as written.
+  if (f.tile_warps() > 0 && !f.host_target()) Pipeliner(f).run();
   return f;
 }
 

@@ -145,6 +145,11 @@ class Function {
   /// pipelining passes then give eligible dots wgmma accumulators and swizzled operands.
   bool tile_wgmma() const { return tile_wgmma_; }
   void set_tile_wgmma(bool on) { tile_wgmma_ = on; }
+  /// Whether the kernel is compiled for the host CPU (the CPU device): its tile dots then use
+  /// FMAs and its loops are not software-pipelined, since the CPU has neither tensor cores nor
+  /// asynchronous copies.
+  bool host_target() const { return host_target_; }
+  void set_host_target(bool on) { host_target_ = on; }
 
   /// The bytes of shared memory the function's own ops use at their peak: the size of its
   /// arena, which the user's dynamic shared memory follows. -1 until allocate-shared ran.
@@ -184,6 +189,7 @@ class Function {
   int tile_warps_ = 0;
   int tile_stages_ = 0;
   bool tile_wgmma_ = false;
+  bool host_target_ = false;
   std::int64_t shared_bytes_ = -1;
   std::vector<SharedPeakBuffer> shared_peak_;
   Region body_;

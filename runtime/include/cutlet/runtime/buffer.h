@@ -109,6 +109,8 @@ class DeviceMemory {
 
  private:
   void release() noexcept;
+  /// copy_from where either memory is the CPU device's.
+  void copy_with_cpu(const Stream& stream, const DeviceMemory& src, std::size_t bytes);
   std::uint64_t address_ = 0;
   std::size_t bytes_ = 0;
   Device device_;

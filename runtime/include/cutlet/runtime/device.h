@@ -1,4 +1,5 @@
-// A CUDA device: its properties, cached launch limits and primary context.
+// A device kernels run on: a CUDA GPU (its properties, cached launch limits and primary
+// context) or the host CPU.
 #pragma once
 
 #include <cstddef>
@@ -72,23 +73,40 @@ struct DeviceProperties {
 };
 
 /// A CUDA device, named by its ordinal (0 .. count()-1, as CUDA_VISIBLE_DEVICES presents
-/// them). A Device is a cheap value; the state behind it (driver handle, retained primary
+/// them), or the CPU device (cpu()), on which kernels are compiled for the host CPU and run
+/// with the GPU's execution model (see "Kernels on the CPU" in the README). A Device is a cheap value; the state behind it (driver handle, retained primary
 /// context, properties, limits) is read once per device per process, on first use, and
 /// shared by every Device with that ordinal. cutlet works in primary contexts, like the CUDA
 /// runtime, PyTorch and CuPy, so it shares their contexts and the memory allocated in them.
 class Device {
  public:
-  /// The number of CUDA devices visible to this process. Throws NoDriverError without a
-  /// usable driver (so it never returns 0).
+  /// The ordinal of the CPU device.
+  static constexpr int kCpuOrdinal = -1;
+
+  /// The number of CUDA devices visible to this process; 1 (the CPU device) when
+  /// cpu_selected(). Throws NoDriverError without a usable driver (so it never returns 0).
   static int count();
 
-  /// Device `ordinal`. Throws Error when it is out of range ("device 3 requested but 1 CUDA
-  /// device is present ..."), NoDriverError without a driver.
+  /// Device `ordinal`; kCpuOrdinal is the CPU device. When cpu_selected(), device 0 is the
+  /// CPU device too (and no driver is loaded). Throws Error when it is out of range ("device
+  /// 3 requested but 1 CUDA device is present ..."), NoDriverError without a driver.
   explicit Device(int ordinal = 0);
 
   /// The device of the calling thread's current context, or device 0 when no context is
-  /// current. Throws NoDriverError without a driver.
+  /// current; the CPU device when cpu_selected(). Throws NoDriverError without a driver.
   static Device current();
+
+  /// The CPU device: buffers in host memory, streams that run their work in order as it is
+  /// queued, kernels compiled for the host CPU by LLVM and run over all its cores with the
+  /// GPU's execution model (blocks, threads, shared memory, barriers, warps). Needs no driver.
+  static Device cpu() noexcept { return Device(Unchecked{}, kCpuOrdinal); }
+  /// True for the CPU device.
+  bool is_cpu() const noexcept { return ordinal_ == kCpuOrdinal; }
+  /// True when the environment variable CUTLET_DEVICE is `cpu`: then Device(0),
+  /// Device::current(), Device::all() and a Stream made without a device mean the CPU device,
+  /// so that an unchanged program runs on the CPU. Unset, empty, `gpu` or `cuda`: false.
+  /// Throws Error for any other value, naming the accepted ones.
+  static bool cpu_selected();
 
   /// The ordinal this Device was made with.
   int ordinal() const noexcept { return ordinal_; }
@@ -101,7 +119,8 @@ class Device {
   /// Total device memory in bytes.
   std::size_t total_memory() const;
   /// The raw value of a CUdevice_attribute (pass the enumerator from cuda.h); queries the
-  /// driver on each call. Throws CudaError for an attribute the driver does not know.
+  /// driver on each call. Throws CudaError for an attribute the driver does not know, Error
+  /// on the CPU device (read properties() there).
   int attribute(int cu_device_attribute) const;
   /// The launch limits, read once and cached: cheap enough to call on every launch. The
   /// reference stays valid for the life of the process.

@@ -1,6 +1,8 @@
 // Loaded GPU code: a Module (a cubin, fatbin or PTX image) and the kernels (Function) in it.
 #pragma once
 
+#include <cstddef>
+#include <memory>
 #include <span>
 #include <string>
 #include <utility>
@@ -8,6 +10,20 @@
 #include "cutlet/runtime/device.h"
 
 namespace cutlet {
+
+struct Dim3;
+
+/// A kernel compiled for the CPU device, as whoever compiled it (the JIT) runs it: what a
+/// Function of Device::cpu() launches.
+class HostEntry {
+ public:
+  virtual ~HostEntry() = default;
+  /// Runs the kernel over `grid` blocks of `block` threads, each block with the kernel's own
+  /// shared memory and `dynamic_shared_bytes` more, and returns when every thread has
+  /// finished. `args` as launch() takes them. Throws Error for what the kernel did wrong (a
+  /// failed assert_, threads that wait for each other forever).
+  virtual void run(const Dim3& grid, const Dim3& block, void** args, std::size_t dynamic_shared_bytes) const = 0;
+};
 
 /// Static properties of a compiled kernel, as cuFuncGetAttribute reports them.
 struct FunctionAttributes {
@@ -33,12 +49,17 @@ class Function {
   void* kernel_handle() const noexcept { return kernel_; }
   /// The device whose context the module was loaded into.
   Device device() const noexcept { return device_; }
+  /// A Function of the CPU device that runs `entry`, named `name`.
+  static Function host(std::shared_ptr<const HostEntry> entry, const std::string& name);
+  /// The host kernel a Function of the CPU device runs; null for a GPU kernel.
+  const HostEntry* host_entry() const noexcept { return host_.get(); }
   /// The kernel's name in the image (its .entry name).
   const std::string& name() const noexcept { return name_; }
   /// The same name as a C string that stays valid until the process exits, also after the
   /// Module is unloaded (launches record it, for the messages of later kernel faults).
   const char* stable_name() const noexcept { return stable_name_; }
-  /// Registers, memory sizes and architecture versions, queried from the driver.
+  /// Registers, memory sizes and architecture versions, queried from the driver (for a
+  /// kernel of the CPU device: the most threads per block, the rest 0).
   FunctionAttributes attributes() const;
   /// The static shared memory the kernel declares (queried once, when it was looked up): a
   /// launch whose dynamic shared memory takes the block past 48 KiB in all opts in for it.
@@ -56,6 +77,7 @@ class Function {
   std::string name_;
   const char* stable_name_;
   int static_shared_bytes_;
+  std::shared_ptr<const HostEntry> host_;
 };
 
 /// Code loaded for a device (cuLibraryLoadData: context-independent, so its kernels run in

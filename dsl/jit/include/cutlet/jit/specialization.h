@@ -116,7 +116,7 @@ std::string_view source_note(CompileSource source);
 /// A compiled kernel loaded on one device. Immutable once published.
 struct LoadedKernel {
   std::shared_ptr<const CompiledKernel> compiled;
-  Module module;
+  std::optional<Module> module;  ///< none on the CPU device
   Function function;
   double trace_ms = 0;   ///< tracing the lambda
   double passes_ms = 0;  ///< the IR pass pipeline

@@ -44,6 +44,7 @@ struct TraceOptions {
   int tile_warps = 0;
   int tile_stages = 0;
   bool tile_wgmma = false;  ///< tile dots may use Hopper's wgmma (an sm_90a target; ir::Function::tile_wgmma)
+  bool host_target = false;  ///< compiled for the host CPU (ir::Function::host_target)
 };
 
 /// True when CUTLET_LINEINFO=1 asks every kernel for line information.

@@ -1,0 +1,97 @@
+// The CPU device: its entry of the device table, its memory, the CUTLET_DEVICE switch.
+#include "host_device.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <mutex>
+#include <thread>
+
+#include "cutlet/error.h"
+#include "device_state.h"
+
+namespace cutlet {
+namespace detail {
+namespace {
+
+std::size_t physical_memory() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+  return pages > 0 && page > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page) : 0;
+}
+
+void fill_cpu_state(DeviceState& s) {
+  const int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  s.cpu = true;
+  s.name = "CPU (" + std::to_string(threads) + " hardware threads)";
+  s.label = "the CPU device";
+  s.total_memory = physical_memory();
+  DeviceLimits& l = s.limits;
+  l.max_threads_per_block = 1024;
+  l.max_block[0] = 1024;
+  l.max_block[1] = 1024;
+  l.max_block[2] = 64;
+  l.max_grid[0] = 2147483647;
+  l.max_grid[1] = 65535;
+  l.max_grid[2] = 65535;
+  l.max_shared_per_block = 48 * 1024;
+  l.max_shared_per_block_optin = 227 * 1024;
+  l.warp_size = 32;
+  l.sm_count = threads;
+  l.sm = 0;
+  DeviceProperties& p = s.props;
+  p.name = s.name;
+  p.sm_count = threads;
+  p.warp_size = 32;
+  p.max_threads_per_block = l.max_threads_per_block;
+  p.max_threads_per_sm = 2048;
+  p.max_blocks_per_sm = 32;
+  p.shared_per_block = l.max_shared_per_block;
+  p.shared_per_block_optin = l.max_shared_per_block_optin;
+  p.shared_per_sm = 228 * 1024;
+  p.total_memory = s.total_memory;
+  p.unified_addressing = true;
+  p.integrated = true;
+}
+
+}  // namespace
+
+DeviceState& cpu_device_state() {
+  // Never destroyed, as the GPUs' table is not.
+  static DeviceState* state = [] {
+    auto* s = new DeviceState;
+    fill_cpu_state(*s);
+    s->ready.store(true, std::memory_order_release);
+    return s;
+  }();
+  return *state;
+}
+
+std::uint64_t host_allocate(std::size_t bytes, const std::string& what) {
+  constexpr std::size_t kAlign = 256;
+  const std::size_t rounded = (bytes + kAlign - 1) / kAlign * kAlign;
+  void* p = rounded >= bytes ? std::aligned_alloc(kAlign, rounded) : nullptr;
+  if (!p)
+    throw Error("cannot allocate " + std::to_string(bytes) + " bytes of host memory for " + what +
+                "; the host has no such memory free");
+  return reinterpret_cast<std::uint64_t>(p);
+}
+
+void host_free(std::uint64_t address) noexcept { std::free(reinterpret_cast<void*>(address)); }
+
+}  // namespace detail
+
+bool Device::cpu_selected() {
+  static const int selected = [] {
+    const char* v = std::getenv("CUTLET_DEVICE");
+    const std::string s = v ? v : "";
+    if (s == "cpu" || s == "CPU") return 1;
+    if (s.empty() || s == "gpu" || s == "cuda" || s == "GPU" || s == "CUDA") return 0;
+    return -1;
+  }();
+  if (selected < 0)
+    throw Error(std::string("CUTLET_DEVICE is '") + std::getenv("CUTLET_DEVICE") +
+                "'; set it to 'cpu' to run kernels on the CPU device, or to 'gpu' (or leave it unset) for CUDA devices");
+  return selected == 1;
+}
+
+}  // namespace cutlet
