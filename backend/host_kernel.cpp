@@ -62,6 +62,10 @@ const HostFunction kHostFunctions[] = {
     {"cutlet_host_active_mask", reinterpret_cast<void*>(&cutlet_host_active_mask), true},
     {"cutlet_host_assert_fail", reinterpret_cast<void*>(&cutlet_host_assert_fail), true},
     {"cutlet_host_vprintf", reinterpret_cast<void*>(&cutlet_host_vprintf), false},
+    {"cutlet_host_f32_to_e4m3", reinterpret_cast<void*>(&cutlet_host_f32_to_e4m3), false},
+    {"cutlet_host_f32_to_e5m2", reinterpret_cast<void*>(&cutlet_host_f32_to_e5m2), false},
+    {"cutlet_host_e4m3_to_f32", reinterpret_cast<void*>(&cutlet_host_e4m3_to_f32), false},
+    {"cutlet_host_e5m2_to_f32", reinterpret_cast<void*>(&cutlet_host_e5m2_to_f32), false},
 };
 
 /// Whether lowered kernel `m` calls the host runtime where a thread needs its block (its
@@ -278,6 +282,7 @@ struct HostKernel::Impl {
   BlockFn block = nullptr;                          ///< the block loop, or
   backend::HostThreadEntry thread = nullptr;        ///< one thread, run as a fiber
   std::size_t reserved_shared = 0;                  ///< the kernel's own shared memory (its arena)
+  std::vector<std::size_t> param_sizes;             ///< bytes of each parameter's value
 };
 
 HostKernel::HostKernel(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -287,6 +292,7 @@ HostKernel::~HostKernel() = default;
 
 const std::string& HostKernel::name() const { return impl_->name; }
 const std::string& HostKernel::llvm_ir() const { return impl_->llvm_ir; }
+const std::vector<std::size_t>& HostKernel::param_sizes() const { return impl_->param_sizes; }
 
 HostKernel HostKernel::compile(const ir::Function& kernel, const CompileOptions& options) {
   if (!kernel.is_kernel())
@@ -315,6 +321,12 @@ HostKernel HostKernel::compile(const ir::Function& kernel, const CompileOptions&
 
   llvm::Function* fn = module->getFunction(kernel.name());
   CUTLET_ASSERT(fn != nullptr, "the host lowering made no kernel function");
+  for (std::size_t i = 0; i < kernel.params().size(); ++i) {
+    // A struct by value arrives as a pointer to its bytes (byval), all of which the kernel reads.
+    const ir::Type t = kernel.type_of(kernel.params()[i]);
+    impl->param_sizes.push_back(t.is_record() ? static_cast<std::size_t>(t.record_size())
+                                              : module->getDataLayout().getTypeAllocSize(fn->getArg(static_cast<unsigned>(i))->getType()));
+  }
   const bool fibers = calls_host_runtime(*module);
   if (fibers) add_thread_entry(*module, *fn, kernel);
   else add_block_loop(*module, *fn, kernel);

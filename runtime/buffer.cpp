@@ -2,11 +2,14 @@
 #include "cutlet/runtime/buffer.h"
 
 #include <cstring>
+#include <memory>
 #include <string>
+#include <vector>
 #include <utility>
 
 #include "cutlet/runtime/memory_pool.h"
 #include "device_state.h"
+#include "host_queue.h"
 
 namespace cutlet {
 namespace {
@@ -178,7 +181,10 @@ void DeviceMemory::copy_from_host(const Stream& stream, const void* src, std::si
   if (!src) throw Error("DeviceMemory::copy_from_host: null host source pointer");
   check_stream("copy_from_host", *this, stream);
   if (device_.is_cpu()) {
-    std::memcpy(reinterpret_cast<void*>(static_cast<std::uintptr_t>(address_ + offset)), src, bytes);
+    // As from pageable memory to a GPU: the source is read now, written when the stream gets there.
+    auto copy = std::make_shared<std::vector<char>>(static_cast<const char*>(src), static_cast<const char*>(src) + bytes);
+    auto* dst = reinterpret_cast<void*>(static_cast<std::uintptr_t>(address_ + offset));
+    detail::host_queue(stream).push([dst, copy] { std::memcpy(dst, copy->data(), copy->size()); });
     return;
   }
   detail::ensure_current(detail::device_state(device_.ordinal()), stream);
@@ -195,7 +201,8 @@ void DeviceMemory::copy_to_host(const Stream& stream, void* dst, std::size_t byt
   if (!dst) throw Error("DeviceMemory::copy_to_host: null host destination pointer");
   check_stream("copy_to_host", *this, stream);
   if (device_.is_cpu()) {
-    std::memcpy(dst, reinterpret_cast<const void*>(static_cast<std::uintptr_t>(address_ + offset)), bytes);
+    auto* src = reinterpret_cast<const void*>(static_cast<std::uintptr_t>(address_ + offset));
+    detail::host_queue(stream).push([dst, src, bytes] { std::memcpy(dst, src, bytes); });
     return;
   }
   detail::ensure_current(detail::device_state(device_.ordinal()), stream);
@@ -242,24 +249,29 @@ void DeviceMemory::copy_with_cpu(const Stream& stream, const DeviceMemory& src, 
   auto* dst_ptr = reinterpret_cast<void*>(static_cast<std::uintptr_t>(address_));
   auto* src_ptr = reinterpret_cast<const void*>(static_cast<std::uintptr_t>(src.address_));
   if (device_.is_cpu() && src.device_.is_cpu()) {
-    std::memcpy(dst_ptr, src_ptr, bytes);
+    detail::host_queue(stream).push([dst_ptr, src_ptr, bytes] { std::memcpy(dst_ptr, src_ptr, bytes); });
     return;
   }
   if (device_.is_cpu()) {
-    // From a GPU into the CPU device's memory, which work queued after this call may read at
-    // once: a synchronous copy, after the GPU's work so far.
-    const detail::DeviceState& s = detail::device_state(src.device_.ordinal());
-    detail::ensure_current(s);
-    const detail::DriverApi& api = detail::driver();
-    CUresult r = api.cuCtxSynchronize();
-    if (r == CUDA_SUCCESS)
-      r = api.cuMemcpyDtoHAsync(dst_ptr, static_cast<CUdeviceptr>(src.address_), bytes, CU_STREAM_LEGACY);
-    if (r == CUDA_SUCCESS) r = api.cuStreamSynchronize(CU_STREAM_LEGACY);
-    if (r != CUDA_SUCCESS)
-      detail::throw_cuda_error(r, "cuMemcpyDtoHAsync(" + std::to_string(bytes) + " bytes, " + s.label + " -> the CPU device)");
+    // From a GPU into the CPU device's memory, when the (CPU) stream gets there: after the
+    // GPU's work so far.
+    const int ordinal = src.device_.ordinal();
+    const std::uint64_t from = src.address_;
+    detail::host_queue(stream).push([ordinal, from, dst_ptr, bytes] {
+      const detail::DeviceState& s = detail::device_state(ordinal);
+      detail::ensure_current(s);
+      const detail::DriverApi& api = detail::driver();
+      CUresult r = api.cuCtxSynchronize();
+      if (r == CUDA_SUCCESS) r = api.cuMemcpyDtoHAsync(dst_ptr, static_cast<CUdeviceptr>(from), bytes, CU_STREAM_LEGACY);
+      if (r == CUDA_SUCCESS) r = api.cuStreamSynchronize(CU_STREAM_LEGACY);
+      if (r != CUDA_SUCCESS)
+        detail::throw_cuda_error(r, "cuMemcpyDtoHAsync(" + std::to_string(bytes) + " bytes, " + s.label + " -> the CPU device)");
+    });
     return;
   }
-  // From the CPU device's memory to a GPU, on the (GPU) stream, as from any host memory.
+  // From the CPU device's memory to a GPU, on the (GPU) stream, once the CPU device's work
+  // that may still write it has run.
+  detail::synchronize_host_queues();
   copy_from_host(stream, src_ptr, bytes);
 }
 
@@ -268,7 +280,8 @@ void DeviceMemory::fill_bytes(const Stream& stream, unsigned char value) {
   if (bytes_ == 0) return;
   check_stream("fill_bytes", *this, stream);
   if (device_.is_cpu()) {
-    std::memset(reinterpret_cast<void*>(static_cast<std::uintptr_t>(address_)), value, bytes_);
+    auto* dst = reinterpret_cast<void*>(static_cast<std::uintptr_t>(address_));
+    detail::host_queue(stream).push([dst, value, bytes = bytes_] { std::memset(dst, value, bytes); });
     return;
   }
   detail::ensure_current(detail::device_state(device_.ordinal()), stream);

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "device_state.h"
+#include "host_queue.h"
 
 namespace cutlet {
 namespace detail {
@@ -171,7 +172,6 @@ std::string device_label(int ordinal) {
 int Device::count() { return cpu_selected() ? 1 : detail::device_count(); }
 
 Device::Device(int ordinal) : ordinal_(ordinal) {
-  if (ordinal == kCpuOrdinal) return;
   if (cpu_selected()) {
     if (ordinal != 0)
       throw Error("device " + std::to_string(ordinal) + " requested but CUTLET_DEVICE=cpu makes the CPU device the only "
@@ -291,7 +291,7 @@ void Device::disable_peer_access(const Device& peer) const {
 }
 
 void Device::synchronize() const {
-  if (is_cpu()) return;  // its streams finish their work as it is queued
+  if (is_cpu()) return detail::synchronize_host_queues();
   const detail::DeviceState& s = detail::device_state(ordinal_);
   detail::ensure_current(s);
   CUresult r = detail::driver().cuCtxSynchronize();

@@ -7,12 +7,15 @@
 
 #include "cutlet/runtime/stream.h"
 #include "device_state.h"
+#include "host_queue.h"
 
 namespace cutlet {
 
 Event::Event(Device device, bool timing) : device_(device) {
   if (device.is_cpu()) {
-    handle_ = new detail::HostEvent{timing};
+    auto e = std::make_shared<detail::HostEvent>();
+    e->timing = timing;
+    handle_ = new std::shared_ptr<detail::HostEvent>(std::move(e));
     return;
   }
   const detail::DeviceState& s = detail::device_state(device.ordinal());
@@ -47,7 +50,7 @@ Event& Event::operator=(Event&& other) noexcept {
 Event::~Event() {
   if (!handle_) return;
   if (device_.is_cpu()) {
-    delete static_cast<detail::HostEvent*>(handle_);
+    delete static_cast<std::shared_ptr<detail::HostEvent>*>(handle_);
     return;
   }
   // An event of a context that Device::reset destroyed is gone already.
@@ -74,10 +77,14 @@ void Event::record(const Stream& stream) {
                 " but the stream to " + detail::device_label(stream.device().ordinal()) +
                 "; create the event on the stream's device");
   if (device_.is_cpu()) {
-    // The stream's work has finished: the event completes now.
-    auto* e = static_cast<detail::HostEvent*>(handle_);
-    e->recorded = true;
-    e->when = std::chrono::steady_clock::now();
+    // Complete once the stream's queue reaches this record.
+    std::shared_ptr<detail::HostEvent> e = detail::host_event(handle_);
+    std::uint64_t seq;
+    {
+      std::lock_guard lock(e->mutex);
+      seq = ++e->recorded;
+    }
+    detail::host_queue(stream).push([e, seq] { e->complete(seq); });
     return;
   }
   const detail::DeviceState& s = detail::device_state(device_.ordinal());
@@ -90,7 +97,16 @@ void Event::record(const Stream& stream) {
 
 void Event::synchronize() const {
   auto ev = static_cast<CUevent>(require("synchronize"));
-  if (device_.is_cpu()) return;
+  if (device_.is_cpu()) {
+    std::shared_ptr<detail::HostEvent> e = detail::host_event(handle_);
+    std::uint64_t seq;
+    {
+      std::lock_guard lock(e->mutex);
+      seq = e->recorded;
+    }
+    e->wait(seq);
+    return;
+  }
   if (!green_) detail::check_usable(detail::device_state(device_.ordinal()));
   CUresult r = detail::driver().cuEventSynchronize(ev);
   if (r != CUDA_SUCCESS) fail(r, "cuEventSynchronize");
@@ -98,7 +114,11 @@ void Event::synchronize() const {
 
 bool Event::query() const {
   auto ev = static_cast<CUevent>(require("query"));
-  if (device_.is_cpu()) return true;
+  if (device_.is_cpu()) {
+    std::shared_ptr<detail::HostEvent> e = detail::host_event(handle_);
+    std::lock_guard lock(e->mutex);
+    return e->completed >= e->recorded;
+  }
   if (!green_) detail::check_usable(detail::device_state(device_.ordinal()));
   CUresult r = detail::driver().cuEventQuery(ev);
   if (r == CUDA_SUCCESS) return true;
@@ -129,12 +149,14 @@ float Event::elapsed_ms(const Event& start, const Event& end) {
   if (start.device_.is_cpu() || end.device_.is_cpu()) {
     if (start.device_ != end.device_)
       throw Error("Event::elapsed_ms: one event is of the CPU device and the other of a GPU; time both on one device");
-    const auto* x = static_cast<const detail::HostEvent*>(start.handle_);
-    const auto* y = static_cast<const detail::HostEvent*>(end.handle_);
+    std::shared_ptr<detail::HostEvent> x = detail::host_event(start.handle_), y = detail::host_event(end.handle_);
     if (!x->timing || !y->timing)
       throw Error("Event::elapsed_ms: both events must be timing events (timing = true)");
-    if (!x->recorded || !y->recorded)
+    std::scoped_lock lock(x->mutex, y->mutex);
+    if (x->recorded == 0 || y->recorded == 0)
       throw Error("Event::elapsed_ms: both events must be recorded before they are timed");
+    if (x->completed < x->recorded || y->completed < y->recorded)
+      throw Error("Event::elapsed_ms: an event has not completed yet: synchronize the end event first");
     return std::chrono::duration<float, std::milli>(y->when - x->when).count();
   }
   float ms = 0;

@@ -2,8 +2,10 @@
 #pragma once
 
 #include <chrono>
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -31,12 +33,38 @@ struct HostPool {
   std::unordered_map<std::uint64_t, std::size_t> sizes;  ///< live blocks
 };
 
-/// An event of the CPU device: where Event::handle() points. The CPU device's streams run
-/// their work as it is queued, so an event completes when it is recorded.
+/// An event of the CPU device (Event::handle() points to a std::shared_ptr<HostEvent>, which
+/// the operations its records and waits queue share): record() numbers each record, and its
+/// queue marks that number complete when it reaches it.
 struct HostEvent {
   bool timing = true;
-  bool recorded = false;
-  std::chrono::steady_clock::time_point when{};
+  std::mutex mutex;
+  std::condition_variable done;
+  std::uint64_t recorded = 0;   ///< records so far
+  std::uint64_t completed = 0;  ///< the last record its stream reached
+  std::chrono::steady_clock::time_point when{};  ///< when that was
+
+  /// Record `seq` was reached.
+  void complete(std::uint64_t seq) {
+    {
+      std::lock_guard lock(mutex);
+      if (seq > completed) {
+        completed = seq;
+        when = std::chrono::steady_clock::now();
+      }
+    }
+    done.notify_all();
+  }
+  /// Waits until record `seq` has been reached.
+  void wait(std::uint64_t seq) {
+    std::unique_lock lock(mutex);
+    done.wait(lock, [&] { return completed >= seq; });
+  }
 };
+
+/// The HostEvent behind the handle of an Event of the CPU device.
+inline const std::shared_ptr<HostEvent>& host_event(void* handle) {
+  return *static_cast<const std::shared_ptr<HostEvent>*>(handle);
+}
 
 }  // namespace cutlet::detail

@@ -10,6 +10,7 @@
 #include "allocation_error.h"
 #include "cutlet/runtime/stream.h"
 #include "device_state.h"
+#include "host_queue.h"
 
 namespace cutlet {
 namespace {
@@ -235,6 +236,15 @@ void PoolMemoryResource::do_deallocate(std::uint64_t address, std::size_t, const
       pool->used -= it->second;
       pool->sizes.erase(it);
     }
+    if (stream) {
+      // After the work queued on the stream so far, which may still use the memory.
+      try {
+        detail::host_queue(*stream).push([address] { detail::host_free(address); });
+        return;
+      } catch (...) {  // no memory to queue it: wait instead
+      }
+    }
+    detail::synchronize_host_queues();
     detail::host_free(address);
     return;
   }

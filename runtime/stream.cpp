@@ -8,6 +8,7 @@
 
 #include "cutlet/runtime/event.h"
 #include "device_state.h"
+#include "host_queue.h"
 
 namespace cutlet {
 namespace {
@@ -44,11 +45,6 @@ void CUDA_CB run_host_function(void* data) {
   run_reporting(*fn);
 }
 
-/// What an owned stream of the CPU device is: its options (the handle points here).
-struct HostStream {
-  StreamOptions options;
-};
-
 }  // namespace
 
 Stream::Stream() : Stream(Device::current()) {}
@@ -57,11 +53,11 @@ Stream::Stream(Device device) : Stream(device, StreamOptions{}) {}
 
 Stream::Stream(Device device, StreamOptions options) : device_(device) {
   if (device.is_cpu()) {
-    // The CPU device runs each operation as it is queued: the stream is its options.
-    auto host = std::make_shared<HostStream>(HostStream{options});
-    handle_ = host.get();
+    // A queue with a thread of its own runs the stream's work (host_queue.h).
+    std::shared_ptr<detail::HostQueue> queue = detail::make_host_queue(options);
+    handle_ = queue.get();
     owning_ = true;
-    keep_ = std::move(host);
+    keep_ = std::move(queue);
     return;
   }
   const detail::DeviceState& s = detail::device_state(device.ordinal());
@@ -139,7 +135,7 @@ void* Stream::context() const {
 }
 
 void Stream::synchronize() const {
-  if (device_.is_cpu()) return;  // its work finished as it was queued
+  if (device_.is_cpu()) return detail::host_queue(*this).synchronize();
   const detail::DeviceState& s = detail::device_state(device_.ordinal());
   detail::ensure_current(s, *this);  // a null handle means the current context's default stream
   CUresult r = detail::driver().cuStreamSynchronize(static_cast<CUstream>(handle_));
@@ -149,7 +145,7 @@ void Stream::synchronize() const {
 }
 
 bool Stream::query() const {
-  if (device_.is_cpu()) return true;
+  if (device_.is_cpu()) return detail::host_queue(*this).query();
   const detail::DeviceState& s = detail::device_state(device_.ordinal());
   detail::ensure_current(s, *this);
   CUresult r = detail::driver().cuStreamQuery(static_cast<CUstream>(handle_));
@@ -161,12 +157,24 @@ bool Stream::query() const {
 
 void Stream::wait(const Event& event) const {
   if (!event.handle()) throw Error("Stream::wait: the event is empty (moved from)");
-  if (device_.is_cpu()) {
-    // Work queued on the CPU device has finished; a GPU event is waited for here.
-    if (!event.device().is_cpu()) event.synchronize();
+  if (device_.is_cpu() || event.device().is_cpu()) {
+    if (!event.device().is_cpu()) {
+      event.synchronize();  // a GPU's event: waited for here, before queueing more
+      return;
+    }
+    std::shared_ptr<detail::HostEvent> e = detail::host_event(event.handle());
+    std::uint64_t seq;
+    {
+      std::lock_guard lock(e->mutex);
+      seq = e->recorded;
+    }
+    if (device_.is_cpu()) {
+      detail::host_queue(*this).push([e, seq] { e->wait(seq); });
+    } else {
+      e->wait(seq);  // a GPU stream waits for the CPU device's work: the host waits here
+    }
     return;
   }
-  if (event.device().is_cpu()) return;  // complete once recorded
   const detail::DeviceState& s = detail::device_state(device_.ordinal());
   detail::ensure_current(s, *this);
   CUresult r = detail::driver().cuStreamWaitEvent(static_cast<CUstream>(handle_),
@@ -185,7 +193,7 @@ void Stream::wait(const Stream& other) const {
 void Stream::launch_host_function(std::function<void()> fn) const {
   if (!fn) throw Error("Stream::launch_host_function: empty std::function");
   if (device_.is_cpu()) {
-    run_reporting(fn);
+    detail::host_queue(*this).push([fn = std::move(fn)]() mutable { run_reporting(fn); });
     return;
   }
   const detail::DeviceState& s = detail::device_state(device_.ordinal());
@@ -199,7 +207,7 @@ void Stream::launch_host_function(std::function<void()> fn) const {
 }
 
 int Stream::priority() const {
-  if (device_.is_cpu()) return keep_ ? static_cast<const HostStream*>(keep_.get())->options.priority : 0;
+  if (device_.is_cpu()) return detail::host_queue(*this).options().priority;
   const detail::DeviceState& s = detail::device_state(device_.ordinal());
   detail::ensure_current(s, *this);
   int p = 0;
@@ -209,9 +217,7 @@ int Stream::priority() const {
 }
 
 bool Stream::non_blocking() const {
-  if (device_.is_cpu())
-    return keep_ ? static_cast<const HostStream*>(keep_.get())->options.non_blocking
-                   : handle_ != nullptr && handle_ != CU_STREAM_LEGACY;
+  if (device_.is_cpu()) return handle_ == CU_STREAM_PER_THREAD ? false : detail::host_queue(*this).options().non_blocking;
   const detail::DeviceState& s = detail::device_state(device_.ordinal());
   detail::ensure_current(s, *this);
   unsigned flags = 0;

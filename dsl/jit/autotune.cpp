@@ -17,11 +17,13 @@ namespace detail {
 bool autotune_verbose_from_environment() { return env_flag("CUTLET_AUTOTUNE_VERBOSE", false); }
 
 std::string tuning_device_text(const Device& device) {
+  if (device.is_cpu()) return "device=" + device.name() + " (the CPU device)\ndriver=none";
   return "device=" + device.name() + " (sm_" + std::to_string(device.compute_capability().sm()) +
          ", " + std::to_string(device.sm_count()) + " SMs)\ndriver=" + std::to_string(driver_version());
 }
 
 std::string check_resources(const CompiledKernel& kernel, const LaunchConfig& shape, const Device& device) {
+  if (device.is_cpu()) return "";  // no registers to run out of; the launch checks the rest
   constexpr int kMaxRegistersPerBlockAttribute = 12;  // CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK
   const long long threads = shape.block.count();
   if (kernel.resources.registers > 0 && threads > 0) {

@@ -22,6 +22,7 @@ class HostKernelEntry final : public HostEntry {
     };
     kernel_.run(dim(grid), dim(block), args, dynamic_shared_bytes);
   }
+  const std::vector<std::size_t>& param_sizes() const override { return kernel_.param_sizes(); }
   const HostKernel& kernel() const { return kernel_; }
 
  private:

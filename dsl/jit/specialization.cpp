@@ -388,6 +388,7 @@ std::shared_ptr<const LoadedKernel> load_cached(const ir::Function& fn, const Ke
     if (device.is_cpu()) {
       ScopedRange range{"host-compile", fn.name(), "the CPU device"};
       auto lk = load_on_cpu(fn, options);
+      stats().compiles.fetch_add(1, std::memory_order_relaxed);
       lk->trace_ms = trace_ms;
       lk->passes_ms = passes_ms;
       if (const ir::Instruction* sync = ir::find_instruction(fn, ir::Opcode::GridSync))

@@ -6,8 +6,11 @@
 
 #include <cutlet/cutlet.h>
 
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <random>
+#include <thread>
 #include <vector>
 
 using namespace cutlet;
@@ -63,22 +66,45 @@ TEST(CpuDevice, BuffersCopyFillAndFreeInHostMemory) {
   EXPECT_THROW(a.to_host(s), Error);
 }
 
-TEST(CpuDevice, EventsCompleteWhenRecordedAndTime) {
+TEST(CpuDevice, StreamsRunTheirWorkInOrderOnThreadsOfTheirOwn) {
   Stream s(Device::cpu());
+  std::atomic<bool> release{false};
+  std::vector<int> order;
+  s.launch_host_function([&] {
+    while (!release.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    order.push_back(1);
+  });
+  Buffer<int> b(s, std::vector<int>(1000, 7));
+  b.fill_bytes(s, 0);  // queued behind the blocked host function
+  s.launch_host_function([&] { order.push_back(2); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_FALSE(s.query());
+  release = true;
+  EXPECT_EQ(b.to_host(s), std::vector<int>(1000, 0));
+  EXPECT_EQ(order, (std::vector<int>{1, 2}));
+  EXPECT_TRUE(s.query());
+}
+
+TEST(CpuDevice, EventsCompleteWhenTheirStreamReachesThemAndTime) {
+  Stream s(Device::cpu()), other(Device::cpu());
   Event start(Device::cpu()), stop(Device::cpu());
+  std::atomic<bool> release{false};
+  s.launch_host_function([&] {
+    while (!release.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  });
   start.record(s);
-  std::vector<float> host(1 << 20, 1.0f);
-  Buffer<float> b(s, host);
+  Buffer<float> b(s, std::vector<float>(1 << 20, 1.0f));
   stop.record(s);
-  EXPECT_TRUE(stop.query());
-  stop.synchronize();
-  EXPECT_GE(Event::elapsed_ms(start, stop), 0.0f);
-  Stream other(Device::cpu());
+  EXPECT_FALSE(stop.query());
+  // `other` waits for `stop`: its copy runs after s's fill of b.
+  Buffer<float> c(1 << 20, other);
   other.wait(stop);
-  other.wait(s);
-  bool ran = false;
-  s.launch_host_function([&] { ran = true; });
-  EXPECT_TRUE(ran);
+  c.copy_from(other, b);
+  release = true;
+  stop.synchronize();
+  EXPECT_TRUE(stop.query());
+  EXPECT_GE(Event::elapsed_ms(start, stop), 0.0f);
+  EXPECT_EQ(c.to_host(other), std::vector<float>(1 << 20, 1.0f));
   Event untimed(Device::cpu(), false);
   untimed.record(s);
   EXPECT_THROW(Event::elapsed_ms(start, untimed), Error);
@@ -182,7 +208,7 @@ TEST(CpuDevice, GpuOnlyLaunchFeaturesAreRefusedWithAReason) {
   }
 }
 
-TEST(CpuDevice, KernelsFailingOnTheCpuSayWhereAtTheLaunch) {
+TEST(CpuDevice, AKernelFailingOnTheCpuIsReportedAtTheNextSynchronize) {
   auto k = kernel([](Ptr<int> y) {
     assert_(thread_idx().x < 5, "thread index too large");
     y[thread_idx().x] = 1;
@@ -191,6 +217,7 @@ TEST(CpuDevice, KernelsFailingOnTheCpuSayWhereAtTheLaunch) {
   Buffer<int> y(32, s);
   try {
     k.launch(s, {.grid = 1, .block = 32}, y);
+    s.synchronize();
     FAIL() << "a failed assert_ did not throw";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("thread index too large"), std::string::npos) << e.what();

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "cutlet/backend/compiler.h"
 #include "cutlet/ir/function.h"
@@ -33,8 +34,9 @@ struct HostDim {
 /// functions are the host C library's (expf for libdevice's __nv_expf, sin for __nv_sin, ...).
 /// print() writes to stdout as it runs; a failed assert_ stops the launch with an error naming
 /// its message, line and thread. compile() refuses what does not run on the host yet, naming
-/// it: grid_sync and the GPU-only operations of tile kernels (tensor-core dots, asynchronous
-/// copies, TMA, FP8 conversions).
+/// it: grid_sync and the GPU-only operations of tile kernels traced for a GPU (tensor-core
+/// dots, asynchronous copies, TMA); tile kernels traced for the host (ir::Function::host_target,
+/// as the CPU device traces them) have none.
 class HostKernel {
  public:
   /// Compiles kernel `kernel` (ir::Function::is_kernel) for the host. Of `options`, the
@@ -59,6 +61,9 @@ class HostKernel {
 
   /// The kernel's name.
   const std::string& name() const;
+  /// The bytes of the value of each of the kernel's parameters, in order (what args[i] of
+  /// run() points to), for callers that keep copies of the arguments.
+  const std::vector<std::size_t>& param_sizes() const;
   /// The LLVM IR of the kernel and its block loop after optimization.
   const std::string& llvm_ir() const;
 

@@ -87,8 +87,8 @@ class Device {
   /// cpu_selected(). Throws NoDriverError without a usable driver (so it never returns 0).
   static int count();
 
-  /// Device `ordinal`; kCpuOrdinal is the CPU device. When cpu_selected(), device 0 is the
-  /// CPU device too (and no driver is loaded). Throws Error when it is out of range ("device
+  /// CUDA device `ordinal` (Device::cpu() is the CPU device). When cpu_selected(), device 0
+  /// is the CPU device (and no driver is loaded). Throws Error when it is out of range ("device
   /// 3 requested but 1 CUDA device is present ..."), NoDriverError without a driver.
   explicit Device(int ordinal = 0);
 

@@ -6,6 +6,7 @@
 #include <span>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "cutlet/runtime/device.h"
 
@@ -23,6 +24,9 @@ class HostEntry {
   /// finished. `args` as launch() takes them. Throws Error for what the kernel did wrong (a
   /// failed assert_, threads that wait for each other forever).
   virtual void run(const Dim3& grid, const Dim3& block, void** args, std::size_t dynamic_shared_bytes) const = 0;
+  /// The bytes of each parameter's value, in order: what a launch copies from `args`, since
+  /// the kernel runs when its stream gets there.
+  virtual const std::vector<std::size_t>& param_sizes() const = 0;
 };
 
 /// Static properties of a compiled kernel, as cuFuncGetAttribute reports them.
@@ -52,7 +56,7 @@ class Function {
   /// A Function of the CPU device that runs `entry`, named `name`.
   static Function host(std::shared_ptr<const HostEntry> entry, const std::string& name);
   /// The host kernel a Function of the CPU device runs; null for a GPU kernel.
-  const HostEntry* host_entry() const noexcept { return host_.get(); }
+  const std::shared_ptr<const HostEntry>& host_entry() const noexcept { return host_; }
   /// The kernel's name in the image (its .entry name).
   const std::string& name() const noexcept { return name_; }
   /// The same name as a C string that stays valid until the process exits, also after the

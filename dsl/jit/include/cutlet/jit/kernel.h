@@ -148,7 +148,8 @@ class Kernel {
 
   /// Traces and compiles (without loading) the specialization that launching with `args`
   /// on `device` would use: the argument types and Const values select it, and the device
-  /// its architecture (unless KernelOptions::target is set). Thread-safe; used to compile
+  /// its architecture (unless KernelOptions::target is set; on the CPU device, the host CPU,
+  /// whose code is loaded as it is compiled). Thread-safe; used to compile
   /// ahead, e.g. on other threads while the GPU is busy.
   template <class... Args>
   std::shared_ptr<const CompiledKernel> compile_for(const Device& device, const Args&... args) const {
@@ -160,6 +161,12 @@ class Kernel {
     const bool wide = (detail::is_wide_buffer(args) || ...);
     const CompileOptions options = detail::compile_options_for(options_, device);
     auto fn = trace<Params>(bits, nullptr, nullptr, wide, options.target);
+    if (device.is_cpu()) {
+      // Host code is compiled and loaded in one step (and cached as loaded code).
+      auto loaded = detail::load_cached(fn, options_, device, 0, 0);
+      record<Params>(bits, device.ordinal(), options, wide, loaded->source);
+      return loaded->compiled;
+    }
     detail::CompileInfo info;
     auto compiled = detail::compile_cached(fn, options, &info);
     record<Params>(bits, device.ordinal(), options, wide, info.source);

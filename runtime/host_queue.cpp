@@ -1,0 +1,129 @@
+// The work queues of the CPU device's streams: one thread per stream running its operations
+// in order.
+#include "host_queue.h"
+
+#include <utility>
+#include <vector>
+
+namespace cutlet::detail {
+namespace {
+
+/// The queue whose thread this is, if any (so that an operation never waits for its own queue).
+thread_local const HostQueue* t_running_queue = nullptr;
+
+struct Registry {
+  std::mutex mutex;
+  std::vector<std::weak_ptr<HostQueue>> queues;
+};
+
+Registry& registry() {
+  static auto* r = new Registry;  // never destroyed: queues may outlive static destruction
+  return *r;
+}
+
+/// Special handles of the default streams (CU_STREAM_LEGACY, CU_STREAM_PER_THREAD).
+bool is_default_handle(void* handle) {
+  const auto h = reinterpret_cast<std::uintptr_t>(handle);
+  return h == 0 || h == 0x1 || h == 0x2;
+}
+
+}  // namespace
+
+HostQueue::HostQueue(StreamOptions options) : options_(options), thread_([this] { loop(); }) {}
+
+HostQueue::~HostQueue() {
+  {
+    std::lock_guard lock(mutex_);
+    stop_ = true;
+  }
+  wake_.notify_one();
+  thread_.join();
+}
+
+void HostQueue::push(std::function<void()> op) {
+  {
+    std::lock_guard lock(mutex_);
+    ops_.push_back(std::move(op));
+  }
+  wake_.notify_one();
+}
+
+void HostQueue::loop() {
+  t_running_queue = this;
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    wake_.wait(lock, [&] { return stop_ || !ops_.empty(); });
+    if (ops_.empty()) return;  // stopping, and everything ran
+    std::function<void()> op = std::move(ops_.front());
+    ops_.pop_front();
+    running_ = true;
+    lock.unlock();
+    std::exception_ptr failed;
+    try {
+      op();
+    } catch (...) {
+      failed = std::current_exception();
+    }
+    op = nullptr;  // what it captured goes before the queue counts as idle
+    lock.lock();
+    running_ = false;
+    if (failed && !error_) error_ = failed;
+    if (ops_.empty()) idle_.notify_all();
+  }
+}
+
+void HostQueue::rethrow_locked(std::unique_lock<std::mutex>& lock) {
+  if (!error_) return;
+  std::exception_ptr e = std::exchange(error_, nullptr);
+  lock.unlock();
+  std::rethrow_exception(e);
+}
+
+void HostQueue::synchronize() {
+  if (t_running_queue == this) return;
+  std::unique_lock lock(mutex_);
+  idle_.wait(lock, [&] { return ops_.empty() && !running_; });
+  rethrow_locked(lock);
+}
+
+void HostQueue::wait_idle() noexcept {
+  if (t_running_queue == this) return;
+  std::unique_lock lock(mutex_);
+  idle_.wait(lock, [&] { return ops_.empty() && !running_; });
+}
+
+bool HostQueue::query() {
+  std::unique_lock lock(mutex_);
+  if (!ops_.empty() || running_) return false;
+  rethrow_locked(lock);
+  return true;
+}
+
+std::shared_ptr<HostQueue> make_host_queue(StreamOptions options) {
+  auto q = std::make_shared<HostQueue>(options);
+  Registry& r = registry();
+  std::lock_guard lock(r.mutex);
+  std::erase_if(r.queues, [](const std::weak_ptr<HostQueue>& w) { return w.expired(); });
+  r.queues.push_back(q);
+  return q;
+}
+
+HostQueue& host_queue(const Stream& stream) {
+  if (!is_default_handle(stream.handle())) return *static_cast<HostQueue*>(stream.handle());
+  // Never destroyed, as the GPUs' default streams live as long as the process.
+  static auto* default_queue = new std::shared_ptr<HostQueue>(make_host_queue(StreamOptions{.non_blocking = false}));
+  return **default_queue;
+}
+
+void synchronize_host_queues() noexcept {
+  std::vector<std::shared_ptr<HostQueue>> live;
+  {
+    Registry& r = registry();
+    std::lock_guard lock(r.mutex);
+    for (const auto& w : r.queues)
+      if (auto q = w.lock()) live.push_back(std::move(q));
+  }
+  for (const auto& q : live) q->wait_idle();  // errors stay for their streams
+}
+
+}  // namespace cutlet::detail

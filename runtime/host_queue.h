@@ -1,0 +1,67 @@
+// Internal: the work queues of the CPU device's streams.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "cutlet/runtime/stream.h"
+
+namespace cutlet::detail {
+
+/// The queue behind a stream of the CPU device: a thread of its own runs the stream's
+/// operations (copies, fills, kernels, host functions, event records and waits) one after
+/// another, in the order they were queued, as a GPU runs a stream's work. An operation that
+/// throws (a kernel's failed assert_, threads that wait for each other forever) is kept and
+/// rethrown by the next synchronize() or query(), as a kernel fault surfaces there on a GPU;
+/// later operations still run.
+class HostQueue {
+ public:
+  explicit HostQueue(StreamOptions options = {});
+  /// Runs what is queued, then stops the thread.
+  ~HostQueue();
+  HostQueue(const HostQueue&) = delete;
+  HostQueue& operator=(const HostQueue&) = delete;
+
+  /// Queues `op` behind the operations queued so far.
+  void push(std::function<void()> op);
+  /// Waits until every operation queued so far has run, then rethrows the first error an
+  /// operation raised since the last synchronize() or query(). Returns at once when called
+  /// from an operation of this queue (which would otherwise wait for itself).
+  void synchronize();
+  /// Waits as synchronize() does, keeping any error for the stream's next synchronize().
+  void wait_idle() noexcept;
+  /// True when every operation queued so far has run (then rethrows as synchronize() does).
+  bool query();
+  /// The options the stream was made with.
+  const StreamOptions& options() const noexcept { return options_; }
+
+ private:
+  void loop();
+  void rethrow_locked(std::unique_lock<std::mutex>& lock);
+  StreamOptions options_;
+  std::mutex mutex_;
+  std::condition_variable wake_, idle_;
+  std::deque<std::function<void()>> ops_;
+  bool running_ = false;  ///< an operation is running now
+  bool stop_ = false;
+  std::exception_ptr error_;
+  std::thread thread_;
+};
+
+/// A new queue, registered so that synchronize_host_queues() waits for it.
+std::shared_ptr<HostQueue> make_host_queue(StreamOptions options);
+/// The queue of `stream`, a stream of the CPU device: its own, or for the default streams
+/// (the legacy and per-thread ones, a null handle) the CPU device's default queue.
+HostQueue& host_queue(const Stream& stream);
+/// Waits until every queue of the CPU device has run what was queued so far (the CPU
+/// device's synchronize, and frees that are not stream-ordered, as cuMemFree waits for the
+/// GPU). Errors stay with their queues.
+void synchronize_host_queues() noexcept;
+
+}  // namespace cutlet::detail
