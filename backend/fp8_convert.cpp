@@ -2,6 +2,7 @@
 #include "fp8_convert.h"
 
 #include <llvm/IR/InlineAsm.h>
+#include <llvm/IR/Module.h>
 
 #include <bit>
 #include <cmath>
@@ -33,9 +34,28 @@ llvm::Value* asm_call(llvm::IRBuilder<>& b, llvm::Type* result, const std::strin
   return b.CreateCall(llvm::InlineAsm::get(fty, text, constraints, /*hasSideEffects=*/false), args);
 }
 
+/// The host's conversion of each lane of `x` by host function `name` (host_math.h) from
+/// `arg` to `result` values.
+llvm::Value* host_lanes(llvm::IRBuilder<>& b, const char* name, llvm::Type* result, llvm::Type* arg, llvm::Value* x) {
+  llvm::Module* m = b.GetInsertBlock()->getModule();
+  llvm::FunctionCallee f = m->getOrInsertFunction(name, llvm::FunctionType::get(result, {arg}, false));
+  std::vector<llvm::Value*> out;
+  for (llvm::Value* lane : lanes_of(b, x)) out.push_back(b.CreateCall(f, {lane}));
+  return join(b, out, x);
+}
+
+bool is_e4m3(ir::Type t) { return t.scalar_kind() == ir::ScalarKind::F8E4M3; }
+
 }  // namespace
 
-llvm::Value* fp8_to_f16(llvm::IRBuilder<>& b, ir::Type from, llvm::Value* x) {
+llvm::Value* fp8_to_f16(llvm::IRBuilder<>& b, ir::Type from, llvm::Value* x, bool host) {
+  if (host) {
+    // Every FP8 value is an f16 value: through f32 exactly.
+    llvm::Value* f = host_lanes(b, is_e4m3(from) ? "cutlet_host_e4m3_to_f32" : "cutlet_host_e5m2_to_f32", b.getFloatTy(),
+                                b.getInt8Ty(), x);
+    return b.CreateFPTrunc(f, x->getType()->isVectorTy() ? llvm::VectorType::get(b.getHalfTy(), llvm::cast<llvm::VectorType>(x->getType()))
+                                                         : b.getHalfTy());
+  }
   const std::string text = "cvt.rn.f16x2." + pair_name(from) + " $0, $1;";
   const std::vector<llvm::Value*> in = lanes_of(b, x);
   std::vector<llvm::Value*> out;
@@ -50,7 +70,14 @@ llvm::Value* fp8_to_f16(llvm::IRBuilder<>& b, ir::Type from, llvm::Value* x) {
   return join(b, out, x);
 }
 
-llvm::Value* to_fp8(llvm::IRBuilder<>& b, ir::Type to, llvm::Value* x) {
+llvm::Value* to_fp8(llvm::IRBuilder<>& b, ir::Type to, llvm::Value* x, bool host) {
+  if (host) {
+    // f16 to f32 is exact, so rounding the f32 to FP8 rounds the f16 once.
+    llvm::Type* f32 = x->getType()->isVectorTy() ? llvm::VectorType::get(b.getFloatTy(), llvm::cast<llvm::VectorType>(x->getType()))
+                                                 : b.getFloatTy();
+    llvm::Value* wide = x->getType()->getScalarType()->isHalfTy() ? b.CreateFPExt(x, f32) : x;
+    return host_lanes(b, is_e4m3(to) ? "cutlet_host_f32_to_e4m3" : "cutlet_host_f32_to_e5m2", b.getInt8Ty(), b.getFloatTy(), wide);
+  }
   const std::vector<llvm::Value*> in = lanes_of(b, x);
   const bool from_f16 = in[0]->getType()->isHalfTy();
   CUTLET_ASSERT(from_f16 || in[0]->getType()->isFloatTy(), "FP8 conversions start from f32 or f16");

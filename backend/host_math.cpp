@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <map>
 
+#include "cutlet/runtime/float8.h"
+
 namespace cutlet::backend {
 namespace {
 
@@ -70,3 +72,8 @@ void* host_libdevice_function(const std::string& name) {
 }
 
 }  // namespace cutlet::backend
+
+extern "C" std::uint8_t cutlet_host_f32_to_e4m3(float x) { return cutlet::float8_e4m3(x).bits; }
+extern "C" std::uint8_t cutlet_host_f32_to_e5m2(float x) { return cutlet::float8_e5m2(x).bits; }
+extern "C" float cutlet_host_e4m3_to_f32(std::uint8_t bits) { return float(cutlet::float8_e4m3::from_bits(bits)); }
+extern "C" float cutlet_host_e5m2_to_f32(std::uint8_t bits) { return float(cutlet::float8_e5m2::from_bits(bits)); }

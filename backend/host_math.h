@@ -2,7 +2,17 @@
 // names, where the host C library's function of that name is missing or less accurate.
 #pragma once
 
+#include <cstdint>
 #include <string>
+
+/// FP8 conversions of host code (fp8_convert.cpp's host lowering), rounding as the GPU's
+/// `cvt.rn.satfinite` does: f32 to E4M3 or E5M2 bits, and those bits to f32 (exactly).
+extern "C" {
+std::uint8_t cutlet_host_f32_to_e4m3(float x);
+std::uint8_t cutlet_host_f32_to_e5m2(float x);
+float cutlet_host_e4m3_to_f32(std::uint8_t bits);
+float cutlet_host_e5m2_to_f32(std::uint8_t bits);
+}
 
 namespace cutlet::backend {
 

@@ -48,6 +48,27 @@ llvm::Value* lower_const(LoweringContext& c, const ir::Instruction& inst) {
 
 llvm::Value* lower_special(LoweringContext& c, const ir::Instruction& inst) { return special_register(c, ir::ops::Special(inst).reg()); }
 
+/// `lt`'s shape (scalar or vector) with elements `e`.
+llvm::Type* same_shape(llvm::Type* lt, llvm::Type* e) {
+  if (auto* vt = llvm::dyn_cast<llvm::VectorType>(lt)) return llvm::VectorType::get(e, vt);
+  return e;
+}
+
+/// f32 lanes `a` rounded to bf16 in integer arithmetic, as the GPU's cvt.rn.bf16.f32 rounds:
+/// to nearest even, subnormals kept, NaN kept NaN. The host's own conversion
+/// (VCVTNEPS2BF16 where the CPU has it) flushes subnormals to zero.
+llvm::Value* host_f32_to_bf16(llvm::IRBuilder<>& B, llvm::Value* a, llvm::Type* lt) {
+  llvm::Type* i32 = same_shape(a->getType(), B.getInt32Ty());
+  llvm::Value* bits = B.CreateBitCast(a, i32);
+  auto k = [&](std::uint32_t v) { return llvm::ConstantInt::get(i32, v); };
+  llvm::Value* lsb = B.CreateAnd(B.CreateLShr(bits, k(16)), k(1));
+  llvm::Value* rounded = B.CreateAdd(B.CreateAdd(bits, k(0x7fff)), lsb);
+  llvm::Value* nan = B.CreateFCmpUNO(a, a);
+  llvm::Value* r = B.CreateSelect(nan, B.CreateOr(bits, k(0x400000)), rounded);
+  llvm::Value* half_bits = B.CreateTrunc(B.CreateLShr(r, k(16)), same_shape(a->getType(), B.getInt16Ty()));
+  return B.CreateBitCast(half_bits, lt);
+}
+
 llvm::Value* lower_binary(LoweringContext& c, const ir::Instruction& inst) {
   ir::Type t = c.fn.type_of(inst.operands[0]).scalar_type();  // vectors work lane by lane
   llvm::Value* a = c.get(inst.operands[0]);
@@ -55,6 +76,22 @@ llvm::Value* lower_binary(LoweringContext& c, const ir::Instruction& inst) {
   bool fp = t.is_float();
   bool sgn = t.is_signed_integer();
   auto& B = c.b;
+  if (c.options.host && t == ir::Type::bf16() &&
+      (inst.op == Opcode::Add || inst.op == Opcode::Sub || inst.op == Opcode::Mul || inst.op == Opcode::Div ||
+       inst.op == Opcode::Min || inst.op == Opcode::Max)) {
+    // In f32, rounded once to bf16 as the GPU rounds (f32 holds the exact sum or product of two
+    // bf16s, and its quotient rounded to f32 rounds to the right bf16).
+    llvm::Type* f32 = same_shape(a->getType(), B.getFloatTy());
+    llvm::Value* x = B.CreateFPExt(a, f32);
+    llvm::Value* y = B.CreateFPExt(b, f32);
+    llvm::Value* r = inst.op == Opcode::Add ? B.CreateFAdd(x, y)
+                     : inst.op == Opcode::Sub ? B.CreateFSub(x, y)
+                     : inst.op == Opcode::Mul ? B.CreateFMul(x, y)
+                     : inst.op == Opcode::Div ? B.CreateFDiv(x, y)
+                     : inst.op == Opcode::Min ? B.CreateMinNum(x, y)
+                                              : B.CreateMaxNum(x, y);
+    return host_f32_to_bf16(B, r, a->getType());
+  }
   switch (inst.op) {
     case Opcode::Add: return fp ? B.CreateFAdd(a, b) : B.CreateAdd(a, b, "", false, sgn);
     case Opcode::Sub: return fp ? B.CreateFSub(a, b) : B.CreateSub(a, b, "", false, sgn);
@@ -132,31 +169,32 @@ llvm::Value* convert(llvm::IRBuilder<>& B, ir::Type from, ir::Type to, llvm::Val
   return B.CreateFPCast(a, lt);
 }
 
-/// `lt`'s shape (scalar or vector) with elements `e`.
-llvm::Type* same_shape(llvm::Type* lt, llvm::Type* e) {
-  if (auto* vt = llvm::dyn_cast<llvm::VectorType>(lt)) return llvm::VectorType::get(e, vt);
-  return e;
-}
 
 /// Casts from or to FP8: from FP8 through f16 (which holds every FP8 value), to FP8 from f16
 /// or from f32 (which holds every integer below 2^24 exactly, and every larger one saturates).
-llvm::Value* convert_fp8(llvm::IRBuilder<>& B, ir::Type from, ir::Type to, llvm::Value* a, llvm::Type* lt) {
+llvm::Value* convert_fp8(llvm::IRBuilder<>& B, ir::Type from, ir::Type to, llvm::Value* a, llvm::Type* lt, bool host) {
   if (from == to) return a;
   if (from.is_fp8()) {
-    llvm::Value* h = fp8_to_f16(B, from, a);
-    if (to.is_fp8()) return to_fp8(B, to, h);
+    llvm::Value* h = fp8_to_f16(B, from, a, host);
+    if (to.is_fp8()) return to_fp8(B, to, h, host);
     return convert(B, ir::Type::f16(), to, h, lt);
   }
   const ir::Type via = from == ir::Type::f16() ? ir::Type::f16() : ir::Type::f32();
   llvm::Value* wide = convert(B, from, via, a, same_shape(lt, via == ir::Type::f16() ? B.getHalfTy() : B.getFloatTy()));
-  return to_fp8(B, to, wide);
+  return to_fp8(B, to, wide, host);
 }
+
 
 llvm::Value* lower_cast(LoweringContext& c, const ir::Instruction& inst) {
   const ir::ValueId x = ir::ops::Cast(inst).x();
   ir::Type from = c.fn.type_of(x).scalar_type();
   ir::Type to = c.fn.type_of(inst.results[0]).scalar_type();
-  if (from.is_fp8() || to.is_fp8()) return convert_fp8(c.b, from, to, c.get(x), c.type_of(inst.results[0]));
+  if (from.is_fp8() || to.is_fp8()) return convert_fp8(c.b, from, to, c.get(x), c.type_of(inst.results[0]), c.options.host);
+  if (c.options.host && to == ir::Type::bf16() && from.is_float() && from != to) {
+    llvm::Type* lt = c.type_of(inst.results[0]);
+    llvm::Value* f = convert(c.b, from, ir::Type::f32(), c.get(x), same_shape(lt, c.b.getFloatTy()));
+    return host_f32_to_bf16(c.b, f, lt);
+  }
   return convert(c.b, from, to, c.get(x), c.type_of(inst.results[0]));
 }
 

@@ -90,12 +90,15 @@ llvm::Value* hinted_load_asm(LoweringContext& c, ir::CacheHint hint, ir::Type el
 llvm::Value* plain_or_hinted_load(LoweringContext& c, const ir::Instruction& inst, ir::Type elem, int lanes) {
   llvm::Value* ptr = c.get(inst.op == Opcode::Load ? ir::ops::Load(inst).ptr() : ir::ops::VecLoad(inst).ptr());
   ir::CacheHint hint = hint_of(inst);
-  if (hint != ir::CacheHint::Default && hint != ir::CacheHint::ReadOnly)
+  // The host has no cache operators: there a hinted load is a volatile one, which reads memory
+  // each time as ld.global.cg reads the L2 (look-backs poll flags other blocks write).
+  if (hint != ir::CacheHint::Default && hint != ir::CacheHint::ReadOnly && !c.options.host)
     return hinted_load_asm(c, hint, elem, lanes, ptr);
   llvm::Type* t = llvm_type(c.ctx, elem);
   if (lanes > 1) t = llvm::FixedVectorType::get(t, lanes);
   auto align = lanes > 1 ? llvm::Align(elem.bits() / 8 * lanes) : natural_align(elem);
   auto* load = c.b.CreateAlignedLoad(t, ptr, align);
+  if (c.options.host && hint != ir::CacheHint::Default && hint != ir::CacheHint::ReadOnly) load->setVolatile(true);
   // The NVPTX backend selects ld.global.nc for invariant loads from global memory.
   if (hint == ir::CacheHint::ReadOnly) load->setMetadata(llvm::LLVMContext::MD_invariant_load, llvm::MDNode::get(c.ctx, {}));
   return load;

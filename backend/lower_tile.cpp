@@ -327,6 +327,39 @@ llvm::Value* lower_store(LoweringContext& c, const ir::Instruction& inst) {
   return nullptr;
 }
 
+/// One element's atomic of a tile atomic on the host: a relaxed read-modify-write where `pred`
+/// holds, returning the old value (zero where it does not, as the GPU's predicated atom).
+llvm::Value* host_tile_atomic(LoweringContext& c, ir::AtomicKind kind, ir::Type et, llvm::Value* addr, llvm::Value* value,
+                              llvm::Value* pred) {
+  auto& b = c.b;
+  using B = llvm::AtomicRMWInst::BinOp;
+  const bool fp = et.is_float(), sgn = et.is_signed_integer();
+  B op = B::Xchg;
+  switch (kind) {
+    case ir::AtomicKind::Add: op = fp ? B::FAdd : B::Add; break;
+    case ir::AtomicKind::Min: op = fp ? B::FMin : sgn ? B::Min : B::UMin; break;
+    case ir::AtomicKind::Max: op = fp ? B::FMax : sgn ? B::Max : B::UMax; break;
+    case ir::AtomicKind::And: op = B::And; break;
+    case ir::AtomicKind::Or: op = B::Or; break;
+    case ir::AtomicKind::Xor: op = B::Xor; break;
+    case ir::AtomicKind::Exchange: op = B::Xchg; break;
+    default: CUTLET_ASSERT(false, "not a tile atomic");
+  }
+  llvm::Function* f = b.GetInsertBlock()->getParent();
+  llvm::BasicBlock* from = b.GetInsertBlock();
+  auto* then = llvm::BasicBlock::Create(c.ctx, "tile.atomic", f);
+  auto* done = llvm::BasicBlock::Create(c.ctx, "tile.atomic.done", f);
+  b.CreateCondBr(pred, then, done);
+  b.SetInsertPoint(then);
+  llvm::Value* old = b.CreateAtomicRMW(op, addr, value, natural_align(et), llvm::AtomicOrdering::Monotonic);
+  b.CreateBr(done);
+  b.SetInsertPoint(done);
+  llvm::PHINode* phi = b.CreatePHI(value->getType(), 2);
+  phi->addIncoming(llvm::Constant::getNullValue(value->getType()), from);
+  phi->addIncoming(old, then);
+  return phi;
+}
+
 llvm::Value* lower_atomic(LoweringContext& c, const ir::Instruction& inst) {
   auto& b = c.b;
   const ir::ops::TileAtomic atomic(inst);
@@ -366,6 +399,10 @@ llvm::Value* lower_atomic(LoweringContext& c, const ir::Instruction& inst) {
       llvm::Value* raw = b.CreateAdd(b.CreateMul(coords[d], b.getInt32(l.spt[d])),
                                      b.getInt32(static_cast<std::uint32_t>(l.reg_offset(d, j[d]))));
       pred = b.CreateAnd(pred, b.CreateICmpULT(raw, b.getInt32(static_cast<std::uint32_t>(l.shape[d]))));
+    }
+    if (c.options.host) {
+      out[r] = host_tile_atomic(c, kind, et, addr, vals[r], pred);
+      continue;
     }
     std::string text = std::string("mov.b") + std::to_string(bits) + " $0, 0;\n\t@$1 atom.global." + ops[static_cast<int>(kind)] +
                        "." + type + " $0, [$2], $3;";
