@@ -222,6 +222,14 @@ BENCHMARK(BM_tile_gemm<128, 256, 32, true, true>)->Name("BM_tile_gemm_gelu_mma_s
 BENCHMARK(BM_tile_gemm<128, 256, 64, true, true>)->Name("BM_tile_gemm_gelu_mma_sync/bm:128/bn:256/bk:64")
     ->ArgNames({"warps", "stages"})->Args({8, 3})
     ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(kIterations);
+// 128x128 tiles on 4 warps: two blocks fit an SM, so one block's epilogue could overlap the
+// other's main loop (measured slower than 128x256 on 8 warps: bench/RESULTS.md).
+BENCHMARK(BM_tile_gemm<128, 128, 32, false, true>)->Name("BM_tile_gemm_mma_sync/bm:128/bn:128/bk:32")
+    ->ArgNames({"warps", "stages"})->Args({4, 3})
+    ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(kIterations);
+BENCHMARK(BM_tile_gemm<128, 128, 32, true, true>)->Name("BM_tile_gemm_gelu_mma_sync/bm:128/bn:128/bk:32")
+    ->ArgNames({"warps", "stages"})->Args({4, 3})
+    ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(kIterations);
 BENCHMARK(BM_tile_gemm<256, 128, 32, false, true>)->Name("BM_tile_gemm_mma_sync/bm:256/bn:128/bk:32")
     ->ArgNames({"warps", "stages"})->Args({8, 3})->Args({8, 4})->Args({16, 3})
     ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(kIterations);

@@ -131,14 +131,14 @@ TEST(AutotuneFaultChild, DISABLED_AFaultingConfigStopsTheTuningWithItsCause) {
 }
 
 TEST(AutotuneFaultGpu, HangingConfigsAreReportedAndTuningGoesOn) {
-  CUTLET_REQUIRE_GPU();
+  CUTLET_REQUIRE_CUDA("kernel faults and hangs that poison a CUDA context");
   const auto r = cutlet::test::run_child("AutotuneFaultChild.DISABLED_HangingConfigsAreReportedAndTuningGoesOn", {});
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_CONTAINS(r.output, "[  PASSED  ] 1 test");
 }
 
 TEST(AutotuneFaultGpu, AFaultingConfigStopsTheTuningWithItsCause) {
-  CUTLET_REQUIRE_GPU();
+  CUTLET_REQUIRE_CUDA("kernel faults and hangs that poison a CUDA context");
   const auto r = cutlet::test::run_child("AutotuneFaultChild.DISABLED_AFaultingConfigStopsTheTuningWithItsCause", {});
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_CONTAINS(r.output, "[  PASSED  ] 1 test");

@@ -87,7 +87,7 @@ TEST(DeviceFunction, CudaCppLinksAgainstAnExportedDeviceFunction) {
 }
 
 TEST(DeviceFunctionGpu, CudaCppKernelCallsACutletDeviceFunction) {
-  CUTLET_REQUIRE_GPU();
+  CUTLET_REQUIRE_CUDA("linking with CUDA C++ code");
   ObjectCode cubin = link_cuda_cpp_with_cutlet_function();
   Stream st;
   Module m = Module::load(st.device(), cubin.bytes());

@@ -29,7 +29,7 @@ auto make_axpb() {
 
 // The child: one first launch, timed from the call to its return (the kernel enqueued).
 TEST(DiskCacheGpuChild, DISABLED_Launch) {
-  CUTLET_REQUIRE_GPU();
+  CUTLET_REQUIRE_CUDA("cubins from the disk cache (host code is compiled in each process)");
   auto k = make_axpb();
   Stream s;
   const int n = 1000;
@@ -48,7 +48,7 @@ TEST(DiskCacheGpuChild, DISABLED_Launch) {
 }
 
 TEST(DiskCacheGpu, SecondProcessLaunchesFromTheDisk) {
-  CUTLET_REQUIRE_GPU();
+  CUTLET_REQUIRE_CUDA("cubins from the disk cache (host code is compiled in each process)");
   std::string t = (fs::temp_directory_path() / "cutlet-disk-cache-gpu-XXXXXX").string();
   const fs::path dir = ::mkdtemp(t.data());
   const std::vector<std::string> env = {"CUTLET_CACHE_DIR=" + dir.string()};

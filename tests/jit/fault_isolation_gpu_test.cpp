@@ -186,17 +186,17 @@ void expect_child_passes(const std::string& test) {
 }
 
 TEST(FaultIsolationGpu, OutOfBoundsWriteNamesKernelAndLineAndPoisonsOnlyItsProcess) {
-  CUTLET_REQUIRE_GPU();
+  CUTLET_REQUIRE_CUDA("kernel faults that poison a CUDA context");
   expect_child_passes("FaultIsolationChild.DISABLED_OutOfBoundsWrite");
 }
 
 TEST(FaultIsolationGpu, FailedAssertNamesKernelAndLineAndPoisonsOnlyItsProcess) {
-  CUTLET_REQUIRE_GPU();
+  CUTLET_REQUIRE_CUDA("kernel faults that poison a CUDA context");
   expect_child_passes("FaultIsolationChild.DISABLED_FailedAssertSeenByDeviceSynchronize");
 }
 
 TEST(FaultIsolationGpu, FaultSurfacingAtALaunchNamesTheStreamsLastKernel) {
-  CUTLET_REQUIRE_GPU();
+  CUTLET_REQUIRE_CUDA("kernel faults that poison a CUDA context");
   expect_child_passes("FaultIsolationChild.DISABLED_FaultSurfacesAtTheNextLaunchOnTheStream");
 }
 

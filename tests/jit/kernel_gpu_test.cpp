@@ -43,7 +43,7 @@ TEST(KernelGpu, SaxpyMatchesCpuOnOddSizes) {
 }
 
 TEST(KernelGpu, CompilesForTheDevicesArchitectureSm90aOnHopper) {
-  CUTLET_REQUIRE_GPU();
+  CUTLET_REQUIRE_CUDA("GPU architectures");
   auto saxpy = make_saxpy();
   Stream s;
   const Device d = s.device();

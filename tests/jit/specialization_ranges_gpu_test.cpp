@@ -11,7 +11,7 @@ using namespace cutlet;
 namespace {
 
 TEST(SpecializationRangesGpu, FirstLaunchLoadsInsideARange) {
-  CUTLET_REQUIRE_GPU();
+  CUTLET_REQUIRE_CUDA("the GPU's compile and module-load ranges");
   auto k = kernel([](Ptr<int> y) { y[thread_idx().x] = thread_idx().x; }, {.name = "ranges_loaded"});
   Stream s;
   Buffer<int> y(s, std::vector<int>(32, -1));

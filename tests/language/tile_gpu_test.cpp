@@ -230,7 +230,7 @@ TEST(TileGpu, MatmulPipelinesOfEveryDepth) {
 // The stage buffers of a pipelined dot take the start of the dynamic shared memory; what a
 // launch gives as shared_bytes comes after them, untouched by the copies.
 TEST(TileGpu, DynamicSharedMemoryOfTheLaunchFollowsThePipelineStages) {
-  CUTLET_REQUIRE_GPU();
+  CUTLET_REQUIRE_CUDA("software-pipelined stages in shared memory");
   static constexpr int B = 64, BK = 32;
   auto k = tile_kernel([](Tensor<float, 2> c, Tensor<float, 1> kept, Tensor<bfloat16, 2> a, Tensor<bfloat16, 2> b) {
     auto mine = dynamic_shared<float>();
@@ -269,7 +269,7 @@ TEST(TileGpu, DynamicSharedMemoryOfTheLaunchFollowsThePipelineStages) {
 // Stages that do not fit in a block's shared memory are refused before linking, naming the
 // option and the loads whose rings they are.
 TEST(TileGpu, StagesBeyondTheSharedMemoryOfABlockAreRefused) {
-  CUTLET_REQUIRE_GPU();
+  CUTLET_REQUIRE_CUDA("software-pipelined stages in shared memory");
   auto k = tile_kernel([](Tensor<float, 2> c, Tensor<bfloat16, 2> a, Tensor<bfloat16, 2> b) {
     auto rm = arange(256), rn = arange(128), rk = arange(64);
     auto acc = for_range(0, a.shape(1), 64, zeros<float>({256, 128}), [&](i32 k0, Tile<float> acc) {

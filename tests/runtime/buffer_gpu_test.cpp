@@ -167,7 +167,7 @@ TEST(Buffer, MoveLeavesSourceEmpty) {
 }
 
 TEST(Buffer, HugeAllocationThrowsSayingWhatIsFree) {
-  CUTLET_REQUIRE_GPU();
+  CUTLET_REQUIRE_CUDA("exhausting device memory");
   const std::size_t huge = std::size_t{1} << 50;
   try {
     cutlet::DeviceMemory m(huge, cutlet::Device(0));

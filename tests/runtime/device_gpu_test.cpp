@@ -17,7 +17,7 @@ constexpr int kAttrWarpSize = 10;
 constexpr int kAttrMultiprocessorCount = 16;
 
 TEST(Device, CountAndProperties) {
-  CUTLET_REQUIRE_GPU();
+  CUTLET_REQUIRE_CUDA("CUDA device attributes and primary contexts");
   ASSERT_GE(cutlet::Device::count(), 1);
   cutlet::Device d(0);
   EXPECT_EQ(d.ordinal(), 0);
@@ -31,7 +31,7 @@ TEST(Device, CountAndProperties) {
 }
 
 TEST(Device, LimitsAreSaneAndCached) {
-  CUTLET_REQUIRE_GPU();
+  CUTLET_REQUIRE_CUDA("CUDA device attributes and primary contexts");
   cutlet::Device d(0);
   const cutlet::DeviceLimits& l = d.limits();
   EXPECT_EQ(&l, &cutlet::Device(0).limits());  // one cached copy per device
@@ -51,7 +51,7 @@ TEST(Device, LimitsAreSaneAndCached) {
 }
 
 TEST(Device, OutOfRangeOrdinalNamesTheCount) {
-  CUTLET_REQUIRE_GPU();
+  CUTLET_REQUIRE_CUDA("CUDA device attributes and primary contexts");
   const int n = cutlet::Device::count();
   const std::string msg = cutlet::test::error_message([&] { cutlet::Device bad(n); });
   EXPECT_CONTAINS(msg, "device " + std::to_string(n) + " requested but " + std::to_string(n));
@@ -60,7 +60,7 @@ TEST(Device, OutOfRangeOrdinalNamesTheCount) {
 }
 
 TEST(Device, PrimaryContextBecomesCurrent) {
-  CUTLET_REQUIRE_GPU();
+  CUTLET_REQUIRE_CUDA("CUDA device attributes and primary contexts");
   cutlet::Device d(0);
   EXPECT_NE(d.context(), nullptr);
   EXPECT_EQ(d.context(), cutlet::Device(0).context());
@@ -74,7 +74,7 @@ TEST(Device, PrimaryContextBecomesCurrent) {
 }
 
 TEST(Device, Equality) {
-  CUTLET_REQUIRE_GPU();
+  CUTLET_REQUIRE_CUDA("CUDA device attributes and primary contexts");
   EXPECT_EQ(cutlet::Device(0), cutlet::Device());
   if (cutlet::Device::count() > 1) {
     EXPECT_NE(cutlet::Device(0), cutlet::Device(1));
@@ -82,7 +82,7 @@ TEST(Device, Equality) {
 }
 
 TEST(Device, PropertiesForTuners) {
-  CUTLET_REQUIRE_GPU();
+  CUTLET_REQUIRE_CUDA("CUDA device attributes and primary contexts");
   cutlet::Device d(0);
   const cutlet::DeviceProperties& p = d.properties();
   EXPECT_EQ(&p, &cutlet::Device(0).properties());  // cached

@@ -16,7 +16,7 @@
 namespace {
 
 TEST(DLPack, RoundTripOfAPoolBuffer) {
-  CUTLET_REQUIRE_GPU();
+  CUTLET_REQUIRE_CUDA("DLPack's CUDA device type");
   cutlet::Stream s(cutlet::Device(0));
   auto pool = std::make_shared<cutlet::PoolMemoryResource>(s.device());
   const std::int64_t rows = 37, cols = 129;
@@ -54,7 +54,7 @@ TEST(DLPack, RoundTripOfAPoolBuffer) {
 }
 
 TEST(DLPack, StridedPinnedAndManagedExports) {
-  CUTLET_REQUIRE_GPU();
+  CUTLET_REQUIRE_CUDA("DLPack's CUDA device type");
   cutlet::Device d(0);
   auto pinned = std::make_shared<cutlet::PinnedMemoryResource>(d);
   cutlet::Buffer<std::int16_t> p(100, pinned);
@@ -77,7 +77,7 @@ TEST(DLPack, StridedPinnedAndManagedExports) {
 }
 
 TEST(DLPack, VersionedRoundTripOfAPoolBuffer) {
-  CUTLET_REQUIRE_GPU();
+  CUTLET_REQUIRE_CUDA("DLPack's CUDA device type");
   cutlet::Stream s(cutlet::Device(0));
   auto pool = std::make_shared<cutlet::PoolMemoryResource>(s.device());
   const std::int64_t rows = 19, cols = 77;
@@ -123,7 +123,7 @@ void expect_16_bit_round_trip(const cutlet::Stream& s, const std::vector<T>& val
 }
 
 TEST(DLPack, HalfAndBfloat16RoundTrips) {
-  CUTLET_REQUIRE_GPU();
+  CUTLET_REQUIRE_CUDA("DLPack's CUDA device type");
   cutlet::Stream s(cutlet::Device(0));
   std::vector<cutlet::half> h;
   std::vector<cutlet::bfloat16> bf;
@@ -136,7 +136,7 @@ TEST(DLPack, HalfAndBfloat16RoundTrips) {
 }
 
 TEST(DLPack, ReadOnlyExportsViewOnlyForReading) {
-  CUTLET_REQUIRE_GPU();
+  CUTLET_REQUIRE_CUDA("DLPack's CUDA device type");
   cutlet::Stream s(cutlet::Device(0));
   const std::vector<std::int32_t> host = {5, -4, 3, -2, 1};
   DLManagedTensorVersioned* exported = cutlet::to_dlpack_versioned(

@@ -22,7 +22,7 @@ namespace {
 std::span<const char> ptx() { return {cutlet::test::kTestPtx, std::strlen(cutlet::test::kTestPtx)}; }
 
 TEST(Graph, ExplicitMemsetKernelMemcpyChain) {
-  CUTLET_REQUIRE_GPU();
+  CUTLET_REQUIRE_CUDA("graphs of driver nodes");
   cutlet::Stream s(cutlet::Device(0));
   cutlet::Module m = cutlet::Module::load(s.device(), ptx());
   const std::uint32_t n = 5000;
@@ -50,7 +50,7 @@ TEST(Graph, ExplicitMemsetKernelMemcpyChain) {
 }
 
 TEST(Graph, UpdateKernelArgumentsChangesTheResult) {
-  CUTLET_REQUIRE_GPU();
+  CUTLET_REQUIRE_CUDA("graphs of driver nodes");
   cutlet::Stream s(cutlet::Device(0));
   cutlet::Module m = cutlet::Module::load(s.device(), ptx());
   const cutlet::Function write42 = m.function("write42");
@@ -82,7 +82,7 @@ TEST(Graph, UpdateKernelArgumentsChangesTheResult) {
 }
 
 TEST(Graph, UpdateWithAnotherKernelOrForeignNodeIsRejected) {
-  CUTLET_REQUIRE_GPU();
+  CUTLET_REQUIRE_CUDA("graphs of driver nodes");
   cutlet::Stream s(cutlet::Device(0));
   cutlet::Module m = cutlet::Module::load(s.device(), ptx());
   cutlet::Buffer<std::uint32_t> a(32, s.device());
@@ -107,7 +107,7 @@ TEST(Graph, UpdateWithAnotherKernelOrForeignNodeIsRejected) {
 }
 
 TEST(Graph, CaptureRecordsCutletAndForeignWork) {
-  CUTLET_REQUIRE_GPU();
+  CUTLET_REQUIRE_CUDA("graphs of driver nodes");
   cutlet::Stream s(cutlet::Device(0));
   cutlet::Module m = cutlet::Module::load(s.device(), ptx());
   const std::uint32_t n = 3000;
@@ -148,7 +148,7 @@ TEST(Graph, CaptureRecordsCutletAndForeignWork) {
 }
 
 TEST(Graph, ThrowingCaptureIsAbandoned) {
-  CUTLET_REQUIRE_GPU();
+  CUTLET_REQUIRE_CUDA("graphs of driver nodes");
   cutlet::Stream s(cutlet::Device(0));
   cutlet::Buffer<int> b(10, s.device());
   EXPECT_THROW(cutlet::Graph::capture(s, [&] {

@@ -45,7 +45,7 @@ std::set<std::uint32_t> sms_used(const cutlet::Stream& s, const cutlet::Function
 }
 
 TEST(GreenContext, PartitioningOfTheDevice) {
-  CUTLET_REQUIRE_GPU();
+  CUTLET_REQUIRE_CUDA("green contexts");
   CUTLET_REQUIRE_GREEN_CONTEXTS();
   cutlet::Device d(0);
   const cutlet::SmPartitioning p = cutlet::GreenContext::sm_partitioning(d);
@@ -71,7 +71,7 @@ TEST(GreenContext, PartitioningOfTheDevice) {
 }
 
 TEST(GreenContext, KernelOnAPartitionOfKSmsUsesAtMostKSms) {
-  CUTLET_REQUIRE_GPU();
+  CUTLET_REQUIRE_CUDA("green contexts");
   CUTLET_REQUIRE_GREEN_CONTEXTS();
   cutlet::Device d(0);
   const cutlet::SmPartitioning p = cutlet::GreenContext::sm_partitioning(d);
@@ -100,7 +100,7 @@ TEST(GreenContext, KernelOnAPartitionOfKSmsUsesAtMostKSms) {
 }
 
 TEST(GreenContext, StreamKeepsTheContextAliveAndRunsCopies) {
-  CUTLET_REQUIRE_GPU();
+  CUTLET_REQUIRE_CUDA("green contexts");
   CUTLET_REQUIRE_GREEN_CONTEXTS();
   cutlet::Device d(0);
   std::optional<cutlet::Stream> s;

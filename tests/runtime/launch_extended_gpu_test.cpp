@@ -19,7 +19,7 @@ namespace {
 std::span<const char> text(const char* s) { return {s, std::strlen(s)}; }
 
 TEST(LaunchExtended, ClusterLaunchOrAClearErrorWithoutClusters) {
-  CUTLET_REQUIRE_GPU();
+  CUTLET_REQUIRE_CUDA("clusters, cooperative co-residency and programmatic dependent launch");
   cutlet::Stream s(cutlet::Device(0));
   const bool clusters = s.device().compute_capability().major >= 9;
   ASSERT_EQ(s.device().limits().cluster_launch, clusters);
@@ -55,7 +55,7 @@ TEST(LaunchExtended, ClusterLaunchOrAClearErrorWithoutClusters) {
 }
 
 TEST(LaunchExtended, CooperativeLaunchChecksCoResidency) {
-  CUTLET_REQUIRE_GPU();
+  CUTLET_REQUIRE_CUDA("clusters, cooperative co-residency and programmatic dependent launch");
   cutlet::Stream s(cutlet::Device(0));
   cutlet::Module m = cutlet::Module::load(s.device(), text(cutlet::test::kTestPtx));
   const cutlet::Function f = m.function("write42");
@@ -78,7 +78,7 @@ TEST(LaunchExtended, CooperativeLaunchChecksCoResidency) {
 }
 
 TEST(LaunchExtended, ProgrammaticDependentLaunchKeepsResultsRight) {
-  CUTLET_REQUIRE_GPU();
+  CUTLET_REQUIRE_CUDA("clusters, cooperative co-residency and programmatic dependent launch");
   cutlet::Stream s(cutlet::Device(0));
   if (s.device().compute_capability().major < 9) GTEST_SKIP() << "programmatic dependent launch needs sm_90";
   cutlet::Module first = cutlet::Module::load(s.device(), text(cutlet::test::kTestPtx));
@@ -100,7 +100,7 @@ TEST(LaunchExtended, ProgrammaticDependentLaunchKeepsResultsRight) {
 }
 
 TEST(Occupancy, QueriesAreConsistent) {
-  CUTLET_REQUIRE_GPU();
+  CUTLET_REQUIRE_CUDA("clusters, cooperative co-residency and programmatic dependent launch");
   cutlet::Device d(0);
   cutlet::Module m = cutlet::Module::load(d, text(cutlet::test::kTestPtx));
   const cutlet::Function f = m.function("reverse_through_shared");

@@ -25,7 +25,7 @@ std::span<const char> ptx() {
 }
 
 TEST(Launch, Write42OverAnOddSize) {
-  CUTLET_REQUIRE_GPU();
+  CUTLET_REQUIRE_CUDA("kernels of PTX modules launched through the driver");
   cutlet::Stream s(cutlet::Device(0));
   cutlet::Module m = cutlet::Module::load(s.device(), ptx());
   cutlet::Function f = m.function("write42");
@@ -42,7 +42,7 @@ TEST(Launch, Write42OverAnOddSize) {
 }
 
 TEST(Launch, OnTheLegacyDefaultStream) {
-  CUTLET_REQUIRE_GPU();
+  CUTLET_REQUIRE_CUDA("kernels of PTX modules launched through the driver");
   cutlet::Stream s = cutlet::Stream::wrap(nullptr, cutlet::Device(0));
   cutlet::Module m = cutlet::Module::load(s.device(), ptx());
   cutlet::Buffer<std::uint32_t> out(100, s.device());
@@ -57,7 +57,7 @@ TEST(Launch, OnTheLegacyDefaultStream) {
 }
 
 TEST(Launch, FromThreadsWithNoCurrentContext) {
-  CUTLET_REQUIRE_GPU();
+  CUTLET_REQUIRE_CUDA("kernels of PTX modules launched through the driver");
   cutlet::Device d(0);
   cutlet::Module m = cutlet::Module::load(d, ptx());
   const cutlet::Function f = m.function("write42");
@@ -86,7 +86,7 @@ TEST(Launch, FromThreadsWithNoCurrentContext) {
 }
 
 TEST(Launch, TooLargeBlockThrowsNamingTheLimit) {
-  CUTLET_REQUIRE_GPU();
+  CUTLET_REQUIRE_CUDA("kernels of PTX modules launched through the driver");
   cutlet::Stream s(cutlet::Device(0));
   cutlet::Module m = cutlet::Module::load(s.device(), ptx());
   cutlet::Buffer<std::uint32_t> out(10, s.device());
@@ -109,7 +109,7 @@ TEST(Launch, TooLargeBlockThrowsNamingTheLimit) {
 }
 
 TEST(Launch, DynamicSharedMemoryAboveTheDefaultIsOptedIn) {
-  CUTLET_REQUIRE_GPU();
+  CUTLET_REQUIRE_CUDA("kernels of PTX modules launched through the driver");
   cutlet::Stream s(cutlet::Device(0));
   const cutlet::DeviceLimits& l = s.device().limits();
   if (l.max_shared_per_block_optin < 100 * 1024) GTEST_SKIP() << "device has < 100 KiB opt-in";
@@ -136,7 +136,7 @@ TEST(Launch, DynamicSharedMemoryAboveTheDefaultIsOptedIn) {
 // The host cost of launch() against a bare cuLaunchKernel of the same empty kernel: the
 // runtime's checks must stay a small fraction of the driver's own cost.
 TEST(Launch, CostIsCloseToARawDriverLaunch) {
-  CUTLET_REQUIRE_GPU();
+  CUTLET_REQUIRE_CUDA("kernels of PTX modules launched through the driver");
   using RawLaunch = int (*)(void*, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                             unsigned, void*, void**, void**);
   const auto raw = reinterpret_cast<RawLaunch>(cutlet::driver_entry_point("cuLaunchKernel"));

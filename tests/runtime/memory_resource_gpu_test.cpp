@@ -23,7 +23,7 @@ namespace {
 constexpr std::size_t kMiB = std::size_t{1} << 20;
 
 TEST(MemoryPool, SecondAllocationAfterAFreeReusesThePool) {
-  CUTLET_REQUIRE_GPU();
+  CUTLET_REQUIRE_CUDA("the driver's memory pools");
   cutlet::Stream s(cutlet::Device(0));
   auto pool = std::make_shared<cutlet::PoolMemoryResource>(
       s.device(), cutlet::PoolOptions{.release_threshold = std::numeric_limits<std::size_t>::max()});
@@ -53,7 +53,7 @@ TEST(MemoryPool, SecondAllocationAfterAFreeReusesThePool) {
 }
 
 TEST(MemoryPool, ZeroReleaseThresholdReturnsMemoryAtSynchronization) {
-  CUTLET_REQUIRE_GPU();
+  CUTLET_REQUIRE_CUDA("the driver's memory pools");
   cutlet::Stream s(cutlet::Device(0));
   auto pool = std::make_shared<cutlet::PoolMemoryResource>(s.device());
   EXPECT_EQ(pool->release_threshold(), 0u);
@@ -75,7 +75,7 @@ TEST(MemoryPool, ZeroReleaseThresholdReturnsMemoryAtSynchronization) {
 }
 
 TEST(MemoryPool, BufferKeepsItsStreamAndResourceAlive) {
-  CUTLET_REQUIRE_GPU();
+  CUTLET_REQUIRE_CUDA("the driver's memory pools");
   auto pool = std::make_shared<cutlet::PoolMemoryResource>(cutlet::Device(0));
   std::weak_ptr<cutlet::PoolMemoryResource> weak = pool;
   const std::vector<int> host(1000, 7);
@@ -97,7 +97,7 @@ TEST(MemoryPool, BufferKeepsItsStreamAndResourceAlive) {
 }
 
 TEST(MemoryPool, DefaultPoolIsStreamOrdered) {
-  CUTLET_REQUIRE_GPU();
+  CUTLET_REQUIRE_CUDA("the driver's memory pools");
   cutlet::Stream s(cutlet::Device(0));
   const auto& pool = cutlet::PoolMemoryResource::device_default(s.device());
   EXPECT_EQ(pool.get(), cutlet::PoolMemoryResource::device_default(s.device()).get());
@@ -108,7 +108,7 @@ TEST(MemoryPool, DefaultPoolIsStreamOrdered) {
 }
 
 TEST(MemoryPool, DefaultPoolKeepsFreedMemoryAcrossSynchronizations) {
-  CUTLET_REQUIRE_GPU();
+  CUTLET_REQUIRE_CUDA("the driver's memory pools");
   cutlet::Stream s(cutlet::Device(0));
   const auto& pool = cutlet::PoolMemoryResource::device_default(s.device());
   EXPECT_EQ(pool->release_threshold(), std::numeric_limits<std::size_t>::max());
@@ -121,7 +121,7 @@ TEST(MemoryPool, DefaultPoolKeepsFreedMemoryAcrossSynchronizations) {
 }
 
 TEST(MemoryPool, FailureSaysAskedAndFree) {
-  CUTLET_REQUIRE_GPU();
+  CUTLET_REQUIRE_CUDA("the driver's memory pools");
   cutlet::Stream s(cutlet::Device(0));
   auto pool = std::make_shared<cutlet::PoolMemoryResource>(s.device());
   const std::size_t huge = std::size_t{1} << 50;
@@ -136,7 +136,7 @@ TEST(MemoryPool, FailureSaysAskedAndFree) {
 }
 
 TEST(MemoryPool, StreamOfAnotherDeviceIsRejected) {
-  CUTLET_REQUIRE_GPU();
+  CUTLET_REQUIRE_CUDA("the driver's memory pools");
   if (cutlet::Device::count() < 2) GTEST_SKIP() << "needs 2 GPUs";
   cutlet::Stream s1(cutlet::Device(1));
   auto pool0 = std::make_shared<cutlet::PoolMemoryResource>(cutlet::Device(0));
@@ -165,7 +165,7 @@ TEST(Buffer, UseAfterFreeSaysFreed) {
 }
 
 TEST(PinnedMemory, HostWritesReachTheDeviceAndBack) {
-  CUTLET_REQUIRE_GPU();
+  CUTLET_REQUIRE_CUDA("pinned host memory mapped into a GPU");
   cutlet::Stream s(cutlet::Device(0));
   auto pinned = std::make_shared<cutlet::PinnedMemoryResource>(s.device());
   EXPECT_TRUE(pinned->host_accessible());
@@ -208,7 +208,7 @@ TEST(ManagedMemory, KernelWritesAreReadByTheHost) {
 }
 
 TEST(DeviceMemoryResource, SharedInstanceAndDescription) {
-  CUTLET_REQUIRE_GPU();
+  CUTLET_REQUIRE_CUDA("cuMemAlloc device memory");
   const auto& r = cutlet::DeviceMemoryResource::shared(cutlet::Device(0));
   EXPECT_EQ(r.get(), cutlet::DeviceMemoryResource::shared(cutlet::Device(0)).get());
   EXPECT_FALSE(r->stream_ordered());

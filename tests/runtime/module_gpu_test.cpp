@@ -15,7 +15,7 @@ namespace {
 std::span<const char> text(std::string_view s) { return {s.data(), s.size()}; }
 
 TEST(Module, LoadsPtxAndFindsKernels) {
-  CUTLET_REQUIRE_GPU();
+  CUTLET_REQUIRE_CUDA("modules of PTX and cubin images");
   cutlet::Device d(0);
   // A view without the terminating NUL: load() must add one itself.
   cutlet::Module m = cutlet::Module::load(d, text(cutlet::test::kTestPtx));
@@ -31,7 +31,7 @@ TEST(Module, LoadsPtxAndFindsKernels) {
 }
 
 TEST(Module, FunctionAttributes) {
-  CUTLET_REQUIRE_GPU();
+  CUTLET_REQUIRE_CUDA("modules of PTX and cubin images");
   cutlet::Device d(0);
   cutlet::Module m = cutlet::Module::load(d, text(cutlet::test::kTestPtx));
   const cutlet::FunctionAttributes a = m.function("write42").attributes();
@@ -45,7 +45,7 @@ TEST(Module, FunctionAttributes) {
 }
 
 TEST(Module, MissingKernelIsNamed) {
-  CUTLET_REQUIRE_GPU();
+  CUTLET_REQUIRE_CUDA("modules of PTX and cubin images");
   cutlet::Module m = cutlet::Module::load(cutlet::Device(0), text(cutlet::test::kTestPtx));
   try {
     (void)m.function("no_such_kernel");
@@ -57,7 +57,7 @@ TEST(Module, MissingKernelIsNamed) {
 }
 
 TEST(Module, BadPtxReportsTheDriverLog) {
-  CUTLET_REQUIRE_GPU();
+  CUTLET_REQUIRE_CUDA("modules of PTX and cubin images");
   const std::string bad =
       ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k() { bogus.instruction; }\n";
   try {
@@ -71,7 +71,7 @@ TEST(Module, BadPtxReportsTheDriverLog) {
 }
 
 TEST(Module, PtxForANewerArchitectureSuggestsTheDevicesOwn) {
-  CUTLET_REQUIRE_GPU();
+  CUTLET_REQUIRE_CUDA("modules of PTX and cubin images");
   cutlet::Device d(0);
   if (d.compute_capability().sm() >= 120) GTEST_SKIP() << "device is sm_120 or newer";
   const std::string ptx =
@@ -85,7 +85,7 @@ TEST(Module, PtxForANewerArchitectureSuggestsTheDevicesOwn) {
 }
 
 TEST(Module, GarbageImageThrows) {
-  CUTLET_REQUIRE_GPU();
+  CUTLET_REQUIRE_CUDA("modules of PTX and cubin images");
   // A truncated ELF header is caught before the driver could read past the end.
   const std::string cut = std::string(1, '\x7f') + "ELF this is not a real cubin";
   EXPECT_CONTAINS(cutlet::test::error_message(
@@ -100,7 +100,7 @@ TEST(Module, GarbageImageThrows) {
 }
 
 TEST(Module, MoveKeepsFunctionsValid) {
-  CUTLET_REQUIRE_GPU();
+  CUTLET_REQUIRE_CUDA("modules of PTX and cubin images");
   cutlet::Module a = cutlet::Module::load(cutlet::Device(0), text(cutlet::test::kTestPtx));
   cutlet::Function f = a.function("write42");
   cutlet::Module b(std::move(a));

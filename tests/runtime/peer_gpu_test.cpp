@@ -16,7 +16,7 @@ namespace {
 
 #define CUTLET_REQUIRE_TWO_GPUS()                                              \
   do {                                                                         \
-    CUTLET_REQUIRE_GPU();                                                      \
+    CUTLET_REQUIRE_CUDA("several GPUs");                                                      \
     if (cutlet::Device::count() < 2) GTEST_SKIP() << "needs at least 2 GPUs"; \
   } while (0)
 

@@ -34,7 +34,7 @@ cutlet::ProgramOptions relocatable() {
 }
 
 TEST(Program, NvrtcKernelRuns) {
-  CUTLET_REQUIRE_GPU();
+  CUTLET_REQUIRE_CUDA("CUDA C++ compiled by NVRTC");
   const char* src = R"(
 extern "C" __global__ void squares(unsigned* out, unsigned n) {
   unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -46,7 +46,7 @@ extern "C" __global__ void squares(unsigned* out, unsigned n) {
 }
 
 TEST(Program, NvrtcDeviceFunctionCalledFromALinkedKernel) {
-  CUTLET_REQUIRE_GPU();
+  CUTLET_REQUIRE_CUDA("CUDA C++ compiled by NVRTC");
   const cutlet::ObjectCode callee =
       cutlet::Program(cutlet::test::kAddSevenCu, relocatable(), "add_seven.cu").compile(cutlet::CodeKind::ptx);
   const cutlet::ObjectCode cubin = cutlet::Linker().add_ptx(cutlet::test::kCallerPtx, "caller.ptx").add(callee).link();
@@ -55,7 +55,7 @@ TEST(Program, NvrtcDeviceFunctionCalledFromALinkedKernel) {
 }
 
 TEST(Program, NvrtcDeviceFunctionAsLtoIr) {
-  CUTLET_REQUIRE_GPU();
+  CUTLET_REQUIRE_CUDA("CUDA C++ compiled by NVRTC");
   const cutlet::ObjectCode lto =
       cutlet::Program(cutlet::test::kAddSevenCu, relocatable(), "add_seven.cu").compile(cutlet::CodeKind::ltoir);
   const cutlet::ObjectCode cubin = cutlet::Linker().add(lto).add_ptx(cutlet::test::kCallerPtx, "caller.ptx").link();
@@ -65,7 +65,7 @@ TEST(Program, NvrtcDeviceFunctionAsLtoIr) {
 }
 
 TEST(Program, CudaCppKernelCallingAPtxFunction) {
-  CUTLET_REQUIRE_GPU();
+  CUTLET_REQUIRE_CUDA("CUDA C++ compiled by NVRTC");
   const cutlet::ObjectCode kernel =
       cutlet::Program(cutlet::test::kTriplePlusCu, relocatable(), "triple.cu").compile(cutlet::CodeKind::ptx);
   const cutlet::ObjectCode cubin =

@@ -84,7 +84,7 @@ TEST(Stream, WrapDoesNotDestroyTheForeignStream) {
 }
 
 TEST(Stream, PrioritiesAndFlags) {
-  CUTLET_REQUIRE_GPU();
+  CUTLET_REQUIRE_CUDA("the driver's stream priorities");
   cutlet::Device d(0);
   const cutlet::StreamPriorityRange range = cutlet::Stream::priority_range(d);
   EXPECT_LE(range.greatest, range.least);
