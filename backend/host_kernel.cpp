@@ -33,6 +33,7 @@
 #include <llvm/Target/TargetMachine.h>
 
 #include "host_block.h"
+#include "host_thread_pool.h"
 #include "host_math.h"
 #include "lowering.h"
 
@@ -387,8 +388,8 @@ void HostKernel::run(HostDim grid, HostDim block, void** args, std::size_t dynam
   std::exception_ptr failure;
   auto work = [&] {
     std::unique_ptr<backend::HostBlockRunner> runner;
-    if (impl_->thread) runner = std::make_unique<backend::HostBlockRunner>();
     try {
+      if (impl_->thread) runner = std::make_unique<backend::HostBlockRunner>();
       for (std::uint64_t i = next++; i < blocks; i = next++) {
         const auto bx = static_cast<std::uint32_t>(i % grid.x);
         const auto by = static_cast<std::uint32_t>(i / grid.x % grid.y);
@@ -402,12 +403,9 @@ void HostKernel::run(HostDim grid, HostDim block, void** args, std::size_t dynam
       if (!failure) failure = std::current_exception();
     }
   };
-  const auto workers = static_cast<unsigned>(
-      std::min<std::uint64_t>(blocks, std::max(1u, std::thread::hardware_concurrency())));
-  std::vector<std::thread> threads;
-  for (unsigned w = 1; w < workers; ++w) threads.emplace_back(work);
-  work();
-  for (auto& t : threads) t.join();
+  // The calling thread and the pool's threads take blocks in order until none is left.
+  backend::HostThreadPool& pool = backend::HostThreadPool::instance();
+  pool.run(static_cast<unsigned>(std::min<std::uint64_t>(blocks - 1, pool.size())), work);
   if (failure) std::rethrow_exception(failure);
 }
 

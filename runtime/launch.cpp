@@ -230,8 +230,8 @@ void launch_on_cpu(const Stream& stream, const Function& function, const LaunchC
       // As a GPU reports a failed kernel at the stream's next synchronization: a CudaError, with
       // CUDA_ERROR_ASSERT for a failed assert_ (what programs catching a GPU's errors expect).
       const bool assertion = std::string_view(e.what()).find("assertion failed") != std::string_view::npos;
-      throw CudaError(assertion ? CUDA_ERROR_ASSERT : CUDA_ERROR_LAUNCH_FAILED,
-                      "kernel '" + name + "' on the CPU device", e.what());
+      throw CudaError(assertion ? CUDA_ERROR_ASSERT : CUDA_ERROR_LAUNCH_FAILED, "kernel '" + name + "' on the CPU device",
+                      assertion ? "CUDA_ERROR_ASSERT" : "CUDA_ERROR_LAUNCH_FAILED", e.what());
     }
   });
 }

@@ -28,8 +28,12 @@ class CudaError : public Error {
   /// The call that failed with its key arguments, e.g. "cuMemAlloc(1073741824 bytes)".
   const std::string& call() const noexcept { return call_; }
 
- private:
+  /// Builds the error with its CUresult's name and the message given, without asking the
+  /// driver: for failures cutlet reports in CUDA's terms itself, such as a kernel failing on
+  /// the CPU device (CUDA_ERROR_ASSERT for a failed assert_).
   CudaError(int code, std::string call, std::string name, const std::string& message);
+
+ private:
   int code_;
   std::string name_;
   std::string call_;
