@@ -75,8 +75,7 @@ const char* intern(const std::string& name) {
 
 Function Function::host(std::shared_ptr<const HostEntry> entry, const std::string& name) {
   // Launch records keep the name past the Function's life, as for GPU kernels.
-  const char* stable = (new std::string(name))->c_str();
-  Function f(nullptr, nullptr, Device::cpu(), name, stable, 0);
+  Function f(nullptr, nullptr, Device::cpu(), name, intern(name), 0);
   f.host_ = std::move(entry);
   return f;
 }
