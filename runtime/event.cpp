@@ -98,13 +98,8 @@ void Event::record(const Stream& stream) {
 void Event::synchronize() const {
   auto ev = static_cast<CUevent>(require("synchronize"));
   if (device_.is_cpu()) {
-    std::shared_ptr<detail::HostEvent> e = detail::host_event(handle_);
-    std::uint64_t seq;
-    {
-      std::lock_guard lock(e->mutex);
-      seq = e->recorded;
-    }
-    e->wait(seq);
+    const std::shared_ptr<detail::HostEvent>& e = detail::host_event(handle_);
+    e->wait(e->last_record());
     return;
   }
   if (!green_) detail::check_usable(detail::device_state(device_.ordinal()));

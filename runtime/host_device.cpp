@@ -9,6 +9,7 @@
 
 #include "cutlet/error.h"
 #include "device_state.h"
+#include "host_queue.h"
 
 namespace cutlet {
 namespace detail {
@@ -77,6 +78,11 @@ std::uint64_t host_allocate(std::size_t bytes, const std::string& what) {
 }
 
 void host_free(std::uint64_t address) noexcept { std::free(reinterpret_cast<void*>(address)); }
+
+void host_free_after_work(std::uint64_t address) noexcept {
+  synchronize_host_queues();
+  host_free(address);
+}
 
 }  // namespace detail
 

@@ -23,6 +23,10 @@ DeviceState& cpu_device_state();
 std::uint64_t host_allocate(std::size_t bytes, const std::string& what);
 /// Frees memory from host_allocate.
 void host_free(std::uint64_t address) noexcept;
+/// Frees memory from host_allocate once the CPU device's work queued so far, which may still
+/// use it, has run (as cuMemFree waits for the GPU): the free of memory that is not
+/// stream-ordered.
+void host_free_after_work(std::uint64_t address) noexcept;
 
 /// A memory pool of the CPU device (where PoolMemoryResource::handle() points): its blocks
 /// come from host_allocate, and it keeps the counters a GPU pool reports (reserved is used:
@@ -44,6 +48,11 @@ struct HostEvent {
   std::uint64_t completed = 0;  ///< the last record its stream reached
   std::chrono::steady_clock::time_point when{};  ///< when that was
 
+  /// The number of the latest record (0 before the first).
+  std::uint64_t last_record() {
+    std::lock_guard lock(mutex);
+    return recorded;
+  }
   /// Record `seq` was reached.
   void complete(std::uint64_t seq) {
     {

@@ -4,7 +4,6 @@
 #include "allocation_error.h"
 #include "cutlet/runtime/memory_resource.h"
 #include "device_state.h"
-#include "host_queue.h"
 
 namespace cutlet {
 
@@ -27,10 +26,7 @@ std::uint64_t PinnedMemoryResource::do_allocate(std::size_t bytes, const Stream*
 }
 
 void PinnedMemoryResource::do_deallocate(std::uint64_t address, std::size_t, const Stream*) noexcept {
-  if (device().is_cpu()) {
-    detail::synchronize_host_queues();
-    return detail::host_free(address);
-  }
+  if (device().is_cpu()) return detail::host_free_after_work(address);
   try {
     detail::ensure_current(device().ordinal());
     detail::driver().cuMemFreeHost(reinterpret_cast<void*>(static_cast<std::uintptr_t>(address)));
@@ -55,10 +51,7 @@ std::uint64_t ManagedMemoryResource::do_allocate(std::size_t bytes, const Stream
 }
 
 void ManagedMemoryResource::do_deallocate(std::uint64_t address, std::size_t, const Stream*) noexcept {
-  if (device().is_cpu()) {
-    detail::synchronize_host_queues();
-    return detail::host_free(address);
-  }
+  if (device().is_cpu()) return detail::host_free_after_work(address);
   try {
     detail::ensure_current(device().ordinal());
     detail::driver().cuMemFree(static_cast<CUdeviceptr>(address));

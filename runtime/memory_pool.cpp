@@ -244,8 +244,7 @@ void PoolMemoryResource::do_deallocate(std::uint64_t address, std::size_t, const
       } catch (...) {  // no memory to queue it: wait instead
       }
     }
-    detail::synchronize_host_queues();
-    detail::host_free(address);
+    detail::host_free_after_work(address);
     return;
   }
   try {

@@ -7,7 +7,6 @@
 
 #include "allocation_error.h"
 #include "device_state.h"
-#include "host_queue.h"
 
 namespace cutlet {
 namespace detail {
@@ -102,10 +101,7 @@ std::uint64_t DeviceMemoryResource::do_allocate(std::size_t bytes, const Stream*
 }
 
 void DeviceMemoryResource::do_deallocate(std::uint64_t address, std::size_t, const Stream*) noexcept {
-  if (device().is_cpu()) {
-    detail::synchronize_host_queues();  // as cuMemFree waits for the GPU
-    return detail::host_free(address);
-  }
+  if (device().is_cpu()) return detail::host_free_after_work(address);
   try {
     detail::ensure_current(device().ordinal());
     detail::driver().cuMemFree(static_cast<CUdeviceptr>(address));

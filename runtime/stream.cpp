@@ -163,11 +163,7 @@ void Stream::wait(const Event& event) const {
       return;
     }
     std::shared_ptr<detail::HostEvent> e = detail::host_event(event.handle());
-    std::uint64_t seq;
-    {
-      std::lock_guard lock(e->mutex);
-      seq = e->recorded;
-    }
+    const std::uint64_t seq = e->last_record();
     if (device_.is_cpu()) {
       detail::host_queue(*this).push([e, seq] { e->wait(seq); });
     } else {
