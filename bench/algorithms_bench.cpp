@@ -5,8 +5,11 @@
 // 4096 floats vs cub::DeviceSegmentedReduce::Sum), BM_algorithms_select_if (x > 0, about half
 // of the floats, vs cub::DeviceSelect::If) and BM_algorithms_unique (i32 keys in runs of 1 to
 // 8 vs cub::DeviceSelect::Unique); and at 2^26 random u32 keys BM_algorithms_radix_sort_keys
-// and BM_algorithms_radix_sort_pairs (u32 values) against cub::DeviceRadixSort, in Gkeys/s.
-// Every result is checked against the CPU before timing.
+// and BM_algorithms_radix_sort_pairs (u32 values) against cub::DeviceRadixSort, in Gkeys/s;
+// BM_algorithms_three_way_partition (x > 0.5, x < -0.5 and the rest of 2^28 floats vs
+// cub::DevicePartition::If), and at 2^24 random u32 keys BM_algorithms_merge_sort_keys and
+// BM_algorithms_merge_sort_pairs (a user comparator a < b, and CUB's DeviceMergeSort with the
+// same comparator as a functor). Every result is checked against the CPU before timing.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -38,6 +41,14 @@ struct Positive {
   Value<bool> operator()(const f32& x) const { return x > 0.0f; }
 };
 
+/// three_way_partition's predicates: x > 0.5 first, then x < -0.5.
+struct AboveHalf {
+  Value<bool> operator()(const f32& x) const { return x > 0.5f; }
+};
+struct BelowMinusHalf {
+  Value<bool> operator()(const f32& x) const { return x < -0.5f; }
+};
+
 struct Env {
   Device device{0};
   Stream stream{device};
@@ -46,6 +57,9 @@ struct Env {
   std::vector<float> hx;
   std::vector<std::int32_t> hkeys;
   double select_bytes = 0, unique_bytes = 0;  // read once, the kept items written once
+  Buffer<float> second_part{kN, device}, unselected_part{kN, device};
+  Buffer<std::int32_t> part_counts{2, device};
+  bool partition_checked = false;
 
   Env() {
     fill_random(stream, x, 47);
@@ -98,6 +112,34 @@ struct Env {
               "cub::DeviceSelect::If");
   }
   void run_unique() { alg::unique(stream, keys, unique_keys, count); }
+  void run_partition() {
+    alg::three_way_partition(stream, x, y, second_part, unselected_part, part_counts, AboveHalf{}, BelowMinusHalf{});
+  }
+  void run_cub_partition() {
+    check_cub(cutlet_cub_three_way_partition(
+                  reinterpret_cast<const float*>(x.data()), reinterpret_cast<float*>(y.data()),
+                  reinterpret_cast<float*>(second_part.data()), reinterpret_cast<float*>(unselected_part.data()),
+                  reinterpret_cast<int*>(part_counts.data()), kN, stream.handle()),
+              "cub::DevicePartition::If");
+  }
+  /// Throws cutlet::Error naming `who` unless the three parts and their counts are the CPU's
+  /// sequential split of x (x > 0.5, else x < -0.5, else the rest).
+  template <class F>
+  void check_partition(const char* who, F&& run) {
+    for (Buffer<float>* b : {&y, &second_part, &unselected_part}) b->fill_bytes(stream, 0xff);
+    run();
+    std::vector<float> want[3];
+    for (float v : hx) want[v > 0.5f ? 0 : v < -0.5f ? 1 : 2].push_back(v);
+    const std::vector<std::int32_t> counts = part_counts.to_host(stream);
+    if (counts[0] != static_cast<std::int32_t>(want[0].size()) || counts[1] != static_cast<std::int32_t>(want[1].size()))
+      throw Error(std::string("cutlet_bench: ") + who + " counted " + std::to_string(counts[0]) + " and " +
+                  std::to_string(counts[1]) + " items, want " + std::to_string(want[0].size()) + " and " +
+                  std::to_string(want[1].size()));
+    const Buffer<float>* parts[3] = {&y, &second_part, &unselected_part};
+    for (int k = 0; k < 3; ++k)
+      if (std::memcmp(parts[k]->to_host(stream).data(), want[k].data(), want[k].size() * sizeof(float)) != 0)
+        throw Error(std::string("cutlet_bench: ") + who + " put the wrong items in part " + std::to_string(k));
+  }
   void run_cub_unique() {
     check_cub(cutlet_cub_unique_i32(reinterpret_cast<const int*>(keys.data()), reinterpret_cast<int*>(unique_keys.data()),
                                     reinterpret_cast<int*>(count.data()), kN, stream.handle()),
@@ -373,6 +415,134 @@ void BM_algorithms_radix_sort_pairs(benchmark::State& state) {
   });
 }
 
+/// algorithms::three_way_partition of 2^28 floats (x > 0.5, x < -0.5, the rest: about a
+/// quarter, a quarter and a half) against CUB's DevicePartition::If (bytes read and written).
+void BM_algorithms_three_way_partition(benchmark::State& state) {
+  if (!require_gpu(state)) return;
+  guarded(state, [](benchmark::State& state) {
+    Env& e = env();
+    if (!e.partition_checked) {
+      e.check_partition("cutlet::algorithms::three_way_partition", [&] { e.run_partition(); });
+      e.check_partition("cub::DevicePartition::If", [&] { e.run_cub_partition(); });
+      e.partition_checked = true;
+    }
+    time_against_cub(state, kScanBytes, alg::three_way_partition_kernel<float, AboveHalf, BelowMinusHalf>(),
+                     [&] { e.run_partition(); }, [&] { e.run_cub_partition(); });
+  });
+}
+
+constexpr int kMergeSortN = 1 << 24;
+
+/// The merge sorts' comparator, a user lambda's equivalent: a < b.
+struct KeyLess {
+  Value<bool> operator()(const u32& a, const u32& b) const { return a < b; }
+};
+
+/// The merge sorts' data: 2^24 random u32 keys (all 32 bits) and their indices as values.
+struct MergeSortEnv {
+  Device device{0};
+  Stream stream{device};
+  Buffer<std::uint32_t> keys{kMergeSortN, device}, values{kMergeSortN, device}, keys_out{kMergeSortN, device},
+      values_out{kMergeSortN, device};
+  std::vector<std::uint32_t> hkeys;
+
+  MergeSortEnv() {
+    hkeys.resize(kMergeSortN);
+    std::mt19937 rng(67);
+    for (auto& k : hkeys) k = rng();
+    std::vector<std::uint32_t> hvalues(kMergeSortN);
+    for (int i = 0; i < kMergeSortN; ++i) hvalues[i] = static_cast<std::uint32_t>(i);
+    keys.copy_from_host(stream, hkeys);
+    values.copy_from_host(stream, hvalues);
+    check("cutlet::algorithms::merge_sort_pairs", [&] { run_pairs(); }, true);
+    check("cub::DeviceMergeSort::SortPairsCopy", [&] { run_cub_pairs(); }, true);
+    check("cutlet::algorithms::merge_sort_keys", [&] { run_keys(); }, false);
+    check("cub::DeviceMergeSort::StableSortKeysCopy", [&] { run_cub_keys(); }, false);
+  }
+
+  void run_keys() { alg::merge_sort_keys(stream, keys, keys_out, KeyLess{}); }
+  void run_pairs() { alg::merge_sort_pairs(stream, keys, keys_out, values, values_out, KeyLess{}); }
+  void run_cub_keys() {
+    check_cub(cutlet_cub_merge_sort_keys_u32(reinterpret_cast<const unsigned*>(keys.data()),
+                                             reinterpret_cast<unsigned*>(keys_out.data()), kMergeSortN,
+                                             stream.handle()),
+              "cub::DeviceMergeSort::StableSortKeysCopy");
+  }
+  void run_cub_pairs() {
+    check_cub(cutlet_cub_merge_sort_pairs_u32(
+                  reinterpret_cast<const unsigned*>(keys.data()), reinterpret_cast<unsigned*>(keys_out.data()),
+                  reinterpret_cast<const unsigned*>(values.data()), reinterpret_cast<unsigned*>(values_out.data()),
+                  kMergeSortN, stream.handle()),
+              "cub::DeviceMergeSort::SortPairsCopy");
+  }
+
+  /// Throws cutlet::Error naming `who` unless keys_out is the CPU's stable sort of the keys
+  /// and, with `pairs`, values_out their input positions.
+  template <class F>
+  void check(const char* who, F&& run, bool pairs) {
+    keys_out.fill_bytes(stream, 0xa5);
+    values_out.fill_bytes(stream, 0xa5);
+    run();
+    const std::vector<std::uint32_t> got = keys_out.to_host(stream);
+    std::vector<std::uint32_t> order(kMergeSortN);
+    for (int i = 0; i < kMergeSortN; ++i) order[i] = static_cast<std::uint32_t>(i);
+    std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return hkeys[a] < hkeys[b]; });
+    const std::vector<std::uint32_t> got_values = pairs ? values_out.to_host(stream) : std::vector<std::uint32_t>{};
+    for (int i = 0; i < kMergeSortN; ++i) {
+      if (got[i] != hkeys[order[i]])
+        throw Error(std::string("cutlet_bench: ") + who + " is wrong at " + std::to_string(i) + ": key " +
+                    std::to_string(got[i]) + ", want " + std::to_string(hkeys[order[i]]));
+      if (pairs && got_values[i] != order[i])
+        throw Error(std::string("cutlet_bench: ") + who + " is wrong at " + std::to_string(i) + ": value " +
+                    std::to_string(got_values[i]) + ", want " + std::to_string(order[i]));
+    }
+  }
+};
+
+MergeSortEnv& merge_sort_env() {
+  static auto e = std::make_unique<MergeSortEnv>();
+  return *e;
+}
+
+/// Times a cutlet merge sort and CUB's of kMergeSortN keys in the same iterations: counters
+/// Gkeys/s, cub_Gkeys/s, vs_cub, and the registers of the merging kernel.
+template <class K, class Run, class CubRun>
+void time_merge_sort_against_cub(benchmark::State& state, const K& kernel, Run&& run, CubRun&& cub_run) {
+  MergeSortEnv& e = merge_sort_env();
+  SameRun runs;
+  runs.add("cutlet", run);
+  runs.add("cub", cub_run);
+  for (auto _ : state) state.SetIterationTime(runs.iterate(e.stream, kReps) * 1e-3);
+  const double gkeys = kMergeSortN / (runs.median_ms("cutlet") * 1e-3) / 1e9;
+  const double cub = kMergeSortN / (runs.median_ms("cub") * 1e-3) / 1e9;
+  state.counters["Gkeys/s"] = gkeys;
+  state.counters["cub_Gkeys/s"] = cub;
+  state.counters["vs_cub"] = gkeys / cub;
+  state.counters["regs"] = registers_of(kernel);
+}
+
+/// algorithms::merge_sort_keys of 2^24 random u32 keys with a user comparator against CUB's
+/// DeviceMergeSort::StableSortKeysCopy with the same comparator.
+void BM_algorithms_merge_sort_keys(benchmark::State& state) {
+  if (!require_gpu(state)) return;
+  guarded(state, [](benchmark::State& state) {
+    MergeSortEnv& e = merge_sort_env();
+    time_merge_sort_against_cub(state, alg::merge_sort_kernels<false, std::uint32_t, std::uint32_t, KeyLess>().merge,
+                                [&] { e.run_keys(); }, [&] { e.run_cub_keys(); });
+  });
+}
+
+/// algorithms::merge_sort_pairs of 2^24 random u32 keys with u32 values against CUB's
+/// DeviceMergeSort::SortPairsCopy.
+void BM_algorithms_merge_sort_pairs(benchmark::State& state) {
+  if (!require_gpu(state)) return;
+  guarded(state, [](benchmark::State& state) {
+    MergeSortEnv& e = merge_sort_env();
+    time_merge_sort_against_cub(state, alg::merge_sort_kernels<true, std::uint32_t, std::uint32_t, KeyLess>().merge,
+                                [&] { e.run_pairs(); }, [&] { e.run_cub_pairs(); });
+  });
+}
+
 }  // namespace
 
 BENCHMARK(BM_algorithms_radix_sort_keys)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(kIterations);
@@ -382,5 +552,8 @@ BENCHMARK(BM_algorithms_scan)->UseManualTime()->Unit(benchmark::kMillisecond)->I
 BENCHMARK(BM_algorithms_segmented_reduce)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(kIterations);
 BENCHMARK(BM_algorithms_select_if)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(kIterations);
 BENCHMARK(BM_algorithms_unique)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(kIterations);
+BENCHMARK(BM_algorithms_three_way_partition)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(kIterations);
+BENCHMARK(BM_algorithms_merge_sort_keys)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(kIterations);
+BENCHMARK(BM_algorithms_merge_sort_pairs)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(kIterations);
 
 }  // namespace cutlet::bench

@@ -3,6 +3,8 @@
 #include <cuda_bf16.h>
 #include <cublas_v2.h>
 #include <cub/device/device_histogram.cuh>
+#include <cub/device/device_merge_sort.cuh>
+#include <cub/device/device_partition.cuh>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
@@ -49,7 +51,8 @@ cudaError_t with_temp_storage(TempStorage& storage, Call&& call) {
   return e;
 }
 
-TempStorage reduce_temp, scan_temp, histogram_temp, segmented_reduce_temp, select_temp, unique_temp, sort_temp;
+TempStorage reduce_temp, scan_temp, histogram_temp, segmented_reduce_temp, select_temp, unique_temp, sort_temp,
+    partition_temp, merge_sort_temp;
 
 struct Saxpy {
   float a;
@@ -58,6 +61,19 @@ struct Saxpy {
 
 struct Positive {
   __device__ bool operator()(float x) const { return x > 0.0f; }
+};
+
+struct AboveHalf {
+  __device__ bool operator()(float x) const { return x > 0.5f; }
+};
+
+struct BelowMinusHalf {
+  __device__ bool operator()(float x) const { return x < -0.5f; }
+};
+
+/// The merge sorts' comparator: a user functor, as cutlet's merge sort takes a user lambda.
+struct Less {
+  __device__ bool operator()(unsigned a, unsigned b) const { return a < b; }
 };
 
 }  // namespace
@@ -118,6 +134,29 @@ extern "C" int cutlet_cub_radix_sort_pairs_u32(const unsigned* keys_in, unsigned
   return with_temp_storage(sort_temp, [&](void* temp, size_t& bytes) {
     return cub::DeviceRadixSort::SortPairs(temp, bytes, keys_in, keys_out, values_in, values_out, n, 0, 32,
                                            static_cast<cudaStream_t>(stream));
+  });
+}
+
+extern "C" int cutlet_cub_three_way_partition(const float* x, float* first, float* second, float* unselected,
+                                              int* num_selected, int n, void* stream) {
+  return with_temp_storage(partition_temp, [&](void* temp, size_t& bytes) {
+    return cub::DevicePartition::If(temp, bytes, x, first, second, unselected, num_selected, n, AboveHalf{},
+                                    BelowMinusHalf{}, static_cast<cudaStream_t>(stream));
+  });
+}
+
+extern "C" int cutlet_cub_merge_sort_keys_u32(const unsigned* keys_in, unsigned* keys_out, int n, void* stream) {
+  return with_temp_storage(merge_sort_temp, [&](void* temp, size_t& bytes) {
+    return cub::DeviceMergeSort::StableSortKeysCopy(temp, bytes, keys_in, keys_out, n, Less{},
+                                              static_cast<cudaStream_t>(stream));
+  });
+}
+
+extern "C" int cutlet_cub_merge_sort_pairs_u32(const unsigned* keys_in, unsigned* keys_out, const unsigned* values_in,
+                                               unsigned* values_out, int n, void* stream) {
+  return with_temp_storage(merge_sort_temp, [&](void* temp, size_t& bytes) {
+    return cub::DeviceMergeSort::SortPairsCopy(temp, bytes, keys_in, values_in, keys_out, values_out, n, Less{},
+                                               static_cast<cudaStream_t>(stream));
   });
 }
 

@@ -36,6 +36,21 @@ int cutlet_cub_select_positive(const float* x, float* out, int* num_selected, in
 /// with cub::DeviceSelect::Unique.
 int cutlet_cub_unique_i32(const int* x, int* out, int* num_selected, int n, void* stream);
 
+/// The x[i] > 0.5 of x[0, n) to first[0, a), of the rest the x[i] < -0.5 to second[0, b),
+/// the others to unselected[0, n - a - b), each in order, and a, b to num_selected[0, 2),
+/// with cub::DevicePartition::If (two predicates).
+int cutlet_cub_three_way_partition(const float* x, float* first, float* second, float* unselected, int* num_selected,
+                                   int n, void* stream);
+
+/// keys_out[0, n) = keys_in[0, n) sorted ascending by a comparator functor (a < b) with
+/// cub::DeviceMergeSort::StableSortKeysCopy.
+int cutlet_cub_merge_sort_keys_u32(const unsigned* keys_in, unsigned* keys_out, int n, void* stream);
+
+/// As cutlet_cub_merge_sort_keys_u32 with values carried along, with
+/// cub::DeviceMergeSort::SortPairsCopy (the same stable merge sort, copying).
+int cutlet_cub_merge_sort_pairs_u32(const unsigned* keys_in, unsigned* keys_out, const unsigned* values_in,
+                                    unsigned* values_out, int n, void* stream);
+
 /// keys_out[0, n) = keys_in[0, n) sorted ascending (all 32 bits) with
 /// cub::DeviceRadixSort::SortKeys.
 int cutlet_cub_radix_sort_keys_u32(const unsigned* keys_in, unsigned* keys_out, int n, void* stream);

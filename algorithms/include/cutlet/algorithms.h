@@ -1,14 +1,17 @@
 // cutlet's parallel algorithms: reduce, segmented_reduce, transform, inclusive and exclusive
-// scans, select_if, select_flagged, unique, run_length_encode, histogram_even, lower_bound,
-// upper_bound, radix_sort_keys and radix_sort_pairs over Buffers, written in cutlet's SIMT
-// language, the user's operator traced and inlined into each kernel. Include this one header;
-// link cutlet::cutlet.
+// scans, select_if, select_flagged, three_way_partition, unique, run_length_encode,
+// histogram_even, lower_bound, upper_bound, radix_sort_keys and radix_sort_pairs,
+// merge_sort_keys and merge_sort_pairs over Buffers, written in cutlet's SIMT language, the
+// user's operator traced and inlined into each kernel. Include this one header; link
+// cutlet::cutlet.
 #pragma once
 
 #include "cutlet/algorithms/bounds.h"
 #include "cutlet/algorithms/element.h"
 #include "cutlet/algorithms/histogram.h"
+#include "cutlet/algorithms/merge_sort.h"
 #include "cutlet/algorithms/operators.h"
+#include "cutlet/algorithms/partition.h"
 #include "cutlet/algorithms/radix_sort.h"
 #include "cutlet/algorithms/reduce.h"
 #include "cutlet/algorithms/run_length_encode.h"

@@ -108,6 +108,43 @@ struct PackedTileStatus {
   }
 };
 
+/// Tile status of a pair of counts, each below 2^31, as one u64 value (second << 31) | first
+/// (pack_count_pair), in one u64 word per tile with the flag in the top two bits
+/// (packed_scan_layout): one release exchange to publish and one acquire load to read, as
+/// PackedTileStatus. Sums of such values add both counts at once, without carries between
+/// them, while the counts' totals stay below 2^31.
+struct PackedCountPairStatus {
+  using Word = std::uint64_t;
+  static constexpr Word kPrefixWord = Word{kTilePrefix} << 62;
+
+  Ptr<std::uint64_t> words;
+
+  void publish(const i32& tile, std::uint32_t kind, const Value<std::uint64_t>& value) const {
+    atomic_exchange(words[tile], value | (Word{kind} << 62), Scope::Device, Order::Release);
+  }
+  Value<Word> wait(const i32& j) const {
+    Var<Word> word = atomic_load(words[j], Scope::Device, Order::Acquire);
+    while_([&] { return (word.get() >> 62) == Word{kTileInvalid}; },
+           [&] { word = atomic_load(words[j], Scope::Device, Order::Acquire); });
+    return word.get();
+  }
+  static Value<std::uint32_t> flag_of(const Value<Word>& word) { return cast<std::uint32_t>(word >> 62); }
+  Value<std::uint64_t> value_of(const Value<Word>& word, const i32&, const Value<bool>&) const {
+    return word & ((Word{1} << 62) - 1);
+  }
+};
+
+/// The counts (first, second), each in [0, 2^31), as one value for PackedCountPairStatus.
+inline Value<std::uint64_t> pack_count_pair(const i32& first, const i32& second) {
+  return (cast<std::uint64_t>(second) << 31) | cast<std::uint64_t>(first);
+}
+/// The first count of a pack_count_pair value.
+inline i32 first_of_pair(const Value<std::uint64_t>& pair) {
+  return cast<std::int32_t>(pair & std::uint64_t{0x7fffffff});
+}
+/// The second count of a pack_count_pair value.
+inline i32 second_of_pair(const Value<std::uint64_t>& pair) { return cast<std::int32_t>(pair >> 31); }
+
 /// The exclusive prefix of tile `tile` (> 0) from the tiles before it, computed by one whole
 /// warp; the result is meaningful in lane 0. Lane 0 first publishes the tile's `aggregate`;
 /// then the 32 lanes read the status of the 32 preceding tiles (lane k the tile k + 1 before),

@@ -1,0 +1,472 @@
+// merge_sort_keys and merge_sort_pairs: stable sorts by a user comparator (CUB's
+// DeviceMergeSort). Each block sorts a tile in registers and shared memory; then each pass
+// merges pairs of sorted runs of twice the length, every output tile finding where it starts
+// in its two runs by a merge-path search (Green, McColl and Bader, "GPU Merge Path").
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "cutlet/algorithms/detail/call_range.h"
+#include "cutlet/algorithms/detail/host_checks.h"
+#include "cutlet/algorithms/detail/merge_sort_layout.h"
+#include "cutlet/algorithms/element.h"
+#include "cutlet/algorithms/operators.h"
+#include "cutlet/algorithms/workspace.h"
+#include "cutlet/jit/kernel.h"
+#include "cutlet/language/control.h"
+#include "cutlet/language/index.h"
+#include "cutlet/language/math.h"
+#include "cutlet/language/memory.h"
+#include "cutlet/language/pointer.h"
+#include "cutlet/runtime/buffer.h"
+#include "cutlet/runtime/launch.h"
+#include "cutlet/runtime/stream.h"
+
+namespace cutlet::algorithms {
+
+/// Threads per block of the merge sort's kernels.
+inline constexpr int kMergeSortBlock = 256;
+/// Keys each thread sorts and merges: 17 of 4 bytes, 9 of 8. Odd, so that the threads'
+/// consecutive runs in shared memory start in different banks.
+template <Element K>
+inline constexpr int kMergeSortItems = sizeof(K) == 4 ? 17 : 9;
+/// Keys per tile: what one block sorts, and what one block writes in each merge pass.
+template <Element K>
+inline constexpr int kMergeSortTile = kMergeSortBlock * kMergeSortItems<K>;
+/// The most keys the merge sorts take (their i32 positions reach two runs past the start of
+/// the last pair of runs).
+inline constexpr std::int64_t kMergeSortMaxCount = std::int64_t{1} << 30;
+
+namespace detail {
+
+/// The values a merge sort carries with its keys: none (keys alone).
+struct NoMergeValues {
+  using value_type = std::int32_t;  ///< unused
+};
+
+/// Where a merge step read each of its keys: a place in the block's shared tile.
+using MergeSources = std::vector<Value<std::int32_t>>;
+
+/// The number of items of run A among the first `diag` items of the stable merge of A
+/// (a_len items, a_at(i)) and B (b_len items, b_at(j)), where B's item goes first only when
+/// comp(b, a): the merge path's crossing of diagonal `diag`, by binary search.
+template <class K, class Comp, class AtA, class AtB>
+Value<std::int32_t> merge_path(const Comp& comp, const AtA& a_at, const AtB& b_at, const i32& a_len, const i32& b_len,
+                               const i32& diag) {
+  Var<std::int32_t> lo = max(i32(0), diag - b_len);
+  Var<std::int32_t> hi = min(diag, a_len);
+  while_([&] { return lo.get() < hi.get(); }, [&] {
+    i32 mid = (lo.get() + hi.get()) >> 1;
+    Value<bool> b_first = call_pred<K>(comp, b_at(diag - 1 - mid), a_at(mid));
+    hi = select(b_first, mid, hi.get());
+    lo = select(b_first, lo.get(), mid + 1);
+  });
+  return lo.get();
+}
+
+/// Items steps of the stable merge of tile[a, a_end) and tile[b, b_end) (shared memory,
+/// `last` its last index): the keys taken, in order, and where each came from. A's key goes
+/// first unless comp(b's, a's); once a run is used up the other's keys follow; past both
+/// ends the steps repeat meaningless keys, which the caller does not store. One shared load
+/// per step: the key that replaces the one taken.
+template <int Items, class K, class Comp>
+std::pair<std::vector<Value<K>>, MergeSources> serial_merge(const Comp& comp, const SharedPtr<K>& tile, i32 a,
+                                                            const i32& a_end, i32 b, const i32& b_end,
+                                                            const i32& last) {
+  Var<std::int32_t> ia = a;
+  Var<std::int32_t> ib = b;
+  Var<K> ka = tile[min(a, last)].load();
+  Var<K> kb = tile[min(b, last)].load();
+  std::vector<Value<K>> keys;
+  MergeSources from;
+  for (int i = 0; i < Items; ++i) {
+    Value<bool> take_a = (ib.get() >= b_end) | ((ia.get() < a_end) & !call_pred<K>(comp, kb.get(), ka.get()));
+    keys.push_back(select(take_a, ka.get(), kb.get()));
+    from.push_back(select(take_a, ia.get(), ib.get()));
+    if (i + 1 == Items) break;
+    i32 next = select(take_a, ia.get(), ib.get()) + 1;
+    Value<K> loaded = tile[min(next, last)].load();
+    ka = select(take_a, loaded, ka.get());
+    kb = select(take_a, kb.get(), loaded);
+    ia = select(take_a, next, ia.get());
+    ib = select(take_a, ib.get(), next);
+  }
+  return {keys, from};
+}
+
+/// The values of a pairs sort in one block: the pointers and the shared tile that follows
+/// the keys' moves.
+template <class V>
+struct MergeValues {
+  using value_type = V;
+  Ptr<V> out;
+  Ptr<V> in;
+  SharedPtr<V> tile;
+};
+
+/// Block sort of tile block_idx.x of keys_in[0, n) into keys_out (values with them): the
+/// block loads the tile to shared memory with coalesced loads; each thread takes Items
+/// consecutive keys and sorts them in registers (odd-even transposition: stable, as only
+/// neighbours swap, and only when the later key is strictly less); then log2(Block) rounds
+/// merge the threads' runs pairwise in shared memory, each thread producing Items keys of a
+/// merged run from its merge-path split; the block stores the sorted tile with coalesced
+/// stores. In the last, partial tile the keys past n sort last within their thread and are
+/// never merged or stored.
+template <class K, class Comp, class Values>
+void block_sort_body(const Ptr<K>& keys_out, const Ptr<K>& keys_in, const i32& n, const Values& values) {
+  constexpr int Items = kMergeSortItems<K>;
+  constexpr int Block = kMergeSortBlock;
+  constexpr int Tile = kMergeSortTile<K>;
+  constexpr bool kPairs = !std::is_same_v<Values, NoMergeValues>;
+  const Comp comp{};
+  auto tile = shared_array<K>(Tile);
+  i32 tid = thread_idx().x;
+  i32 tile_start = cast<std::int32_t>(block_idx().x) * Tile;
+  i32 count = min(n - tile_start, i32(Tile));
+  for (int i = 0; i < Items; ++i) {
+    i32 at = tid + i * Block;
+    if_(at < count, [&] {
+      tile[at] = keys_in[tile_start + at].load();
+      if constexpr (kPairs) values.tile[at] = values.in[tile_start + at].load();
+    });
+  }
+  syncthreads();
+
+  // Each thread's Items consecutive keys (and values), sorted in registers.
+  i32 mine = tid * Items;
+  std::vector<Var<K>> keys;
+  keys.reserve(Items);
+  std::vector<Value<bool>> valid;
+  for (int i = 0; i < Items; ++i) {
+    keys.emplace_back(tile[min(mine + i, i32(Tile - 1))].load());
+    valid.push_back(mine + i < count);
+  }
+  using ValueType = typename Values::value_type;
+  std::vector<Var<ValueType>> vals;
+  vals.reserve(Items);
+  if constexpr (kPairs)
+    for (int i = 0; i < Items; ++i) vals.emplace_back(values.tile[min(mine + i, i32(Tile - 1))].load());
+  for (int round = 0; round < Items; ++round) {
+    for (int i = round & 1; i + 1 < Items; i += 2) {
+      // Keys past n lie after the thread's valid ones already and never move.
+      Value<bool> swap = valid[static_cast<std::size_t>(i + 1)] & call_pred<K>(comp, keys[i + 1].get(), keys[i].get());
+      Value<K> low = select(swap, keys[i + 1].get(), keys[i].get());
+      Value<K> high = select(swap, keys[i].get(), keys[i + 1].get());
+      keys[i] = low;
+      keys[i + 1] = high;
+      if constexpr (kPairs) {
+        Value<ValueType> vlow = select(swap, vals[i + 1].get(), vals[i].get());
+        Value<ValueType> vhigh = select(swap, vals[i].get(), vals[i + 1].get());
+        vals[i] = vlow;
+        vals[i + 1] = vhigh;
+      }
+    }
+  }
+  syncthreads();
+  for (int i = 0; i < Items; ++i) {
+    tile[mine + i] = keys[i].get();
+    if constexpr (kPairs) values.tile[mine + i] = vals[i].get();
+  }
+  syncthreads();
+
+  // Merge rounds: runs of `threads` threads' keys, merged pairwise.
+  Var<std::int32_t> threads = 1;
+  while_([&] { return threads.get() < Block; }, [&] {
+    i32 group = tid & ~(threads.get() * 2 - 1);
+    i32 start = group * Items;
+    i32 run = threads.get() * Items;
+    i32 a_len = max(i32(0), min(count - start, run));
+    i32 b_len = max(i32(0), min(count - start - run, run));
+    i32 diag = min((tid - group) * Items, a_len + b_len);
+    i32 a_begin = start;
+    i32 b_begin = start + run;
+    i32 split = merge_path<K>(
+        comp, [&](const i32& i) { return tile[a_begin + i].load(); }, [&](const i32& j) { return tile[b_begin + j].load(); },
+        a_len, b_len, diag);
+    auto [merged, from] = serial_merge<Items, K>(comp, tile, a_begin + split, a_begin + a_len,
+                                                 b_begin + diag - split, b_begin + b_len, i32(Tile - 1));
+    std::vector<Value<ValueType>> moved;
+    if constexpr (kPairs)
+      for (int i = 0; i < Items; ++i) moved.push_back(values.tile[from[static_cast<std::size_t>(i)]].load());
+    syncthreads();
+    for (int i = 0; i < Items; ++i) {
+      tile[mine + i] = merged[static_cast<std::size_t>(i)];
+      if constexpr (kPairs) values.tile[mine + i] = moved[static_cast<std::size_t>(i)];
+    }
+    syncthreads();
+    threads = threads.get() * 2;
+  });
+
+  for (int i = 0; i < Items; ++i) {
+    i32 at = tid + i * Block;
+    if_(at < count, [&] {
+      keys_out[tile_start + at] = tile[at].load();
+      if constexpr (kPairs) values.out[tile_start + at] = values.tile[at].load();
+    });
+  }
+}
+
+/// The runs a merge pass of run length `width` merges for the output tile starting at
+/// `out_start`: the pair's first key, and the lengths of its two runs (clipped at n).
+struct MergePair {
+  i32 start;
+  i32 a_len;
+  i32 b_len;
+};
+inline MergePair merge_pair(const i32& out_start, const i32& n, const i32& width) {
+  i32 start = out_start / (width * 2) * (width * 2);
+  return MergePair{start, max(i32(0), min(n - start, width)), max(i32(0), min(n - start - width, width))};
+}
+
+/// The split of each output tile of a merge pass (thread t: tile t of `tiles`): how many of
+/// the tile's pair's first-run keys come before the tile's first key, by a merge-path search
+/// in global memory.
+template <class K, class Comp>
+void merge_splits_body(const Ptr<std::int32_t>& splits, const Ptr<K>& keys, const i32& n, const i32& width,
+                       const i32& tiles) {
+  const Comp comp{};
+  i32 t = cast<std::int32_t>(block_idx().x) * kMergeSortBlock + thread_idx().x;
+  if_(t < tiles, [&] {
+    i32 out_start = t * kMergeSortTile<K>;
+    const MergePair p = merge_pair(out_start, n, width);
+    Ptr<K> a = keys + p.start;
+    Ptr<K> b = keys + (p.start + p.a_len);
+    splits[t] = merge_path<K>(
+        comp, [&](const i32& i) { return a[i].load(); }, [&](const i32& j) { return b[j].load(); }, p.a_len, p.b_len,
+        out_start - p.start);
+  });
+}
+
+/// One output tile of a merge pass of run length `width` (>= the tile, and a power-of-two
+/// multiple of it, so that no tile spans two pairs of runs): the block loads the parts of its
+/// pair's two runs that make its output (from `splits`) into shared memory, each thread merges
+/// Items keys from its own merge-path split there, and the block stores the merged tile with
+/// coalesced stores (values follow their keys through shared memory).
+template <class K, class Comp, class Values>
+void merge_tile_body(const Ptr<K>& keys_out, const Ptr<K>& keys_in, const Ptr<std::int32_t>& splits, const i32& n,
+                     const i32& width, const i32& tiles, const Values& values) {
+  constexpr int Items = kMergeSortItems<K>;
+  constexpr int Block = kMergeSortBlock;
+  constexpr int Tile = kMergeSortTile<K>;
+  constexpr bool kPairs = !std::is_same_v<Values, NoMergeValues>;
+  const Comp comp{};
+  auto tile = shared_array<K>(Tile);
+  i32 tid = thread_idx().x;
+  i32 t = cast<std::int32_t>(block_idx().x);
+  i32 out_start = t * Tile;
+  const MergePair p = merge_pair(out_start, n, width);
+  i32 diag_begin = out_start - p.start;
+  i32 diag_end = min(diag_begin + Tile, p.a_len + p.b_len);
+  i32 a_begin = splits[t].load();
+  // The tile after this one starts in the same pair unless this one ends it.
+  i32 a_end = select(diag_end == p.a_len + p.b_len, p.a_len, splits[min(t + 1, tiles - 1)].load());
+  i32 a_count = a_end - a_begin;
+  i32 count = diag_end - diag_begin;
+  i32 b_shift = p.start + p.a_len + (diag_begin - a_begin) - a_count;  // B's key for tile place i >= a_count
+  i32 a_shift = p.start + a_begin;
+  for (int i = 0; i < Items; ++i) {
+    i32 at = tid + i * Block;
+    if_(at < count, [&] {
+      i32 from = select(at < a_count, a_shift + at, b_shift + at);
+      tile[at] = keys_in[from].load();
+      if constexpr (kPairs) values.tile[at] = values.in[from].load();
+    });
+  }
+  syncthreads();
+
+  i32 diag = min(tid * Items, count);
+  i32 b_len = count - a_count;
+  i32 split = merge_path<K>(
+      comp, [&](const i32& i) { return tile[i].load(); }, [&](const i32& j) { return tile[a_count + j].load(); },
+      a_count, b_len, diag);
+  auto [merged, from] = serial_merge<Items, K>(comp, tile, split, a_count, a_count + diag - split, count, i32(Tile - 1));
+  using ValueType = typename Values::value_type;
+  std::vector<Value<ValueType>> moved;
+  if constexpr (kPairs)
+    for (int i = 0; i < Items; ++i) moved.push_back(values.tile[from[static_cast<std::size_t>(i)]].load());
+  syncthreads();
+  i32 mine = tid * Items;
+  for (int i = 0; i < Items; ++i) {
+    tile[mine + i] = merged[static_cast<std::size_t>(i)];
+    if constexpr (kPairs) values.tile[mine + i] = moved[static_cast<std::size_t>(i)];
+  }
+  syncthreads();
+  for (int i = 0; i < Items; ++i) {
+    i32 at = tid + i * Block;
+    if_(at < count, [&] {
+      keys_out[out_start + at] = tile[at].load();
+      if constexpr (kPairs) values.out[out_start + at] = values.tile[at].load();
+    });
+  }
+}
+
+/// The kernels of one merge sort of keys K (and values V where Pairs) by Comp: the block
+/// sort, the splits of a merge pass, and its merge.
+template <bool Pairs, class K, class V, class Comp>
+struct MergeSortKernels {
+  static std::string suffix() {
+    return std::string(element_name<K>()) + (Pairs ? std::string("_") + element_name<V>() : std::string());
+  }
+  static auto make_block_sort() {
+    if constexpr (Pairs)
+      return cutlet::kernel(
+          [](Ptr<K> keys_out, Ptr<K> keys_in, Ptr<V> values_out, Ptr<V> values_in, i32 n) {
+            block_sort_body<K, Comp>(keys_out, keys_in, n,
+                                     MergeValues<V>{values_out, values_in, shared_array<V>(kMergeSortTile<K>)});
+          },
+          {.name = "cutlet_merge_sort_block_" + suffix()});
+    else
+      return cutlet::kernel([](Ptr<K> keys_out, Ptr<K> keys_in, i32 n) {
+        block_sort_body<K, Comp>(keys_out, keys_in, n, NoMergeValues{});
+      }, {.name = "cutlet_merge_sort_block_" + suffix()});
+  }
+  static auto make_splits() {
+    return cutlet::kernel([](Ptr<std::int32_t> splits, Ptr<K> keys, i32 n, i32 width, i32 tiles) {
+      merge_splits_body<K, Comp>(splits, keys, n, width, tiles);
+    }, {.name = std::string("cutlet_merge_sort_splits_") + element_name<K>()});
+  }
+  static auto make_merge() {
+    if constexpr (Pairs)
+      return cutlet::kernel(
+          [](Ptr<K> keys_out, Ptr<K> keys_in, Ptr<V> values_out, Ptr<V> values_in, Ptr<std::int32_t> splits, i32 n,
+             i32 width, i32 tiles) {
+            merge_tile_body<K, Comp>(keys_out, keys_in, splits, n, width, tiles,
+                                     MergeValues<V>{values_out, values_in, shared_array<V>(kMergeSortTile<K>)});
+          },
+          {.name = "cutlet_merge_sort_merge_" + suffix()});
+    else
+      return cutlet::kernel(
+          [](Ptr<K> keys_out, Ptr<K> keys_in, Ptr<std::int32_t> splits, i32 n, i32 width, i32 tiles) {
+            merge_tile_body<K, Comp>(keys_out, keys_in, splits, n, width, tiles, NoMergeValues{});
+          },
+          {.name = "cutlet_merge_sort_merge_" + suffix()});
+  }
+
+  decltype(make_block_sort()) block_sort = make_block_sort();
+  decltype(make_splits()) splits = make_splits();
+  decltype(make_merge()) merge = make_merge();
+};
+
+}  // namespace detail
+
+/// The kernels of merge_sort_keys (Pairs false; V unused) or merge_sort_pairs for keys of K,
+/// values of V and comparator type Comp (made at the first use, then shared), for inspection
+/// and compiling ahead.
+template <bool Pairs, Element K, Element V, class Comp>
+  requires BinaryPredicate<Comp, K>
+detail::MergeSortKernels<Pairs, K, V, Comp>& merge_sort_kernels() {
+  static detail::MergeSortKernels<Pairs, K, V, Comp> k;
+  return k;
+}
+
+/// Bytes of temporary storage merge_sort_keys (value_bytes 0) or merge_sort_pairs with values
+/// of value_bytes needs for `n` keys of K (for Workspace::borrow): alternate key and value
+/// buffers and an i32 per tile of kMergeSortTile<K>; none when n fits one tile.
+template <Element K>
+std::size_t merge_sort_workspace_bytes(std::size_t n, std::size_t value_bytes = 0) {
+  return detail::merge_sort_layout(static_cast<std::int64_t>(n), kMergeSortTile<K>, sizeof(K), value_bytes).total_bytes;
+}
+
+namespace detail {
+
+/// Queues a merge sort of keys_in (and values_in where Pairs) into keys_out (values_out).
+template <bool Pairs, class K, class V, class Comp>
+void launch_merge_sort(const Stream& stream, const Buffer<K>& keys_in, Buffer<K>& keys_out, const Buffer<V>* values_in,
+                       Buffer<V>* values_out, const Workspace& workspace, const char* algorithm) {
+  const auto range = call_range<K>(algorithm);
+  const std::int32_t n = checked_count(keys_in.size(), kMergeSortMaxCount, algorithm);
+  if (n == 0) return;
+  check_size(keys_out.size(), static_cast<std::size_t>(n), algorithm, "key output");
+  check_device(keys_in.device(), stream, algorithm, "key input");
+  check_device(keys_out.device(), stream, algorithm, "key output");
+  if constexpr (Pairs) {
+    check_size(values_in->size(), static_cast<std::size_t>(n), algorithm, "value input");
+    check_size(values_out->size(), static_cast<std::size_t>(n), algorithm, "value output");
+    check_device(values_in->device(), stream, algorithm, "value input");
+    check_device(values_out->device(), stream, algorithm, "value output");
+  }
+  constexpr int kTile = kMergeSortTile<K>;
+  const int passes = merge_sort_passes(n, kTile);
+  const long long tiles = ceil_div(n, kTile);
+  auto& kernels = merge_sort_kernels<Pairs, K, V, Comp>();
+  const Device device = stream.device();
+  const MergeSortLayout layout = merge_sort_layout(n, kTile, sizeof(K), Pairs ? sizeof(V) : 0);
+  std::optional<Scratch> scratch;
+  Buffer<K> keys_alt;
+  Buffer<V> values_alt;
+  Buffer<std::int32_t> splits;
+  if (passes > 0) {
+    scratch.emplace(acquire(workspace, stream, layout.total_bytes, algorithm));
+    const std::uint64_t base = scratch->address();
+    keys_alt = Buffer<K>::wrap(base + layout.keys, static_cast<std::size_t>(n), device);
+    if constexpr (Pairs) values_alt = Buffer<V>::wrap(base + layout.values, static_cast<std::size_t>(n), device);
+    splits = Buffer<std::int32_t>::wrap(base + layout.splits, static_cast<std::size_t>(tiles), device);
+  }
+  // The block sort writes where an even number of passes later leaves the keys in keys_out.
+  const Buffer<K>* keys_src = passes % 2 == 0 ? &keys_out : &keys_alt;
+  const Buffer<V>* values_src = passes % 2 == 0 ? values_out : &values_alt;
+  if constexpr (Pairs)
+    kernels.block_sort.launch(stream, {.grid = tiles, .block = kMergeSortBlock}, *keys_src, keys_in, *values_src,
+                              *values_in, n);
+  else
+    kernels.block_sort.launch(stream, {.grid = tiles, .block = kMergeSortBlock}, *keys_src, keys_in, n);
+  std::int64_t width = kTile;
+  for (int pass = 0; pass < passes; ++pass, width *= 2) {
+    const Buffer<K>* keys_dst = keys_src == &keys_out ? &keys_alt : &keys_out;
+    const Buffer<V>* values_dst = values_src == values_out ? &values_alt : values_out;
+    const auto w = static_cast<std::int32_t>(width);
+    const auto t = static_cast<std::int32_t>(tiles);
+    kernels.splits.launch(stream, {.grid = ceil_div(tiles, kMergeSortBlock), .block = kMergeSortBlock}, splits,
+                          *keys_src, n, w, t);
+    if constexpr (Pairs)
+      kernels.merge.launch(stream, {.grid = tiles, .block = kMergeSortBlock}, *keys_dst, *keys_src, *values_dst,
+                           *values_src, splits, n, w, t);
+    else
+      kernels.merge.launch(stream, {.grid = tiles, .block = kMergeSortBlock}, *keys_dst, *keys_src, splits, n, w, t);
+    keys_src = keys_dst;
+    values_src = values_dst;
+  }
+}
+
+}  // namespace detail
+
+/// Sorts the n = keys_in.size() keys into keys_out[0, n) in the order of `comp` (a strict
+/// weak ordering: comp(a, b) is true when a goes before b; default: less, smallest first),
+/// stably: keys that compare equivalent keep their input order. `comp` is traced into the
+/// kernels; it must have no side effects and be defined for every pair of keys (the sort also
+/// compares keys it then discards). Queued on `stream` without host synchronization: a block
+/// sort of each tile of kMergeSortTile<K> keys, then one pass per doubling of the sorted
+/// runs (a kernel finding each output tile's merge-path split, and one merging the tiles).
+///
+/// `keys_out` holds at least n keys and may be `keys_in` (a sort in place); both are of the
+/// stream's device. At most kMergeSortMaxCount keys. Temporary storage
+/// (merge_sort_workspace_bytes) comes from `workspace`. Throws cutlet::Error for bad
+/// arguments.
+template <Element K, class Comp = less>
+  requires BinaryPredicate<Comp, K>
+void merge_sort_keys(const Stream& stream, const Buffer<K>& keys_in, Buffer<K>& keys_out, Comp comp = {},
+                     const Workspace& workspace = {}) {
+  (void)comp;
+  detail::launch_merge_sort<false, K, K, Comp>(stream, keys_in, keys_out, nullptr, nullptr, workspace,
+                                               "merge_sort_keys");
+}
+
+/// As merge_sort_keys, moving values_in[i] along with keys_in[i]: values_out[j] is the value
+/// of the key that lands at keys_out[j]. `values_in` and `values_out` hold at least n values
+/// of the stream's device; `values_out` may be `values_in`.
+template <Element K, Element V, class Comp = less>
+  requires BinaryPredicate<Comp, K>
+void merge_sort_pairs(const Stream& stream, const Buffer<K>& keys_in, Buffer<K>& keys_out, const Buffer<V>& values_in,
+                      Buffer<V>& values_out, Comp comp = {}, const Workspace& workspace = {}) {
+  (void)comp;
+  detail::launch_merge_sort<true, K, V, Comp>(stream, keys_in, keys_out, &values_in, &values_out, workspace,
+                                              "merge_sort_pairs");
+}
+
+}  // namespace cutlet::algorithms
