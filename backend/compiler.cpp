@@ -118,6 +118,8 @@ class DumpName {
       if (o_.flush_denormals) name_ += "-ftz";
       if (o_.approx_math) name_ += "-approx";
       if (o_.line_info) name_ += "-lineinfo";
+      if (o_.max_block_threads != 0) name_ += "-maxntid" + std::to_string(o_.max_block_threads);
+      if (o_.min_blocks_per_sm != 0) name_ += "-minblocks" + std::to_string(o_.min_blocks_per_sm);
     }
     return name_;
   }
@@ -170,7 +172,8 @@ LlvmResult run_llvm(const ir::Function& f, const CompileOptions& o, bool keep_ir
   llvm::LLVMContext ctx;
   const std::string arch = o.target.arch();
   auto t0 = Clock::now();
-  backend::LoweringOptions lo{o.fma_contraction, o.flush_denormals, o.approx_math, o.line_info};
+  backend::LoweringOptions lo{o.fma_contraction, o.flush_denormals, o.approx_math, o.line_info, false,
+                              o.max_block_threads, o.min_blocks_per_sm};
   ir::Function lowered;
   std::unique_ptr<llvm::Module> module;
   {

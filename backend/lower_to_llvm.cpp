@@ -332,6 +332,14 @@ llvm::Function* lower_function(const ir::Function& fn, llvm::Module& module, con
                               llvm::MDNode::get(ctx, grid_constant)};
       module.getOrInsertNamedMetadata("nvvm.annotations")->addOperand(llvm::MDNode::get(ctx, md));
     }
+    auto annotate = [&](const char* key, int value) {
+      llvm::Metadata* md[] = {llvm::ValueAsMetadata::get(function), llvm::MDString::get(ctx, key),
+                              llvm::ValueAsMetadata::get(llvm::ConstantInt::get(llvm::Type::getInt32Ty(ctx), value))};
+      module.getOrInsertNamedMetadata("nvvm.annotations")->addOperand(llvm::MDNode::get(ctx, md));
+    };
+    // The user's launch bounds (KernelOptions::max_block_threads, min_blocks_per_sm).
+    if (options.max_block_threads > 0) annotate("maxntidx", options.max_block_threads);
+    if (options.min_blocks_per_sm > 0) annotate("minctasm", options.min_blocks_per_sm);
     if (fn.tile_warps() > 0) {
       // A tile kernel runs with exactly its warps: .reqntid lets ptxas budget registers.
       llvm::Metadata* threads[] = {

@@ -31,6 +31,10 @@ struct LoweringOptions {
   /// barriers, warp operations, shared memory and device functions' special registers call
   /// the cutlet_host_* functions of host_block.h; atomics and fences are LLVM's own.
   bool host = false;
+  /// Launch bounds of a GPU kernel (0: none): nvvm.annotations maxntidx and minctasm, which
+  /// the NVPTX backend prints as .maxntid and .minnctapersm.
+  int max_block_threads = 0;
+  int min_blocks_per_sm = 0;
 };
 
 /// The state of lowering one function.

@@ -35,6 +35,24 @@ std::string stages_instead(int stages) {
               std::to_string(options.tile_stages) + " (" + where + "); write " + stages_instead(options.tile_stages));
 }
 
+/// Throws when KernelOptions' launch bounds are out of range, or set for a tile kernel.
+void check_launch_bounds(const KernelOptions& options, const std::string& where) {
+  if (options.max_block_threads < 0 || options.max_block_threads > 1024)
+    throw Error("cutlet: KernelOptions::max_block_threads is the most threads a block of the kernel has, 1 to 1024, "
+                "or 0 for no bound, not " + std::to_string(options.max_block_threads) + " (" + where + ")");
+  if (options.min_blocks_per_sm < 0)
+    throw Error("cutlet: KernelOptions::min_blocks_per_sm is the blocks that should fit on a multiprocessor at once, "
+                "or 0 for no request, not " + std::to_string(options.min_blocks_per_sm) + " (" + where + ")");
+  if (options.min_blocks_per_sm > 0 && options.max_block_threads == 0)
+    throw Error("cutlet: KernelOptions::min_blocks_per_sm = " + std::to_string(options.min_blocks_per_sm) +
+                " needs max_block_threads, the block size it is counted in (" + where +
+                "); set max_block_threads to the threads per block of the kernel's launches");
+  if (options.tile_warps != 0 && (options.max_block_threads != 0 || options.min_blocks_per_sm != 0))
+    throw Error("cutlet: KernelOptions::max_block_threads and min_blocks_per_sm are for per-thread kernels, and " +
+                where + " is a tile kernel, whose block is its " + std::to_string(options.tile_warps) +
+                " warps already; leave them at 0");
+}
+
 }  // namespace
 
 void check_kernel_options(const KernelOptions& options, const std::source_location& defined) {
@@ -47,6 +65,7 @@ void check_kernel_options(const KernelOptions& options, const std::source_locati
     throw Error("cutlet: KernelOptions::tile_warps is 0 (a per-thread kernel) or the warps of a tile kernel's block, 1, "
                 "2, 4, 8, 16 or 32 (a block has at most 1024 threads), not " + std::to_string(options.tile_warps) +
                 " (" + where + "); write " + warps_instead(options.tile_warps));
+  check_launch_bounds(options, where);
   if (options.tile_stages == 0) return;
   if (options.tile_stages < kMinTileStages || options.tile_stages > kMaxTileStages)
     throw_tile_stages(options, where);
@@ -82,6 +101,13 @@ void throw_tile_block(const std::string& kernel, const std::source_location& lau
   throw Error("cutlet: tile kernel '" + kernel + "' launched at " + to_string(launched) + " with " +
               std::to_string(threads) + " threads per block, but it runs on " + std::to_string(warps) + " warps (" +
               std::to_string(32 * warps) + " threads); give only the grid, or pass warps to tile_kernel");
+}
+
+void throw_launch_bounds(const std::string& kernel, const std::source_location& launched, int max_block_threads,
+                         long long threads) {
+  throw Error("cutlet: kernel '" + kernel + "' launched at " + to_string(launched) + " with " +
+              std::to_string(threads) + " threads per block, more than its KernelOptions::max_block_threads = " +
+              std::to_string(max_block_threads) + "; launch smaller blocks, or raise max_block_threads");
 }
 
 void check_tile_shared(const std::string& kernel, const std::source_location& launched, const Device& device,

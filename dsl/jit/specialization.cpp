@@ -348,6 +348,8 @@ CompileOptions compile_options_for(const KernelOptions& opts) {
   o.flush_denormals = opts.flush_denormals;
   o.approx_math = opts.approx_math;
   o.line_info = opts.line_info || line_info_from_environment();
+  o.max_block_threads = opts.max_block_threads;
+  o.min_blocks_per_sm = opts.min_blocks_per_sm;
   return o;
 }
 

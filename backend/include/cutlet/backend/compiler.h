@@ -31,6 +31,10 @@ struct CompileOptions {
   /// Emit line information (.loc) mapping the PTX and SASS to the user's source lines, for
   /// Nsight Compute, compute-sanitizer and cuda-gdb (nvcc -lineinfo).
   bool line_info = false;
+  /// Launch bounds (.maxntid and .minnctapersm in the PTX; 0: none): the most threads per
+  /// block, and the blocks per multiprocessor ptxas budgets registers for.
+  int max_block_threads = 0;
+  int min_blocks_per_sm = 0;
   /// Keep the LLVM IR text (before and after optimization) in the result.
   bool keep_llvm_ir = false;
 

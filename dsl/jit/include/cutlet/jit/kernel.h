@@ -28,6 +28,9 @@ namespace detail {
 [[noreturn]] void throw_null_buffer(const std::string& kernel, const std::source_location& launched, std::size_t index);
 [[noreturn]] void throw_tile_block(const std::string& kernel, const std::source_location& launched, int warps,
                                    long long threads);
+/// Throws for a launch of `threads` threads per block, more than the kernel's max_block_threads.
+[[noreturn]] void throw_launch_bounds(const std::string& kernel, const std::source_location& launched,
+                                      int max_block_threads, long long threads);
 [[noreturn]] void throw_needs_cooperative(const std::string& kernel, const std::source_location& launched,
                                           const std::string& grid_sync_at);
 /// Throws when a tile kernel's shared memory (its pipelines' stages, static, and the launch's
@@ -35,8 +38,10 @@ namespace detail {
 void check_tile_shared(const std::string& kernel, const std::source_location& launched, const Device& device,
                        const LoadedKernel& loaded, std::size_t dynamic_bytes, int stages);
 /// Throws cutlet::Error when `options` cannot make kernel `options.name` (defined at `defined`):
-/// a name that is no PTX name (symbol_name.h), tile_warps neither 0 nor a power of two up to kMaxTileWarps, tile_stages neither 0 nor
-/// kMinTileStages to kMaxTileStages, or tile_stages for a per-thread kernel.
+/// a name that is no PTX name (symbol_name.h), tile_warps neither 0 nor a power of two up to
+/// kMaxTileWarps, tile_stages neither 0 nor kMinTileStages to kMaxTileStages, tile_stages for
+/// a per-thread kernel, launch bounds out of range, min_blocks_per_sm without
+/// max_block_threads, or launch bounds for a tile kernel.
 void check_kernel_options(const KernelOptions& options, const std::source_location& defined);
 /// Throws cutlet::Error when tile_kernel's `warps` is no power of two up to kMaxTileWarps, or
 /// `options` already sets other tile_warps.
@@ -115,6 +120,8 @@ class Kernel {
         pack_and_launch<Params>(stream, *spec->function, tile_config, std::index_sequence_for<Args...>{}, args...);
         return;
       }
+      if (options_.max_block_threads > 0 && config.block.count() > options_.max_block_threads) [[unlikely]]
+        detail::throw_launch_bounds(options_.name, config.where, options_.max_block_threads, config.block.count());
       if (spec->reserved_shared_bytes != 0) [[unlikely]] {
         // The kernel's shared_arrays live in its arena, ahead of the caller's dynamic bytes.
         LaunchConfig with_arrays = config;

@@ -75,6 +75,15 @@ struct KernelOptions {
   /// launch that would exceed the device's is refused). 0 chooses 3. Other values, and stages
   /// for a per-thread kernel, are refused where the kernel is made.
   int tile_stages = 0;
+  /// Launch bounds of a per-thread kernel, as CUDA's __launch_bounds__(max_block_threads,
+  /// min_blocks_per_sm): the most threads a block of any launch has (1 to 1024; 0: no
+  /// bound), and the blocks that should fit on a multiprocessor at once (0: no request;
+  /// needs max_block_threads). ptxas then limits the registers per thread so that
+  /// min_blocks_per_sm blocks of max_block_threads threads fit (spilling if it must). A
+  /// launch with more threads per block than max_block_threads throws. A tile kernel's block
+  /// is its warps already: bounds for one are refused where the kernel is made.
+  int max_block_threads = 0;
+  int min_blocks_per_sm = 0;
 };
 
 /// Compile statistics of this process, for every kernel. A compile request (a traced
