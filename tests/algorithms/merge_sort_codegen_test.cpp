@@ -1,6 +1,7 @@
 // The PTX of the merge sort's kernels for every key type: the comparator inlined (no call),
 // the block sort's tile staged in shared memory between barriers, the merge pass's split
-// search reading global memory, and the merge's loads of both runs and stores of the tile.
+// search reading global memory with warp ballots, the merge's loads of both runs and stores
+// of the tile, and the launch bounds that keep the merge at 40 registers without spills.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -28,8 +29,13 @@ void check_type() {
                                    kNoCall + "CHECK: ld.shared\n" + kNoCall + "CHECK: st.global\n" + kNoCall);
   auto splits = keys.splits.compile();
   expect_filecheck(splits->ptx, "CHECK: .visible .entry cutlet_merge_sort_splits_" + name + "(\n" + kNoCall +
-                                    "CHECK: ld.global\n" + kNoCall + "CHECK: st.global.u32\n" + kNoCall);
+                                    "CHECK-DAG: ld.global\n" + "CHECK-DAG: vote.sync.ballot.b32\n" +
+                                    "CHECK-DAG: st.global.u32\n" + kNoCall);
   auto merge = keys.merge.compile();
+  // Launch bounds of 256 threads and 6 blocks: at most 40 registers, nothing spilled.
+  EXPECT_NE(merge->ptx.find(".maxntid 256, 1, 1"), std::string::npos);
+  EXPECT_LE(merge->resources.registers, 40);
+  EXPECT_EQ(merge->resources.spill_store_bytes, 0);
   expect_filecheck(merge->ptx, "CHECK: .visible .entry cutlet_merge_sort_merge_" + name + "(\n" + kNoCall +
                                    "CHECK: ld.global\n" + kNoCall + "CHECK: bar.sync\n" + kNoCall +
                                    "CHECK: ld.shared\n" + kNoCall + "CHECK: st.global\n" + kNoCall);

@@ -24,6 +24,7 @@
 #include "cutlet/language/math.h"
 #include "cutlet/language/memory.h"
 #include "cutlet/language/pointer.h"
+#include "cutlet/language/warp.h"
 #include "cutlet/runtime/buffer.h"
 #include "cutlet/runtime/launch.h"
 #include "cutlet/runtime/stream.h"
@@ -39,6 +40,17 @@ inline constexpr int kMergeSortItems = sizeof(K) == 4 ? 17 : 9;
 /// Keys per tile: what one block sorts, and what one block writes in each merge pass.
 template <Element K>
 inline constexpr int kMergeSortTile = kMergeSortBlock * kMergeSortItems<K>;
+/// Keys (and values) of a block's shared tile: a tile, and the places past it that a thread's
+/// merge steps beyond the end of its runs may read (so that no index needs clamping).
+template <Element K>
+inline constexpr int kMergeSortSharedItems = kMergeSortTile<K> + kMergeSortItems<K> + 1;
+/// Blocks per multiprocessor the block sort (Merge false) and the merge (true) are compiled
+/// for, as launch bounds: ptxas then holds them to 40 registers a thread (6 blocks of 256
+/// threads; 4-byte keys alone, and the merge of 8-byte keys alone) or 48 (5 blocks; with
+/// values, and the block sort of 8-byte keys), which they fit without spilling. Unbounded,
+/// ptxas takes 53 to 72 and the multiprocessors hold 3 or 4 blocks.
+template <bool Pairs, bool Merge, Element K>
+inline constexpr int kMergeSortBlocksPerSm = (!Pairs && (sizeof(K) == 4 || Merge)) ? 6 : 5;
 /// The most keys the merge sorts take (their i32 positions reach two runs past the start of
 /// the last pair of runs).
 inline constexpr std::int64_t kMergeSortMaxCount = std::int64_t{1} << 30;
@@ -70,33 +82,42 @@ Value<std::int32_t> merge_path(const Comp& comp, const AtA& a_at, const AtB& b_a
   return lo.get();
 }
 
-/// Items steps of the stable merge of tile[a, a_end) and tile[b, b_end) (shared memory,
-/// `last` its last index): the keys taken, in order, and where each came from. A's key goes
-/// first unless comp(b's, a's); once a run is used up the other's keys follow; past both
-/// ends the steps repeat meaningless keys, which the caller does not store. One shared load
-/// per step: the key that replaces the one taken.
-template <int Items, class K, class Comp>
-std::pair<std::vector<Value<K>>, MergeSources> serial_merge(const Comp& comp, const SharedPtr<K>& tile, i32 a,
-                                                            const i32& a_end, i32 b, const i32& b_end,
-                                                            const i32& last) {
+/// Items steps of the stable merge of tile[a, a_end) and tile[b, b_end) (shared memory of
+/// kMergeSortSharedItems keys), calling emit(i, key, source) for step i with the key taken and
+/// its place in the tile. A's key goes first unless comp(b's, a's); once a run is used up the
+/// other's keys follow; past both ends the steps take meaningless keys from past a_end (at
+/// most Items places past it), which the caller does not store. One shared load per step:
+/// the key that replaces the one taken.
+template <int Items, class K, class Comp, class Emit>
+void serial_merge(const Comp& comp, const SharedPtr<K>& tile, i32 a, const i32& a_end, i32 b, const i32& b_end,
+                  const Emit& emit) {
   Var<std::int32_t> ia = a;
   Var<std::int32_t> ib = b;
-  Var<K> ka = tile[min(a, last)].load();
-  Var<K> kb = tile[min(b, last)].load();
-  std::vector<Value<K>> keys;
-  MergeSources from;
+  Var<K> ka = tile[a].load();
+  Var<K> kb = tile[b].load();
   for (int i = 0; i < Items; ++i) {
     Value<bool> take_a = (ib.get() >= b_end) | ((ia.get() < a_end) & !call_pred<K>(comp, kb.get(), ka.get()));
-    keys.push_back(select(take_a, ka.get(), kb.get()));
-    from.push_back(select(take_a, ia.get(), ib.get()));
+    emit(i, select(take_a, ka.get(), kb.get()), select(take_a, ia.get(), ib.get()));
     if (i + 1 == Items) break;
     i32 next = select(take_a, ia.get(), ib.get()) + 1;
-    Value<K> loaded = tile[min(next, last)].load();
+    Value<K> loaded = tile[next].load();
     ka = select(take_a, loaded, ka.get());
     kb = select(take_a, kb.get(), loaded);
     ia = select(take_a, next, ia.get());
     ib = select(take_a, ib.get(), next);
   }
+}
+
+/// serial_merge's keys and sources, collected in step order.
+template <int Items, class K, class Comp>
+std::pair<std::vector<Value<K>>, MergeSources> serial_merge(const Comp& comp, const SharedPtr<K>& tile, const i32& a,
+                                                            const i32& a_end, const i32& b, const i32& b_end) {
+  std::vector<Value<K>> keys;
+  MergeSources from;
+  serial_merge<Items, K>(comp, tile, a, a_end, b, b_end, [&](int, const Value<K>& key, const i32& source) {
+    keys.push_back(key);
+    from.push_back(source);
+  });
   return {keys, from};
 }
 
@@ -125,7 +146,7 @@ void block_sort_body(const Ptr<K>& keys_out, const Ptr<K>& keys_in, const i32& n
   constexpr int Tile = kMergeSortTile<K>;
   constexpr bool kPairs = !std::is_same_v<Values, NoMergeValues>;
   const Comp comp{};
-  auto tile = shared_array<K>(Tile);
+  auto tile = shared_array<K>(kMergeSortSharedItems<K>);
   i32 tid = thread_idx().x;
   i32 tile_start = cast<std::int32_t>(block_idx().x) * Tile;
   i32 count = min(n - tile_start, i32(Tile));
@@ -144,14 +165,14 @@ void block_sort_body(const Ptr<K>& keys_out, const Ptr<K>& keys_in, const i32& n
   keys.reserve(Items);
   std::vector<Value<bool>> valid;
   for (int i = 0; i < Items; ++i) {
-    keys.emplace_back(tile[min(mine + i, i32(Tile - 1))].load());
+    keys.emplace_back(tile[mine + i].load());
     valid.push_back(mine + i < count);
   }
   using ValueType = typename Values::value_type;
   std::vector<Var<ValueType>> vals;
   vals.reserve(Items);
   if constexpr (kPairs)
-    for (int i = 0; i < Items; ++i) vals.emplace_back(values.tile[min(mine + i, i32(Tile - 1))].load());
+    for (int i = 0; i < Items; ++i) vals.emplace_back(values.tile[mine + i].load());
   for (int round = 0; round < Items; ++round) {
     for (int i = round & 1; i + 1 < Items; i += 2) {
       // Keys past n lie after the thread's valid ones already and never move.
@@ -168,7 +189,7 @@ void block_sort_body(const Ptr<K>& keys_out, const Ptr<K>& keys_in, const i32& n
       }
     }
   }
-  syncthreads();
+  // Back to the places the thread read them from (no other thread reads those).
   for (int i = 0; i < Items; ++i) {
     tile[mine + i] = keys[i].get();
     if constexpr (kPairs) values.tile[mine + i] = vals[i].get();
@@ -189,8 +210,8 @@ void block_sort_body(const Ptr<K>& keys_out, const Ptr<K>& keys_in, const i32& n
     i32 split = merge_path<K>(
         comp, [&](const i32& i) { return tile[a_begin + i].load(); }, [&](const i32& j) { return tile[b_begin + j].load(); },
         a_len, b_len, diag);
-    auto [merged, from] = serial_merge<Items, K>(comp, tile, a_begin + split, a_begin + a_len,
-                                                 b_begin + diag - split, b_begin + b_len, i32(Tile - 1));
+    auto [merged, from] =
+        serial_merge<Items, K>(comp, tile, a_begin + split, a_begin + a_len, b_begin + diag - split, b_begin + b_len);
     std::vector<Value<ValueType>> moved;
     if constexpr (kPairs)
       for (int i = 0; i < Items; ++i) moved.push_back(values.tile[from[static_cast<std::size_t>(i)]].load());
@@ -224,22 +245,50 @@ inline MergePair merge_pair(const i32& out_start, const i32& n, const i32& width
   return MergePair{start, max(i32(0), min(n - start, width)), max(i32(0), min(n - start - width, width))};
 }
 
-/// The split of each output tile of a merge pass (thread t: tile t of `tiles`): how many of
-/// the tile's pair's first-run keys come before the tile's first key, by a merge-path search
-/// in global memory.
+/// merge_path by a whole warp, 32 probes a step: each lane tests one of 32 evenly spaced
+/// places of the range left, and a ballot narrows it to the gap between the last place
+/// where A's key goes first and the first where B's does (a 32-ary search: log32 of the run
+/// length in dependent loads, where the binary search needs log2). Every lane of the warp
+/// calls it with the same arguments and gets the same result.
+template <class K, class Comp, class AtA, class AtB>
+Value<std::int32_t> warp_merge_path(const Comp& comp, const AtA& a_at, const AtB& b_at, const i32& a_len,
+                                    const i32& b_len, const i32& diag) {
+  i32 lane = lane_id();
+  Var<std::int32_t> lo = max(i32(0), diag - b_len);
+  Var<std::int32_t> hi = min(diag, a_len);
+  while_([&] { return lo.get() < hi.get(); }, [&] {
+    i32 stride = (hi.get() - lo.get() + 31) >> 5;
+    i32 probe = lo.get() + lane * stride;
+    // Past the range, B's key counts as going first (the answer is at most hi).
+    Var<bool> b_first = true;
+    if_(probe < hi.get(), [&] { b_first = call_pred<K>(comp, b_at(diag - 1 - probe), a_at(probe)); });
+    u32 votes = ballot_sync(full_mask, b_first.get());
+    // The first lane where B's key goes first: the answer lies after the lane before it.
+    i32 first = select(votes == 0u, i32(warp_size), ffs(cast<std::int32_t>(votes)) - 1);
+    i32 new_lo = select(first == 0, lo.get(), lo.get() + (first - 1) * stride + 1);
+    hi = min(hi.get(), lo.get() + first * stride);
+    lo = new_lo;
+  });
+  return lo.get();
+}
+
+/// The split of each output tile of a merge pass (warp w of the grid: tile w of `tiles`): how
+/// many of the tile's pair's first-run keys come before the tile's first key, by a warp's
+/// merge-path search in global memory (warp_merge_path).
 template <class K, class Comp>
 void merge_splits_body(const Ptr<std::int32_t>& splits, const Ptr<K>& keys, const i32& n, const i32& width,
                        const i32& tiles) {
   const Comp comp{};
-  i32 t = cast<std::int32_t>(block_idx().x) * kMergeSortBlock + thread_idx().x;
+  i32 t = (cast<std::int32_t>(block_idx().x) * kMergeSortBlock + thread_idx().x) >> 5;
   if_(t < tiles, [&] {
     i32 out_start = t * kMergeSortTile<K>;
     const MergePair p = merge_pair(out_start, n, width);
     Ptr<K> a = keys + p.start;
     Ptr<K> b = keys + (p.start + p.a_len);
-    splits[t] = merge_path<K>(
+    i32 split = warp_merge_path<K>(
         comp, [&](const i32& i) { return a[i].load(); }, [&](const i32& j) { return b[j].load(); }, p.a_len, p.b_len,
         out_start - p.start);
+    if_(lane_id() == 0, [&] { splits[t] = split; });
   });
 }
 
@@ -247,7 +296,9 @@ void merge_splits_body(const Ptr<std::int32_t>& splits, const Ptr<K>& keys, cons
 /// multiple of it, so that no tile spans two pairs of runs): the block loads the parts of its
 /// pair's two runs that make its output (from `splits`) into shared memory, each thread merges
 /// Items keys from its own merge-path split there, and the block stores the merged tile with
-/// coalesced stores (values follow their keys through shared memory).
+/// coalesced stores through shared memory (values follow their keys through their own tile).
+/// Storing each merged key at once into a second tile, which saves a barrier and the
+/// registers of the merged keys, measured 5% slower on H100.
 template <class K, class Comp, class Values>
 void merge_tile_body(const Ptr<K>& keys_out, const Ptr<K>& keys_in, const Ptr<std::int32_t>& splits, const i32& n,
                      const i32& width, const i32& tiles, const Values& values) {
@@ -256,7 +307,7 @@ void merge_tile_body(const Ptr<K>& keys_out, const Ptr<K>& keys_in, const Ptr<st
   constexpr int Tile = kMergeSortTile<K>;
   constexpr bool kPairs = !std::is_same_v<Values, NoMergeValues>;
   const Comp comp{};
-  auto tile = shared_array<K>(Tile);
+  auto tile = shared_array<K>(kMergeSortSharedItems<K>);
   i32 tid = thread_idx().x;
   i32 t = cast<std::int32_t>(block_idx().x);
   i32 out_start = t * Tile;
@@ -285,13 +336,14 @@ void merge_tile_body(const Ptr<K>& keys_out, const Ptr<K>& keys_in, const Ptr<st
   i32 split = merge_path<K>(
       comp, [&](const i32& i) { return tile[i].load(); }, [&](const i32& j) { return tile[a_count + j].load(); },
       a_count, b_len, diag);
-  auto [merged, from] = serial_merge<Items, K>(comp, tile, split, a_count, a_count + diag - split, count, i32(Tile - 1));
   using ValueType = typename Values::value_type;
+  i32 mine = tid * Items;
+  auto [merged, from] = serial_merge<Items, K>(comp, tile, split, a_count, a_count + diag - split, count);
+  // Keys (and values) go back through their tiles once every thread has read them.
   std::vector<Value<ValueType>> moved;
   if constexpr (kPairs)
     for (int i = 0; i < Items; ++i) moved.push_back(values.tile[from[static_cast<std::size_t>(i)]].load());
   syncthreads();
-  i32 mine = tid * Items;
   for (int i = 0; i < Items; ++i) {
     tile[mine + i] = merged[static_cast<std::size_t>(i)];
     if constexpr (kPairs) values.tile[mine + i] = moved[static_cast<std::size_t>(i)];
@@ -313,18 +365,23 @@ struct MergeSortKernels {
   static std::string suffix() {
     return std::string(element_name<K>()) + (Pairs ? std::string("_") + element_name<V>() : std::string());
   }
+  /// The options of a block-sort or merge kernel: its name, and launch bounds of
+  /// kMergeSortBlock threads and `blocks` blocks per multiprocessor.
+  static KernelOptions options(const char* prefix, int blocks) {
+    return {.name = prefix + suffix(), .max_block_threads = kMergeSortBlock, .min_blocks_per_sm = blocks};
+  }
   static auto make_block_sort() {
     if constexpr (Pairs)
       return cutlet::kernel(
           [](Ptr<K> keys_out, Ptr<K> keys_in, Ptr<V> values_out, Ptr<V> values_in, i32 n) {
             block_sort_body<K, Comp>(keys_out, keys_in, n,
-                                     MergeValues<V>{values_out, values_in, shared_array<V>(kMergeSortTile<K>)});
+                                     MergeValues<V>{values_out, values_in, shared_array<V>(kMergeSortSharedItems<K>)});
           },
-          {.name = "cutlet_merge_sort_block_" + suffix()});
+          options("cutlet_merge_sort_block_", kMergeSortBlocksPerSm<Pairs, false, K>));
     else
       return cutlet::kernel([](Ptr<K> keys_out, Ptr<K> keys_in, i32 n) {
         block_sort_body<K, Comp>(keys_out, keys_in, n, NoMergeValues{});
-      }, {.name = "cutlet_merge_sort_block_" + suffix()});
+      }, options("cutlet_merge_sort_block_", kMergeSortBlocksPerSm<Pairs, false, K>));
   }
   static auto make_splits() {
     return cutlet::kernel([](Ptr<std::int32_t> splits, Ptr<K> keys, i32 n, i32 width, i32 tiles) {
@@ -337,15 +394,15 @@ struct MergeSortKernels {
           [](Ptr<K> keys_out, Ptr<K> keys_in, Ptr<V> values_out, Ptr<V> values_in, Ptr<std::int32_t> splits, i32 n,
              i32 width, i32 tiles) {
             merge_tile_body<K, Comp>(keys_out, keys_in, splits, n, width, tiles,
-                                     MergeValues<V>{values_out, values_in, shared_array<V>(kMergeSortTile<K>)});
+                                     MergeValues<V>{values_out, values_in, shared_array<V>(kMergeSortSharedItems<K>)});
           },
-          {.name = "cutlet_merge_sort_merge_" + suffix()});
+          options("cutlet_merge_sort_merge_", kMergeSortBlocksPerSm<Pairs, true, K>));
     else
       return cutlet::kernel(
           [](Ptr<K> keys_out, Ptr<K> keys_in, Ptr<std::int32_t> splits, i32 n, i32 width, i32 tiles) {
             merge_tile_body<K, Comp>(keys_out, keys_in, splits, n, width, tiles, NoMergeValues{});
           },
-          {.name = "cutlet_merge_sort_merge_" + suffix()});
+          options("cutlet_merge_sort_merge_", kMergeSortBlocksPerSm<Pairs, true, K>));
   }
 
   decltype(make_block_sort()) block_sort = make_block_sort();
@@ -422,8 +479,8 @@ void launch_merge_sort(const Stream& stream, const Buffer<K>& keys_in, Buffer<K>
     const Buffer<V>* values_dst = values_src == values_out ? &values_alt : values_out;
     const auto w = static_cast<std::int32_t>(width);
     const auto t = static_cast<std::int32_t>(tiles);
-    kernels.splits.launch(stream, {.grid = ceil_div(tiles, kMergeSortBlock), .block = kMergeSortBlock}, splits,
-                          *keys_src, n, w, t);
+    kernels.splits.launch(stream, {.grid = ceil_div(tiles, kMergeSortBlock / warp_size), .block = kMergeSortBlock},
+                          splits, *keys_src, n, w, t);
     if constexpr (Pairs)
       kernels.merge.launch(stream, {.grid = tiles, .block = kMergeSortBlock}, *keys_dst, *keys_src, *values_dst,
                            *values_src, splits, n, w, t);
@@ -442,7 +499,8 @@ void launch_merge_sort(const Stream& stream, const Buffer<K>& keys_in, Buffer<K>
 /// kernels; it must have no side effects and be defined for every pair of keys (the sort also
 /// compares keys it then discards). Queued on `stream` without host synchronization: a block
 /// sort of each tile of kMergeSortTile<K> keys, then one pass per doubling of the sorted
-/// runs (a kernel finding each output tile's merge-path split, and one merging the tiles).
+/// runs (a kernel finding each output tile's merge-path split, a warp per tile searching 32
+/// places at a time, and one merging the tiles).
 ///
 /// `keys_out` holds at least n keys and may be `keys_in` (a sort in place); both are of the
 /// stream's device. At most kMergeSortMaxCount keys. Temporary storage
