@@ -1,4 +1,4 @@
-// The checks of histogram_even's levels (detail/histogram_levels.h).
+// The checks of the histograms' levels (detail/histogram_levels.h).
 #include "cutlet/algorithms/detail/histogram_levels.h"
 
 #include <limits>
@@ -8,9 +8,9 @@
 
 namespace cutlet::algorithms::detail {
 
-void check_num_levels(int num_levels) {
+void check_num_levels(int num_levels, const char* algorithm) {
   if (num_levels < 2)
-    throw Error("cutlet::algorithms::histogram_even: num_levels is " + std::to_string(num_levels) +
+    throw Error(std::string("cutlet::algorithms::") + algorithm + ": num_levels is " + std::to_string(num_levels) +
                 "; it must be at least 2 (num_levels - 1 bins)");
 }
 

@@ -1,4 +1,6 @@
-// histogram_even: counts of samples in equal-width bins, privatized in shared memory.
+// histogram_even and histogram_range: counts of samples in equal-width bins, or in bins
+// between given levels, privatized in shared memory (CUB's DeviceHistogram::HistogramEven and
+// HistogramRange).
 #pragma once
 
 #include <cstddef>
@@ -31,8 +33,11 @@ inline constexpr int kHistogramBlock = 256;
 /// The most bins counted in shared memory (48 KiB of u32 counters per block); more bins are
 /// counted with global atomics directly.
 inline constexpr int kHistogramSharedBins = 48 * 1024 / 4;
-/// The most samples histogram_even takes.
+/// The most samples histogram_even and histogram_range take.
 inline constexpr std::int64_t kHistogramMaxCount = std::numeric_limits<std::int32_t>::max();
+/// The most levels histogram_range keeps in shared memory (beside the counters): with more,
+/// it searches them in global memory and counts with global atomics.
+inline constexpr int kHistogramSharedLevels = 2049;
 
 namespace detail {
 
@@ -62,14 +67,33 @@ i32 bin_of(const Value<T>& s, const Value<T>& lower, const i32& bins, const Valu
   }
 }
 
+/// The bin of a sample among num_levels ascending `levels` (shared or global memory): the
+/// last i with levels[i] <= s, found by binary search, and kept within [0, num_levels - 2]
+/// (levels out of order give wrong bins, never a counter past the histogram).
+template <class T, class Levels>
+i32 range_bin_of(const Value<T>& s, const Levels& levels, const i32& num_levels) {
+  Var<std::int32_t> lo = 0;  // the first level above s lies in [lo, hi)
+  Var<std::int32_t> hi = num_levels;
+  while_([&] { return lo.get() < hi.get(); }, [&] {
+    i32 mid = (lo.get() + hi.get()) >> 1;
+    Value<bool> above = levels[mid].load() > s;
+    hi = select(above, mid, hi.get());
+    lo = select(above, lo.get(), mid + 1);
+  });
+  return max(i32(0), min(lo.get() - 1, num_levels - 2));
+}
+
 /// The histogram kernel: a grid-stride loop over 16-byte vectors of samples, then the
-/// n % lanes last samples one per thread of block 0. Privatized: each block counts into its
-/// own `bins` counters in dynamic shared memory with block-scope atomics, then adds its
-/// nonzero counts to `hist` with one global atomic per bin. Otherwise it counts into `hist`
-/// with global atomics. `hist` must be zero before the launch.
-template <bool Privatized, class T>
+/// n % lanes last samples one per thread of block 0, each given to binner(s, counted), which
+/// calls counted(bin) for a sample it counts. Privatized: each block counts into its own
+/// `bins` counters in dynamic shared memory with block-scope atomics, then adds its nonzero
+/// counts to `hist` with one global atomic per bin. Otherwise it counts into `hist` with
+/// global atomics. `hist` must be zero before the launch. Privatized, the block synchronizes
+/// before its first sample, so a binner may read shared memory its block filled before the
+/// call.
+template <bool Privatized, class T, class Binner>
 void histogram_body(const Ptr<std::uint32_t>& hist, const Ptr<T>& samples, const i32& n, const i32& bins,
-                    const Value<T>& lower, const Value<T>& upper, const Value<HistogramScale<T>>& scale) {
+                    const Binner& binner) {
   constexpr int V = kVectorLanes<T>;
   i32 tid = thread_idx().x;
   std::optional<SharedPtr<std::uint32_t>> local;
@@ -79,8 +103,7 @@ void histogram_body(const Ptr<std::uint32_t>& hist, const Ptr<T>& samples, const
     syncthreads();
   }
   auto count = [&](const Value<T>& s) {
-    if_((s >= lower) & (s < upper), [&] {
-      i32 b = bin_of<T>(s, lower, bins, scale);
+    binner(s, [&](const i32& b) {
       if constexpr (Privatized) atomic_add((*local)[b], 1u, Scope::Block);
       else atomic_add(hist[b], 1u);
     });
@@ -107,9 +130,35 @@ auto make_histogram_kernel() {
   return cutlet::kernel(
       [](Ptr<std::uint32_t> hist, Ptr<T> samples, i32 n, i32 bins, Value<T> lower, Value<T> upper,
          Value<HistogramScale<T>> scale) {
-        histogram_body<Privatized, T>(hist, samples, n, bins, lower, upper, scale);
+        histogram_body<Privatized, T>(hist, samples, n, bins, [&](const Value<T>& s, const auto& counted) {
+          if_((s >= lower) & (s < upper), [&] { counted(bin_of<T>(s, lower, bins, scale)); });
+        });
       },
       {.name = std::string(Privatized ? "cutlet_histogram_even_shared_" : "cutlet_histogram_even_global_") +
+               element_name<T>()});
+}
+
+/// Makes histogram_range's kernel for (Privatized, T): privatized, the levels are copied to
+/// shared memory first (at most kHistogramSharedLevels); otherwise searched where they are.
+template <bool Privatized, class T>
+auto make_histogram_range_kernel() {
+  return cutlet::kernel(
+      [](Ptr<std::uint32_t> hist, Ptr<T> samples, i32 n, Ptr<T> levels, i32 num_levels) {
+        auto bin_among = [&](const auto& lv) {
+          return [&, lv](const Value<T>& s, const auto& counted) {
+            if_((s >= lv[0].load()) & (s < lv[num_levels - 1].load()),
+                [&] { counted(range_bin_of<T>(s, lv, num_levels)); });
+          };
+        };
+        if constexpr (Privatized) {
+          auto shared_levels = shared_array<T>(kHistogramSharedLevels);
+          for_range(thread_idx().x, num_levels, kHistogramBlock, [&](i32 i) { shared_levels[i] = levels[i].load(); });
+          histogram_body<true, T>(hist, samples, n, num_levels - 1, bin_among(shared_levels));
+        } else {
+          histogram_body<false, T>(hist, samples, n, num_levels - 1, bin_among(levels));
+        }
+      },
+      {.name = std::string(Privatized ? "cutlet_histogram_range_shared_" : "cutlet_histogram_range_global_") +
                element_name<T>()});
 }
 
@@ -120,6 +169,15 @@ auto make_histogram_kernel() {
 template <bool Privatized, Element T>
 auto& histogram_kernel() {
   static auto k = detail::make_histogram_kernel<Privatized, T>();
+  return k;
+}
+
+/// The kernel of histogram_range for samples of type T (made at the first use, then shared):
+/// levels and counters in shared memory (Privatized, for at most kHistogramSharedLevels
+/// levels), or the levels searched in global memory and counts added with global atomics.
+template <bool Privatized, Element T>
+auto& histogram_range_kernel() {
+  static auto k = detail::make_histogram_range_kernel<Privatized, T>();
   return k;
 }
 
@@ -140,7 +198,7 @@ template <Element T>
 void histogram_even(const Stream& stream, const Buffer<T>& samples, Buffer<std::uint32_t>& histogram,
                     int num_levels, T lower, T upper) {
   const auto range = detail::call_range<T>("histogram_even");
-  detail::check_num_levels(num_levels);
+  detail::check_num_levels(num_levels, "histogram_even");
   detail::check_bounds(lower < upper, static_cast<double>(lower), static_cast<double>(upper));
   const int bins = num_levels - 1;
   const std::int32_t n = detail::checked_count(samples.size(), kHistogramMaxCount, "histogram_even");
@@ -169,6 +227,50 @@ void histogram_even(const Stream& stream, const Buffer<T>& samples, Buffer<std::
     const int grid = detail::streaming_grid(stream.device(), vectors, kHistogramBlock, 8);
     histogram_kernel<false, T>().launch(stream, {.grid = grid, .block = kHistogramBlock}, histogram, samples, n, bins,
                                         lower, upper, scale);
+  }
+}
+
+/// histogram[b] = the number of samples s (of the n = samples.size()) with
+/// levels[b] <= s < levels[b + 1], for the bins = num_levels - 1 bins between the num_levels =
+/// levels.size() ascending levels (CUB's HistogramRange), queued on `stream` without host
+/// synchronization. The first `bins` counters are overwritten (others are left alone); samples
+/// below levels[0] or at or above the last level, and NaNs, are not counted. A sample's bin is
+/// found by binary search over the levels, kept in shared memory up to
+/// kHistogramSharedLevels levels (each block counting in shared memory too), beyond that read
+/// from global memory (counting with global atomics). Counts are exact.
+///
+/// num_levels >= 2; the levels must be in ascending order (out of order they give wrong
+/// counts, never a write past the bins); `histogram` holds at least `bins` counters. All three
+/// buffers are of the stream's device; `samples` is 16-byte aligned. At most
+/// kHistogramMaxCount samples. Throws cutlet::Error for bad arguments.
+template <Element T>
+void histogram_range(const Stream& stream, const Buffer<T>& samples, Buffer<std::uint32_t>& histogram,
+                     const Buffer<T>& levels) {
+  const char* name = "histogram_range";
+  const auto range = detail::call_range<T>(name);
+  const std::int64_t level_count = static_cast<std::int64_t>(levels.size());
+  detail::check_num_levels(level_count > std::numeric_limits<int>::max() ? -1 : static_cast<int>(level_count), name);
+  const int num_levels = static_cast<int>(level_count);
+  const int bins = num_levels - 1;
+  const std::int32_t n = detail::checked_count(samples.size(), kHistogramMaxCount, name);
+  detail::check_size(histogram.size(), static_cast<std::size_t>(bins), name, "histogram");
+  detail::check_device(histogram.device(), stream, name, "histogram");
+  detail::check_device(levels.device(), stream, name, "levels");
+  detail::zero_bytes(stream, histogram.data(), static_cast<std::size_t>(bins) * sizeof(std::uint32_t));
+  if (n == 0) return;
+  detail::check_device(samples.device(), stream, name, "samples");
+  detail::check_aligned(samples.data(), name, "samples");
+  const std::int64_t vectors = n / detail::kVectorLanes<T> + 1;
+  if (num_levels <= kHistogramSharedLevels) {
+    const int grid = detail::streaming_grid(stream.device(), vectors, kHistogramBlock, 4);
+    histogram_range_kernel<true, T>().launch(
+        stream,
+        {.grid = grid, .block = kHistogramBlock, .shared_bytes = static_cast<std::size_t>(bins) * sizeof(std::uint32_t)},
+        histogram, samples, n, levels, num_levels);
+  } else {
+    const int grid = detail::streaming_grid(stream.device(), vectors, kHistogramBlock, 8);
+    histogram_range_kernel<false, T>().launch(stream, {.grid = grid, .block = kHistogramBlock}, histogram, samples, n,
+                                              levels, num_levels);
   }
 }
 

@@ -1,12 +1,12 @@
-// The checks of histogram_even's levels.
+// The checks of the histograms' levels.
 #pragma once
 
 #include <cstdint>
 
 namespace cutlet::algorithms::detail {
 
-/// Throws Error unless num_levels is at least 2 (one bin).
-void check_num_levels(int num_levels);
+/// Throws Error naming `algorithm` unless num_levels is at least 2 (one bin).
+void check_num_levels(int num_levels, const char* algorithm);
 /// Throws Error unless `lower_below_upper` (lower < upper in the sample type); `lower` and
 /// `upper` are the levels for the message.
 void check_bounds(bool lower_below_upper, double lower, double upper);
