@@ -237,41 +237,24 @@ Env& env() {
 
 constexpr int kSortN = 1 << 26;
 
-/// The radix sorts' data: random u32 keys (all 32 bits) and their indices as values.
-struct SortEnv {
+/// A sort benchmark's data: n random u32 keys (all 32 bits) and their indices as values,
+/// with the outputs, and the check of a sort's result against the CPU.
+struct SortData {
   Device device{0};
   Stream stream{device};
-  Buffer<std::uint32_t> keys{kSortN, device}, values{kSortN, device}, keys_out{kSortN, device},
-      values_out{kSortN, device};
+  int n;
+  Buffer<std::uint32_t> keys, values, keys_out, values_out;
   std::vector<std::uint32_t> hkeys;
 
-  SortEnv() {
-    hkeys.resize(kSortN);
-    std::mt19937 rng(61);
+  SortData(int count, unsigned seed)
+      : n(count), keys(count, device), values(count, device), keys_out(count, device), values_out(count, device) {
+    hkeys.resize(n);
+    std::mt19937 rng(seed);
     for (auto& k : hkeys) k = rng();
-    std::vector<std::uint32_t> hvalues(kSortN);
-    for (int i = 0; i < kSortN; ++i) hvalues[i] = static_cast<std::uint32_t>(i);
+    std::vector<std::uint32_t> hvalues(n);
+    for (int i = 0; i < n; ++i) hvalues[i] = static_cast<std::uint32_t>(i);
     keys.copy_from_host(stream, hkeys);
     values.copy_from_host(stream, hvalues);
-    check("cutlet::algorithms::radix_sort_pairs", [&] { run_pairs(); }, true);
-    check("cub::DeviceRadixSort::SortPairs", [&] { run_cub_pairs(); }, true);
-    check("cutlet::algorithms::radix_sort_keys", [&] { run_keys(); }, false);
-    check("cub::DeviceRadixSort::SortKeys", [&] { run_cub_keys(); }, false);
-  }
-
-  void run_keys() { alg::radix_sort_keys(stream, keys, keys_out); }
-  void run_pairs() { alg::radix_sort_pairs(stream, keys, keys_out, values, values_out); }
-  void run_cub_keys() {
-    check_cub(cutlet_cub_radix_sort_keys_u32(reinterpret_cast<const unsigned*>(keys.data()),
-                                             reinterpret_cast<unsigned*>(keys_out.data()), kSortN, stream.handle()),
-              "cub::DeviceRadixSort::SortKeys");
-  }
-  void run_cub_pairs() {
-    check_cub(cutlet_cub_radix_sort_pairs_u32(
-                  reinterpret_cast<const unsigned*>(keys.data()), reinterpret_cast<unsigned*>(keys_out.data()),
-                  reinterpret_cast<const unsigned*>(values.data()), reinterpret_cast<unsigned*>(values_out.data()),
-                  kSortN, stream.handle()),
-              "cub::DeviceRadixSort::SortPairs");
   }
 
   /// Throws cutlet::Error naming `who` unless keys_out is the CPU's stable sort of the keys
@@ -282,11 +265,11 @@ struct SortEnv {
     values_out.fill_bytes(stream, 0xa5);
     run();
     const std::vector<std::uint32_t> got = keys_out.to_host(stream);
-    std::vector<std::uint32_t> order(kSortN);
-    for (int i = 0; i < kSortN; ++i) order[i] = static_cast<std::uint32_t>(i);
+    std::vector<std::uint32_t> order(n);
+    for (int i = 0; i < n; ++i) order[i] = static_cast<std::uint32_t>(i);
     std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return hkeys[a] < hkeys[b]; });
     const std::vector<std::uint32_t> got_values = pairs ? values_out.to_host(stream) : std::vector<std::uint32_t>{};
-    for (int i = 0; i < kSortN; ++i) {
+    for (int i = 0; i < n; ++i) {
       if (got[i] != hkeys[order[i]])
         throw Error(std::string("cutlet_bench: ") + who + " is wrong at " + std::to_string(i) + ": key " +
                     std::to_string(got[i]) + ", want " + std::to_string(hkeys[order[i]]));
@@ -295,28 +278,52 @@ struct SortEnv {
                     std::to_string(got_values[i]) + ", want " + std::to_string(order[i]));
     }
   }
+
+  /// Times a cutlet sort and CUB's of the n keys in the same iterations: counters Gkeys/s,
+  /// cub_Gkeys/s, vs_cub, and the registers of `kernel` (the sorting one).
+  template <class K, class Run, class CubRun>
+  void time_against_cub(benchmark::State& state, const K& kernel, Run&& run, CubRun&& cub_run) {
+    SameRun runs;
+    runs.add("cutlet", run);
+    runs.add("cub", cub_run);
+    for (auto _ : state) state.SetIterationTime(runs.iterate(stream, kReps) * 1e-3);
+    const double gkeys = n / (runs.median_ms("cutlet") * 1e-3) / 1e9;
+    const double cub = n / (runs.median_ms("cub") * 1e-3) / 1e9;
+    state.counters["Gkeys/s"] = gkeys;
+    state.counters["cub_Gkeys/s"] = cub;
+    state.counters["vs_cub"] = gkeys / cub;
+    state.counters["regs"] = registers_of(kernel);
+  }
+};
+
+/// The radix sorts' data: 2^26 keys.
+struct SortEnv : SortData {
+  SortEnv() : SortData(kSortN, 61) {
+    check("cutlet::algorithms::radix_sort_pairs", [&] { run_pairs(); }, true);
+    check("cub::DeviceRadixSort::SortPairs", [&] { run_cub_pairs(); }, true);
+    check("cutlet::algorithms::radix_sort_keys", [&] { run_keys(); }, false);
+    check("cub::DeviceRadixSort::SortKeys", [&] { run_cub_keys(); }, false);
+  }
+
+  void run_keys() { alg::radix_sort_keys(stream, keys, keys_out); }
+  void run_pairs() { alg::radix_sort_pairs(stream, keys, keys_out, values, values_out); }
+  void run_cub_keys() {
+    check_cub(cutlet_cub_radix_sort_keys_u32(reinterpret_cast<const unsigned*>(keys.data()),
+                                             reinterpret_cast<unsigned*>(keys_out.data()), n, stream.handle()),
+              "cub::DeviceRadixSort::SortKeys");
+  }
+  void run_cub_pairs() {
+    check_cub(cutlet_cub_radix_sort_pairs_u32(
+                  reinterpret_cast<const unsigned*>(keys.data()), reinterpret_cast<unsigned*>(keys_out.data()),
+                  reinterpret_cast<const unsigned*>(values.data()), reinterpret_cast<unsigned*>(values_out.data()), n,
+                  stream.handle()),
+              "cub::DeviceRadixSort::SortPairs");
+  }
 };
 
 SortEnv& sort_env() {
   static auto e = std::make_unique<SortEnv>();
   return *e;
-}
-
-/// Times a cutlet sort and CUB's of kSortN keys in the same iterations: counters Gkeys/s,
-/// cub_Gkeys/s, vs_cub, and the registers of the sorting kernel.
-template <class K, class Run, class CubRun>
-void time_sort_against_cub(benchmark::State& state, const K& kernel, Run&& run, CubRun&& cub_run) {
-  SortEnv& e = sort_env();
-  SameRun runs;
-  runs.add("cutlet", run);
-  runs.add("cub", cub_run);
-  for (auto _ : state) state.SetIterationTime(runs.iterate(e.stream, kReps) * 1e-3);
-  const double gkeys = kSortN / (runs.median_ms("cutlet") * 1e-3) / 1e9;
-  const double cub = kSortN / (runs.median_ms("cub") * 1e-3) / 1e9;
-  state.counters["Gkeys/s"] = gkeys;
-  state.counters["cub_Gkeys/s"] = cub;
-  state.counters["vs_cub"] = gkeys / cub;
-  state.counters["regs"] = registers_of(kernel);
 }
 
 /// Times `run` and `cub_run`, moving `bytes` each, in the same iterations: counters GB/s,
@@ -399,8 +406,8 @@ void BM_algorithms_radix_sort_keys(benchmark::State& state) {
   if (!require_gpu(state)) return;
   guarded(state, [](benchmark::State& state) {
     SortEnv& e = sort_env();
-    time_sort_against_cub(state, alg::radix_sort_kernels<false, std::uint32_t>().onesweep, [&] { e.run_keys(); },
-                          [&] { e.run_cub_keys(); });
+    e.time_against_cub(state, alg::radix_sort_kernels<false, std::uint32_t>().onesweep, [&] { e.run_keys(); },
+                       [&] { e.run_cub_keys(); });
   });
 }
 
@@ -410,8 +417,8 @@ void BM_algorithms_radix_sort_pairs(benchmark::State& state) {
   if (!require_gpu(state)) return;
   guarded(state, [](benchmark::State& state) {
     SortEnv& e = sort_env();
-    time_sort_against_cub(state, alg::radix_sort_kernels<true, std::uint32_t, std::uint32_t>().onesweep,
-                          [&] { e.run_pairs(); }, [&] { e.run_cub_pairs(); });
+    e.time_against_cub(state, alg::radix_sort_kernels<true, std::uint32_t, std::uint32_t>().onesweep,
+                       [&] { e.run_pairs(); }, [&] { e.run_cub_pairs(); });
   });
 }
 
@@ -438,22 +445,9 @@ struct KeyLess {
   Value<bool> operator()(const u32& a, const u32& b) const { return a < b; }
 };
 
-/// The merge sorts' data: 2^24 random u32 keys (all 32 bits) and their indices as values.
-struct MergeSortEnv {
-  Device device{0};
-  Stream stream{device};
-  Buffer<std::uint32_t> keys{kMergeSortN, device}, values{kMergeSortN, device}, keys_out{kMergeSortN, device},
-      values_out{kMergeSortN, device};
-  std::vector<std::uint32_t> hkeys;
-
-  MergeSortEnv() {
-    hkeys.resize(kMergeSortN);
-    std::mt19937 rng(67);
-    for (auto& k : hkeys) k = rng();
-    std::vector<std::uint32_t> hvalues(kMergeSortN);
-    for (int i = 0; i < kMergeSortN; ++i) hvalues[i] = static_cast<std::uint32_t>(i);
-    keys.copy_from_host(stream, hkeys);
-    values.copy_from_host(stream, hvalues);
+/// The merge sorts' data: 2^24 keys.
+struct MergeSortEnv : SortData {
+  MergeSortEnv() : SortData(kMergeSortN, 67) {
     check("cutlet::algorithms::merge_sort_pairs", [&] { run_pairs(); }, true);
     check("cub::DeviceMergeSort::SortPairsCopy", [&] { run_cub_pairs(); }, true);
     check("cutlet::algorithms::merge_sort_keys", [&] { run_keys(); }, false);
@@ -464,38 +458,15 @@ struct MergeSortEnv {
   void run_pairs() { alg::merge_sort_pairs(stream, keys, keys_out, values, values_out, KeyLess{}); }
   void run_cub_keys() {
     check_cub(cutlet_cub_merge_sort_keys_u32(reinterpret_cast<const unsigned*>(keys.data()),
-                                             reinterpret_cast<unsigned*>(keys_out.data()), kMergeSortN,
-                                             stream.handle()),
+                                             reinterpret_cast<unsigned*>(keys_out.data()), n, stream.handle()),
               "cub::DeviceMergeSort::StableSortKeysCopy");
   }
   void run_cub_pairs() {
     check_cub(cutlet_cub_merge_sort_pairs_u32(
                   reinterpret_cast<const unsigned*>(keys.data()), reinterpret_cast<unsigned*>(keys_out.data()),
-                  reinterpret_cast<const unsigned*>(values.data()), reinterpret_cast<unsigned*>(values_out.data()),
-                  kMergeSortN, stream.handle()),
+                  reinterpret_cast<const unsigned*>(values.data()), reinterpret_cast<unsigned*>(values_out.data()), n,
+                  stream.handle()),
               "cub::DeviceMergeSort::SortPairsCopy");
-  }
-
-  /// Throws cutlet::Error naming `who` unless keys_out is the CPU's stable sort of the keys
-  /// and, with `pairs`, values_out their input positions.
-  template <class F>
-  void check(const char* who, F&& run, bool pairs) {
-    keys_out.fill_bytes(stream, 0xa5);
-    values_out.fill_bytes(stream, 0xa5);
-    run();
-    const std::vector<std::uint32_t> got = keys_out.to_host(stream);
-    std::vector<std::uint32_t> order(kMergeSortN);
-    for (int i = 0; i < kMergeSortN; ++i) order[i] = static_cast<std::uint32_t>(i);
-    std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return hkeys[a] < hkeys[b]; });
-    const std::vector<std::uint32_t> got_values = pairs ? values_out.to_host(stream) : std::vector<std::uint32_t>{};
-    for (int i = 0; i < kMergeSortN; ++i) {
-      if (got[i] != hkeys[order[i]])
-        throw Error(std::string("cutlet_bench: ") + who + " is wrong at " + std::to_string(i) + ": key " +
-                    std::to_string(got[i]) + ", want " + std::to_string(hkeys[order[i]]));
-      if (pairs && got_values[i] != order[i])
-        throw Error(std::string("cutlet_bench: ") + who + " is wrong at " + std::to_string(i) + ": value " +
-                    std::to_string(got_values[i]) + ", want " + std::to_string(order[i]));
-    }
   }
 };
 
@@ -504,31 +475,14 @@ MergeSortEnv& merge_sort_env() {
   return *e;
 }
 
-/// Times a cutlet merge sort and CUB's of kMergeSortN keys in the same iterations: counters
-/// Gkeys/s, cub_Gkeys/s, vs_cub, and the registers of the merging kernel.
-template <class K, class Run, class CubRun>
-void time_merge_sort_against_cub(benchmark::State& state, const K& kernel, Run&& run, CubRun&& cub_run) {
-  MergeSortEnv& e = merge_sort_env();
-  SameRun runs;
-  runs.add("cutlet", run);
-  runs.add("cub", cub_run);
-  for (auto _ : state) state.SetIterationTime(runs.iterate(e.stream, kReps) * 1e-3);
-  const double gkeys = kMergeSortN / (runs.median_ms("cutlet") * 1e-3) / 1e9;
-  const double cub = kMergeSortN / (runs.median_ms("cub") * 1e-3) / 1e9;
-  state.counters["Gkeys/s"] = gkeys;
-  state.counters["cub_Gkeys/s"] = cub;
-  state.counters["vs_cub"] = gkeys / cub;
-  state.counters["regs"] = registers_of(kernel);
-}
-
 /// algorithms::merge_sort_keys of 2^24 random u32 keys with a user comparator against CUB's
 /// DeviceMergeSort::StableSortKeysCopy with the same comparator.
 void BM_algorithms_merge_sort_keys(benchmark::State& state) {
   if (!require_gpu(state)) return;
   guarded(state, [](benchmark::State& state) {
     MergeSortEnv& e = merge_sort_env();
-    time_merge_sort_against_cub(state, alg::merge_sort_kernels<false, std::uint32_t, std::uint32_t, KeyLess>().merge,
-                                [&] { e.run_keys(); }, [&] { e.run_cub_keys(); });
+    e.time_against_cub(state, alg::merge_sort_kernels<false, std::uint32_t, std::uint32_t, KeyLess>().merge,
+                       [&] { e.run_keys(); }, [&] { e.run_cub_keys(); });
   });
 }
 
@@ -538,8 +492,8 @@ void BM_algorithms_merge_sort_pairs(benchmark::State& state) {
   if (!require_gpu(state)) return;
   guarded(state, [](benchmark::State& state) {
     MergeSortEnv& e = merge_sort_env();
-    time_merge_sort_against_cub(state, alg::merge_sort_kernels<true, std::uint32_t, std::uint32_t, KeyLess>().merge,
-                                [&] { e.run_pairs(); }, [&] { e.run_cub_pairs(); });
+    e.time_against_cub(state, alg::merge_sort_kernels<true, std::uint32_t, std::uint32_t, KeyLess>().merge,
+                       [&] { e.run_pairs(); }, [&] { e.run_cub_pairs(); });
   });
 }
 

@@ -131,6 +131,26 @@ struct MergeValues {
   SharedPtr<V> tile;
 };
 
+/// A block's merge step in its shared tile: each thread merges Items keys of tile[a, a_end)
+/// and tile[b, b_end) (serial_merge), its values gathered from where its keys came from, and
+/// once every thread has read the tiles, writes them to its own places [mine, mine + Items).
+/// Synchronizes the block before and after the writes.
+template <int Items, class K, class Comp, class Values>
+void merge_in_tile(const Comp& comp, const SharedPtr<K>& tile, const Values& values, const i32& a, const i32& a_end,
+                   const i32& b, const i32& b_end, const i32& mine) {
+  constexpr bool kPairs = !std::is_same_v<Values, NoMergeValues>;
+  auto [merged, from] = serial_merge<Items, K>(comp, tile, a, a_end, b, b_end);
+  std::vector<Value<typename Values::value_type>> moved;
+  if constexpr (kPairs)
+    for (int i = 0; i < Items; ++i) moved.push_back(values.tile[from[static_cast<std::size_t>(i)]].load());
+  syncthreads();
+  for (int i = 0; i < Items; ++i) {
+    tile[mine + i] = merged[static_cast<std::size_t>(i)];
+    if constexpr (kPairs) values.tile[mine + i] = moved[static_cast<std::size_t>(i)];
+  }
+  syncthreads();
+}
+
 /// Block sort of tile block_idx.x of keys_in[0, n) into keys_out (values with them): the
 /// block loads the tile to shared memory with coalesced loads; each thread takes Items
 /// consecutive keys and sorts them in registers (odd-even transposition: stable, as only
@@ -210,17 +230,8 @@ void block_sort_body(const Ptr<K>& keys_out, const Ptr<K>& keys_in, const i32& n
     i32 split = merge_path<K>(
         comp, [&](const i32& i) { return tile[a_begin + i].load(); }, [&](const i32& j) { return tile[b_begin + j].load(); },
         a_len, b_len, diag);
-    auto [merged, from] =
-        serial_merge<Items, K>(comp, tile, a_begin + split, a_begin + a_len, b_begin + diag - split, b_begin + b_len);
-    std::vector<Value<ValueType>> moved;
-    if constexpr (kPairs)
-      for (int i = 0; i < Items; ++i) moved.push_back(values.tile[from[static_cast<std::size_t>(i)]].load());
-    syncthreads();
-    for (int i = 0; i < Items; ++i) {
-      tile[mine + i] = merged[static_cast<std::size_t>(i)];
-      if constexpr (kPairs) values.tile[mine + i] = moved[static_cast<std::size_t>(i)];
-    }
-    syncthreads();
+    merge_in_tile<Items, K>(comp, tile, values, a_begin + split, a_begin + a_len, b_begin + diag - split,
+                            b_begin + b_len, mine);
     threads = threads.get() * 2;
   });
 
@@ -336,19 +347,7 @@ void merge_tile_body(const Ptr<K>& keys_out, const Ptr<K>& keys_in, const Ptr<st
   i32 split = merge_path<K>(
       comp, [&](const i32& i) { return tile[i].load(); }, [&](const i32& j) { return tile[a_count + j].load(); },
       a_count, b_len, diag);
-  using ValueType = typename Values::value_type;
-  i32 mine = tid * Items;
-  auto [merged, from] = serial_merge<Items, K>(comp, tile, split, a_count, a_count + diag - split, count);
-  // Keys (and values) go back through their tiles once every thread has read them.
-  std::vector<Value<ValueType>> moved;
-  if constexpr (kPairs)
-    for (int i = 0; i < Items; ++i) moved.push_back(values.tile[from[static_cast<std::size_t>(i)]].load());
-  syncthreads();
-  for (int i = 0; i < Items; ++i) {
-    tile[mine + i] = merged[static_cast<std::size_t>(i)];
-    if constexpr (kPairs) values.tile[mine + i] = moved[static_cast<std::size_t>(i)];
-  }
-  syncthreads();
+  merge_in_tile<Items, K>(comp, tile, values, split, a_count, a_count + diag - split, count, tid * Items);
   for (int i = 0; i < Items; ++i) {
     i32 at = tid + i * Block;
     if_(at < count, [&] {
