@@ -13,16 +13,16 @@
 #include <thread>
 #include <vector>
 
+#include "kernel_test_support.h"
+#include "runtime/bias_gelu_gemm_kernel.h"
+
 using namespace cutlet;
 
 namespace {
 
+/// n random floats in [lo, hi).
 std::vector<float> random_floats(std::size_t n, unsigned seed, float lo = -1.0f, float hi = 1.0f) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(lo, hi);
-  std::vector<float> v(n);
-  for (float& x : v) x = dist(rng);
-  return v;
+  return test::random_vector<float>(n, seed, lo, hi);
 }
 
 TEST(CpuDevice, DescribesItselfAndNeedsNoDriver) {
@@ -158,20 +158,7 @@ TEST(CpuDevice, ABlockReductionWithSharedMemoryBarriersAndShufflesIsExact) {
 
 TEST(CpuDevice, ABf16MatmulWithABiasAndGeluEpilogueMatchesTheCpp) {
   static constexpr int BM = 32, BN = 64, BK = 32;
-  auto gemm = tile_kernel([](Tensor<bfloat16, 2> c, Tensor<bfloat16, 2> a, Tensor<bfloat16, 2> b, Tensor<float, 1> bias) {
-    auto rm = program_id(0) * BM + arange(BM);
-    auto rn = program_id(1) * BN + arange(BN);
-    auto rk = arange(BK);
-    auto acc = for_range(0, a.shape(1), BK, zeros<float>({BM, BN}), [&](i32 k0, Tile<float> acc) {
-      auto ka = k0 + rk;
-      auto ta = load(a, {expand_dims(rm, 1), expand_dims(ka, 0)}, (expand_dims(rm, 1) < a.shape(0)) & (expand_dims(ka, 0) < a.shape(1)));
-      auto tb = load(b, {expand_dims(ka, 1), expand_dims(rn, 0)}, (expand_dims(ka, 1) < b.shape(0)) & (expand_dims(rn, 0) < b.shape(1)));
-      return dot(ta, tb, acc);
-    });
-    auto x = acc + expand_dims(load(bias, {rn}, rn < bias.shape(0)), 0);
-    auto mask = (expand_dims(rm, 1) < c.shape(0)) & (expand_dims(rn, 0) < c.shape(1));
-    store(c, {expand_dims(rm, 1), expand_dims(rn, 0)}, cast<bfloat16>(x * 0.5f * (1.0f + erf(x * 0.70710678f))), mask);
-  }, {.name = "cpu_gelu_gemm", .tile_stages = 3}, 4);
+  auto gemm = test::bias_gelu_gemm_kernel<BM, BN, BK, bfloat16>("cpu_gelu_gemm");
   Stream s(Device::cpu());
   const int M = 77, N = 130, K = 72;
   auto fa = random_floats(std::size_t(M) * K, 5), fb = random_floats(std::size_t(K) * N, 6), fbias = random_floats(N, 7);

@@ -11,18 +11,15 @@
 #include <vector>
 
 #include "gpu_test_support.h"
+#include "kernel_test_support.h"
+#include "runtime/bias_gelu_gemm_kernel.h"
 
 using namespace cutlet;
 
 namespace {
 
-std::vector<float> random_floats(std::size_t n, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
-  std::vector<float> v(n);
-  for (float& x : v) x = dist(rng);
-  return v;
-}
+/// n random floats in [-2, 2).
+std::vector<float> random_floats(std::size_t n, unsigned seed) { return test::random_vector<float>(n, seed, -2.0f, 2.0f); }
 
 /// Runs `body(stream)` on the CPU device and on GPU 0 and returns both results.
 template <class Body>
@@ -58,20 +55,7 @@ TEST(CpuGpuDifferential, ElementwiseMathAndConversionsAgreeBitForBit) {
 TEST(CpuGpuDifferential, AGeluGemmTileKernelAgrees) {
   CUTLET_REQUIRE_CUDA("a GPU to compare the CPU device with");
   static constexpr int BM = 64, BN = 64, BK = 32;
-  auto gemm = tile_kernel([](Tensor<float, 2> c, Tensor<bfloat16, 2> a, Tensor<bfloat16, 2> b, Tensor<float, 1> bias) {
-    auto rm = program_id(0) * BM + arange(BM);
-    auto rn = program_id(1) * BN + arange(BN);
-    auto rk = arange(BK);
-    auto acc = for_range(0, a.shape(1), BK, zeros<float>({BM, BN}), [&](i32 k0, Tile<float> acc) {
-      auto ka = k0 + rk;
-      auto ta = load(a, {expand_dims(rm, 1), expand_dims(ka, 0)}, (expand_dims(rm, 1) < a.shape(0)) & (expand_dims(ka, 0) < a.shape(1)));
-      auto tb = load(b, {expand_dims(ka, 1), expand_dims(rn, 0)}, (expand_dims(ka, 1) < b.shape(0)) & (expand_dims(rn, 0) < b.shape(1)));
-      return dot(ta, tb, acc);
-    });
-    auto x = acc + expand_dims(load(bias, {rn}, rn < bias.shape(0)), 0);
-    auto mask = (expand_dims(rm, 1) < c.shape(0)) & (expand_dims(rn, 0) < c.shape(1));
-    store(c, {expand_dims(rm, 1), expand_dims(rn, 0)}, x * 0.5f * (1.0f + erf(x * 0.70710678f)), mask);
-  }, {.name = "differential_gelu_gemm", .tile_stages = 3}, 4);
+  auto gemm = test::bias_gelu_gemm_kernel<BM, BN, BK, float>("differential_gelu_gemm");
   const int M = 150, N = 131, K = 96;
   const auto fa = random_floats(std::size_t(M) * K, 12), fb = random_floats(std::size_t(K) * N, 13), fbias = random_floats(N, 14);
   const std::vector<bfloat16> ha(fa.begin(), fa.end()), hb(fb.begin(), fb.end());
