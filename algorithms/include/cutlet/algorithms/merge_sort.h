@@ -62,6 +62,10 @@ struct NoMergeValues {
   using value_type = std::int32_t;  ///< unused
 };
 
+/// Whether a sort's Values (NoMergeValues or MergeValues<V>) carry values.
+template <class Values>
+inline constexpr bool kCarriesValues = !std::is_same_v<Values, NoMergeValues>;
+
 /// Where a merge step read each of its keys: a place in the block's shared tile.
 using MergeSources = std::vector<Value<std::int32_t>>;
 
@@ -131,6 +135,38 @@ struct MergeValues {
   SharedPtr<V> tile;
 };
 
+/// The block's `count` (at most a tile) keys, and values with them, into its shared tile:
+/// tile[at] = keys_in[source(at)] for at < count, thread t taking at = t, t + Block, ...
+/// (coalesced where the sources are consecutive).
+template <class K, class Values, class Source>
+void load_tile(const SharedPtr<K>& tile, const Ptr<K>& keys_in, const Values& values, const i32& count,
+               const Source& source) {
+  i32 tid = thread_idx().x;
+  for (int i = 0; i < kMergeSortItems<K>; ++i) {
+    i32 at = tid + i * kMergeSortBlock;
+    if_(at < count, [&] {
+      i32 from = source(at);
+      tile[at] = keys_in[from].load();
+      if constexpr (kCarriesValues<Values>) values.tile[at] = values.in[from].load();
+    });
+  }
+}
+
+/// The block's `count` keys (and values) out of its shared tile, keys_out[out_start + at] =
+/// tile[at], with coalesced stores as load_tile's loads.
+template <class K, class Values>
+void store_tile(const Ptr<K>& keys_out, const SharedPtr<K>& tile, const Values& values, const i32& out_start,
+                const i32& count) {
+  i32 tid = thread_idx().x;
+  for (int i = 0; i < kMergeSortItems<K>; ++i) {
+    i32 at = tid + i * kMergeSortBlock;
+    if_(at < count, [&] {
+      keys_out[out_start + at] = tile[at].load();
+      if constexpr (kCarriesValues<Values>) values.out[out_start + at] = values.tile[at].load();
+    });
+  }
+}
+
 /// A block's merge step in its shared tile: each thread merges Items keys of tile[a, a_end)
 /// and tile[b, b_end) (serial_merge), its values gathered from where its keys came from, and
 /// once every thread has read the tiles, writes them to its own places [mine, mine + Items).
@@ -138,7 +174,7 @@ struct MergeValues {
 template <int Items, class K, class Comp, class Values>
 void merge_in_tile(const Comp& comp, const SharedPtr<K>& tile, const Values& values, const i32& a, const i32& a_end,
                    const i32& b, const i32& b_end, const i32& mine) {
-  constexpr bool kPairs = !std::is_same_v<Values, NoMergeValues>;
+  constexpr bool kPairs = kCarriesValues<Values>;
   auto [merged, from] = serial_merge<Items, K>(comp, tile, a, a_end, b, b_end);
   std::vector<Value<typename Values::value_type>> moved;
   if constexpr (kPairs)
@@ -164,19 +200,13 @@ void block_sort_body(const Ptr<K>& keys_out, const Ptr<K>& keys_in, const i32& n
   constexpr int Items = kMergeSortItems<K>;
   constexpr int Block = kMergeSortBlock;
   constexpr int Tile = kMergeSortTile<K>;
-  constexpr bool kPairs = !std::is_same_v<Values, NoMergeValues>;
+  constexpr bool kPairs = kCarriesValues<Values>;
   const Comp comp{};
   auto tile = shared_array<K>(kMergeSortSharedItems<K>);
   i32 tid = thread_idx().x;
   i32 tile_start = cast<std::int32_t>(block_idx().x) * Tile;
   i32 count = min(n - tile_start, i32(Tile));
-  for (int i = 0; i < Items; ++i) {
-    i32 at = tid + i * Block;
-    if_(at < count, [&] {
-      tile[at] = keys_in[tile_start + at].load();
-      if constexpr (kPairs) values.tile[at] = values.in[tile_start + at].load();
-    });
-  }
+  load_tile<K>(tile, keys_in, values, count, [&](const i32& at) { return tile_start + at; });
   syncthreads();
 
   // Each thread's Items consecutive keys (and values), sorted in registers.
@@ -235,13 +265,7 @@ void block_sort_body(const Ptr<K>& keys_out, const Ptr<K>& keys_in, const i32& n
     threads = threads.get() * 2;
   });
 
-  for (int i = 0; i < Items; ++i) {
-    i32 at = tid + i * Block;
-    if_(at < count, [&] {
-      keys_out[tile_start + at] = tile[at].load();
-      if constexpr (kPairs) values.out[tile_start + at] = values.tile[at].load();
-    });
-  }
+  store_tile<K>(keys_out, tile, values, tile_start, count);
 }
 
 /// The runs a merge pass of run length `width` merges for the output tile starting at
@@ -314,9 +338,7 @@ template <class K, class Comp, class Values>
 void merge_tile_body(const Ptr<K>& keys_out, const Ptr<K>& keys_in, const Ptr<std::int32_t>& splits, const i32& n,
                      const i32& width, const i32& tiles, const Values& values) {
   constexpr int Items = kMergeSortItems<K>;
-  constexpr int Block = kMergeSortBlock;
   constexpr int Tile = kMergeSortTile<K>;
-  constexpr bool kPairs = !std::is_same_v<Values, NoMergeValues>;
   const Comp comp{};
   auto tile = shared_array<K>(kMergeSortSharedItems<K>);
   i32 tid = thread_idx().x;
@@ -332,14 +354,8 @@ void merge_tile_body(const Ptr<K>& keys_out, const Ptr<K>& keys_in, const Ptr<st
   i32 count = diag_end - diag_begin;
   i32 b_shift = p.start + p.a_len + (diag_begin - a_begin) - a_count;  // B's key for tile place i >= a_count
   i32 a_shift = p.start + a_begin;
-  for (int i = 0; i < Items; ++i) {
-    i32 at = tid + i * Block;
-    if_(at < count, [&] {
-      i32 from = select(at < a_count, a_shift + at, b_shift + at);
-      tile[at] = keys_in[from].load();
-      if constexpr (kPairs) values.tile[at] = values.in[from].load();
-    });
-  }
+  load_tile<K>(tile, keys_in, values, count,
+               [&](const i32& at) { return select(at < a_count, a_shift + at, b_shift + at); });
   syncthreads();
 
   i32 diag = min(tid * Items, count);
@@ -348,13 +364,7 @@ void merge_tile_body(const Ptr<K>& keys_out, const Ptr<K>& keys_in, const Ptr<st
       comp, [&](const i32& i) { return tile[i].load(); }, [&](const i32& j) { return tile[a_count + j].load(); },
       a_count, b_len, diag);
   merge_in_tile<Items, K>(comp, tile, values, split, a_count, a_count + diag - split, count, tid * Items);
-  for (int i = 0; i < Items; ++i) {
-    i32 at = tid + i * Block;
-    if_(at < count, [&] {
-      keys_out[out_start + at] = tile[at].load();
-      if constexpr (kPairs) values.out[out_start + at] = values.tile[at].load();
-    });
-  }
+  store_tile<K>(keys_out, tile, values, out_start, count);
 }
 
 /// The kernels of one merge sort of keys K (and values V where Pairs) by Comp: the block
