@@ -109,47 +109,50 @@ void fiber_main(ctx::transfer_t from) {
   ctx::jump_fcontext(t.scheduler, nullptr);
 }
 
-std::uint64_t warp_result(HostWarpOp op, const Thread* lanes, std::uint32_t group, std::uint32_t lane, std::uint32_t width) {
-  const Thread& me = lanes[lane];
+/// The result of warp collective `op` (of mask `mask`) for lane `lane` of a warp of `width`
+/// lanes, whose lanes in `group` take part with `values` (one per lane) and this lane with `arg`.
+std::uint64_t warp_result(HostWarpOp op, const std::uint64_t* values, std::uint32_t group, std::uint32_t lane,
+                          std::uint32_t width, std::uint32_t arg, std::uint32_t mask) {
+  const std::uint64_t mine = values[lane];
   auto shuffled = [&](std::int64_t src) -> std::uint64_t {
-    if (src < 0 || src >= static_cast<std::int64_t>(width) || !(group >> src & 1)) return me.value;
-    return lanes[src].value;
+    if (src < 0 || src >= static_cast<std::int64_t>(width) || !(group >> src & 1)) return mine;
+    return values[src];
   };
   auto each = [&](auto f) {
-    for (std::uint32_t l = 0; l < 32; ++l)
-      if (group >> l & 1) f(lanes[l]);
+    for (std::uint32_t l = 0; l < width; ++l)
+      if (group >> l & 1) f(values[l]);
   };
   switch (op) {
-    case HostWarpOp::ShuffleIdx: return shuffled(me.arg & 31);
-    case HostWarpOp::ShuffleUp: return shuffled(static_cast<std::int64_t>(lane) - me.arg);
-    case HostWarpOp::ShuffleDown: return shuffled(static_cast<std::int64_t>(lane) + me.arg);
-    case HostWarpOp::ShuffleXor: return shuffled(lane ^ me.arg);
+    case HostWarpOp::ShuffleIdx: return shuffled(arg & 31);
+    case HostWarpOp::ShuffleUp: return shuffled(static_cast<std::int64_t>(lane) - arg);
+    case HostWarpOp::ShuffleDown: return shuffled(static_cast<std::int64_t>(lane) + arg);
+    case HostWarpOp::ShuffleXor: return shuffled(lane ^ arg);
     case HostWarpOp::VoteAll: {
       std::uint64_t r = 1;
-      each([&](const Thread& t) { r &= t.value != 0; });
+      each([&](std::uint64_t v) { r &= v != 0; });
       return r;
     }
     case HostWarpOp::VoteAny: {
       std::uint64_t r = 0;
-      each([&](const Thread& t) { r |= t.value != 0; });
+      each([&](std::uint64_t v) { r |= v != 0; });
       return r;
     }
     case HostWarpOp::VoteBallot: {
       std::uint64_t r = 0;
-      for (std::uint32_t l = 0; l < 32; ++l)
-        if ((group >> l & 1) && lanes[l].value != 0) r |= 1u << l;
+      for (std::uint32_t l = 0; l < width; ++l)
+        if ((group >> l & 1) && values[l] != 0) r |= 1u << l;
       return r;
     }
     case HostWarpOp::MatchAny: {
       std::uint64_t r = 0;
-      for (std::uint32_t l = 0; l < 32; ++l)
-        if ((group >> l & 1) && lanes[l].value == me.value) r |= 1u << l;
+      for (std::uint32_t l = 0; l < width; ++l)
+        if ((group >> l & 1) && values[l] == mine) r |= 1u << l;
       return r;
     }
     case HostWarpOp::MatchAll: {
       bool same = true;
-      each([&](const Thread& t) { same = same && t.value == me.value; });
-      return same ? me.mask : 0;
+      each([&](std::uint64_t v) { same = same && v == mine; });
+      return same ? mask : 0;
     }
     default: break;
   }
@@ -159,8 +162,8 @@ std::uint64_t warp_result(HostWarpOp op, const Thread* lanes, std::uint32_t grou
                     : op == HostWarpOp::ReduxMaxSigned ? static_cast<std::uint32_t>(std::numeric_limits<std::int32_t>::min())
                     : op == HostWarpOp::ReduxMinUnsigned ? ~0u
                                                          : 0u;
-  each([&](const Thread& t) {
-    const auto v = static_cast<std::uint32_t>(t.value);
+  each([&](std::uint64_t value) {
+    const auto v = static_cast<std::uint32_t>(value);
     switch (op) {
       case HostWarpOp::ReduxAdd: r += v; break;
       case HostWarpOp::ReduxMinSigned: r = static_cast<std::uint32_t>(std::min(static_cast<std::int32_t>(r), static_cast<std::int32_t>(v))); break;
@@ -224,8 +227,10 @@ void HostBlockRunner::Block::complete_warp_collectives(std::uint32_t w) {
       if ((waiting >> l & 1) && lanes[l].mask == mask && lanes[l].op == lanes[first].op) here |= 1u << l;
     waiting &= ~here;
     if ((group & ~here) != 0) continue;
+    std::uint64_t values[32] = {};
+    for (std::uint32_t l = 0; l < width; ++l) values[l] = lanes[l].value;
     for (std::uint32_t l = 0; l < width; ++l)
-      if (here >> l & 1) lanes[l].result = warp_result(lanes[l].op, lanes, group, l, width);
+      if (here >> l & 1) lanes[l].result = warp_result(lanes[l].op, values, group, l, width, lanes[l].arg, lanes[l].mask);
     for (std::uint32_t l = 0; l < width; ++l)
       if (here >> l & 1) lanes[l].wait = Wait::None;
   }
@@ -360,6 +365,12 @@ extern "C" std::uint64_t cutlet_host_warp(std::uint32_t op, std::uint32_t mask, 
   b.complete_warp_collectives(w);
   if (t.wait != cutlet::backend::Wait::None) b.yield(t);
   return t.result;
+}
+
+extern "C" std::uint64_t cutlet_host_lanes(std::uint32_t op, const std::uint64_t* values, std::uint32_t width,
+                                           std::uint32_t lane, std::uint32_t group) {
+  if (width < 32) group &= (1u << width) - 1;
+  return cutlet::backend::warp_result(static_cast<HostWarpOp>(op), values, group, lane, width, 0, ~0u);
 }
 
 extern "C" std::uint32_t cutlet_host_active_mask() {

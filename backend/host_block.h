@@ -2,8 +2,9 @@
 // special registers, its shared memory, and the points where threads wait for each other
 // (barriers, warp operations), behind the cutlet_host_* functions host-lowered kernels call.
 //
-// A block whose kernel never waits runs as a loop over its threads (host_kernel.cpp). One that
-// does runs each thread as a fiber (a stack of its own, switched with Boost.Context's fcontext):
+// Most kernels run a block in phases (host_phases.h). Those that phases cannot express (warp
+// operations over part of a warp, activemask, assert_) run each thread as a fiber (a stack
+// of its own, switched with Boost.Context's fcontext):
 // a thread runs until it reaches a barrier or a warp operation, then the next thread runs; a
 // barrier completes when every thread of the block that has not exited has arrived, a warp
 // operation when every lane of its mask has. Threads never run concurrently within a block,
@@ -77,6 +78,11 @@ std::uint32_t cutlet_host_barrier_reduce(std::uint32_t kind, std::uint32_t pred)
 /// warp, each lane giving `value` and `arg`: waits until every lane of the mask that has not
 /// exited has arrived, and returns this lane's result.
 std::uint64_t cutlet_host_warp(std::uint32_t op, std::uint32_t mask, std::uint64_t value, std::uint32_t arg);
+/// Warp collective `op` (a vote, match or redux; HostWarpOp) over the lanes of `group` (bits)
+/// of a warp of `width` lanes whose values (zero-extended) are `values`, for its lane
+/// `lane`: for kernels run in phases (host_phases.h), which need no fibers.
+std::uint64_t cutlet_host_lanes(std::uint32_t op, const std::uint64_t* values, std::uint32_t width, std::uint32_t lane,
+                                std::uint32_t group);
 /// The lanes of the calling thread's warp that have not exited.
 std::uint32_t cutlet_host_active_mask();
 /// __assertfail: ends the block with an error naming the assertion's message, file and line

@@ -1,12 +1,11 @@
-// HostKernel: cutlet IR lowered for the host CPU, wrapped in a block loop (or, where threads
-// wait for each other, a one-thread entry that host_block.cpp runs as fibers), optimized for
-// the host's CPU and loaded with ORC's LLJIT.
+// HostKernel: cutlet IR lowered for the host CPU as a block in phases (host_phases.h), or, where
+// phases cannot express the kernel, as one thread that host_block.cpp runs as fibers;
+// optimized for the host's CPU and loaded with ORC's LLJIT.
 #include "cutlet/backend/host_kernel.h"
 
 #include <algorithm>
 #include <atomic>
 #include <exception>
-#include <functional>
 #include <map>
 #include <mutex>
 #include <set>
@@ -33,6 +32,7 @@
 #include <llvm/Target/TargetMachine.h>
 
 #include "host_block.h"
+#include "host_phases.h"
 #include "host_thread_pool.h"
 #include "host_math.h"
 #include "lowering.h"
@@ -40,12 +40,11 @@
 namespace cutlet {
 namespace {
 
-/// The entry point the JIT exports for kernels whose threads never wait for each other: runs
-/// every thread of block (bx, by, bz) as a loop.
-using BlockFn = void (*)(void** args, const std::uint32_t* shape, std::uint32_t bx, std::uint32_t by, std::uint32_t bz);
-constexpr const char* kBlockEntry = "cutlet_host_block";
-/// The entry point for the others: runs one thread (backend::HostThreadEntry), as a fiber.
+/// The entry point of kernels run as fibers: runs one thread (backend::HostThreadEntry).
 constexpr const char* kThreadEntry = "cutlet_host_thread";
+/// The entry point of kernels lowered in phases (backend::kPhasesEntry): runs a block.
+using PhasesFn = std::uint32_t (*)(void** args, const std::uint32_t* shape, std::uint32_t bx, std::uint32_t by,
+                                   std::uint32_t bz, void* shared, void* scratch);
 
 /// A host runtime function host-lowered code calls (host_block.h), and whether it needs its
 /// thread to run in a block of fibers.
@@ -63,6 +62,7 @@ const HostFunction kHostFunctions[] = {
     {"cutlet_host_active_mask", reinterpret_cast<void*>(&cutlet_host_active_mask), true},
     {"cutlet_host_assert_fail", reinterpret_cast<void*>(&cutlet_host_assert_fail), true},
     {"cutlet_host_vprintf", reinterpret_cast<void*>(&cutlet_host_vprintf), false},
+    {"cutlet_host_lanes", reinterpret_cast<void*>(&cutlet_host_lanes), false},
     {"cutlet_host_f32_to_e4m3", reinterpret_cast<void*>(&cutlet_host_f32_to_e4m3), false},
     {"cutlet_host_f32_to_e5m2", reinterpret_cast<void*>(&cutlet_host_f32_to_e5m2), false},
     {"cutlet_host_e4m3_to_f32", reinterpret_cast<void*>(&cutlet_host_e4m3_to_f32), false},
@@ -75,6 +75,32 @@ const HostFunction kHostFunctions[] = {
 bool calls_host_runtime(const llvm::Module& m) {
   for (const HostFunction& h : kHostFunctions)
     if (const llvm::Function* f = m.getFunction(h.name); h.in_block && f && !f->use_empty()) return true;
+  return false;
+}
+
+/// Whether region r (in a loop) reads memory other blocks may be writing: atomics, and loads
+/// past the cache (the look-back of scans spins on those).
+bool polls_memory(const ir::Function& fn, const ir::Region& r) {
+  for (ir::InstId id : r.body) {
+    const ir::Instruction& inst = fn.inst(id);
+    if (inst.op == ir::Opcode::Atomic) return true;
+    if (inst.op == ir::Opcode::Load && ir::ops::Load(inst).hint() != ir::CacheHint::Default &&
+        ir::ops::Load(inst).hint() != ir::CacheHint::ReadOnly)
+      return true;
+    for (const ir::Region& sub : inst.regions)
+      if (polls_memory(fn, sub)) return true;
+  }
+  return false;
+}
+
+/// Whether a block of kernel `fn` may wait for other blocks: a while loop polls memory.
+bool may_wait_for_other_blocks(const ir::Function& fn, const ir::Region& r) {
+  for (ir::InstId id : r.body) {
+    const ir::Instruction& inst = fn.inst(id);
+    if (inst.op == ir::Opcode::While && polls_memory(fn, inst.regions[0])) return true;
+    for (const ir::Region& sub : inst.regions)
+      if (may_wait_for_other_blocks(fn, sub)) return true;
+  }
   return false;
 }
 
@@ -189,64 +215,6 @@ void add_thread_entry(llvm::Module& m, llvm::Function& kernel, const ir::Functio
   b.CreateRetVoid();
 }
 
-/// Adds `cutlet_host_block(args, shape, bx, by, bz)` to `m`: loads the kernel's parameters
-/// from args, then calls `kernel` for every thread of the block, x fastest, with the thread's
-/// state (special registers) in a local array the optimizer keeps in registers.
-/// shape: blockDim x y z, then gridDim x y z.
-void add_block_loop(llvm::Module& m, llvm::Function& kernel, const ir::Function& fn) {
-  llvm::LLVMContext& ctx = m.getContext();
-  llvm::Type* i32 = llvm::Type::getInt32Ty(ctx);
-  llvm::Type* ptr = llvm::PointerType::get(ctx, 0);
-  auto* fty = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr, ptr, i32, i32, i32}, false);
-  auto* block_fn = llvm::Function::Create(fty, llvm::GlobalValue::ExternalLinkage, kBlockEntry, m);
-  block_fn->addFnAttr(llvm::Attribute::NoUnwind);
-  llvm::Value* shape = block_fn->getArg(1);
-
-  auto* entry = llvm::BasicBlock::Create(ctx, "entry", block_fn);
-  llvm::IRBuilder<> b(entry);
-  auto* state_ty = llvm::ArrayType::get(i32, backend::kHostThreadStateWords);
-  llvm::Value* state = b.CreateAlloca(state_ty, nullptr, "thread_state");
-  auto word = [&](unsigned i) { return b.CreateConstInBoundsGEP2_32(state_ty, state, 0, i); };
-  llvm::Value* dims[6];
-  for (unsigned i = 0; i < 6; ++i) {
-    dims[i] = b.CreateLoad(i32, b.CreateConstInBoundsGEP1_32(i32, shape, i));
-    b.CreateStore(dims[i], word(3 + (i < 3 ? i : i + 3)));  // blockDim at 3, gridDim at 9
-  }
-  for (unsigned i = 0; i < 3; ++i) b.CreateStore(block_fn->getArg(2 + i), word(6 + i));
-
-  std::vector<llvm::Value*> params = load_params(b, block_fn->getArg(0), kernel, fn);
-  params.push_back(state);
-
-  // for z, for y, for x: kernel(params..., state)
-  llvm::BasicBlock* exit = llvm::BasicBlock::Create(ctx, "exit", block_fn);
-  std::function<void(int, llvm::Value*)> loop = [&](int dim, llvm::Value* linear) {
-    // linear: the thread's linear index over the dimensions outside this one
-    llvm::BasicBlock* pre = b.GetInsertBlock();
-    auto* header = llvm::BasicBlock::Create(ctx, "t" + std::to_string(dim), block_fn);
-    b.CreateBr(header);
-    b.SetInsertPoint(header);
-    llvm::PHINode* t = b.CreatePHI(i32, 2);
-    t->addIncoming(b.getInt32(0), pre);
-    b.CreateStore(t, word(static_cast<unsigned>(dim)));
-    llvm::Value* here = b.CreateAdd(b.CreateMul(linear, dims[dim]), t);
-    if (dim == 0) {
-      b.CreateStore(b.CreateURem(here, b.getInt32(32)), word(12));  // lane
-      give_debug_scope(m, *block_fn, kernel, b.CreateCall(&kernel, params));
-    } else {
-      loop(dim - 1, here);
-    }
-    llvm::Value* next = b.CreateAdd(t, b.getInt32(1), "", true, true);
-    t->addIncoming(next, b.GetInsertBlock());
-    auto* after = llvm::BasicBlock::Create(ctx, "t" + std::to_string(dim) + ".end", block_fn);
-    b.CreateCondBr(b.CreateICmpULT(next, dims[dim]), header, after);
-    b.SetInsertPoint(after);
-  };
-  loop(2, b.getInt32(0));
-  b.CreateBr(exit);
-  b.SetInsertPoint(exit);
-  b.CreateRetVoid();
-}
-
 void optimize_for_host(llvm::Module& m, llvm::TargetMachine& tm, int opt_level) {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
@@ -274,14 +242,22 @@ T unwrap(llvm::Expected<T> v, const std::string& kernel, const char* stage) {
   return std::move(*v);
 }
 
+/// Frees what ::operator new with 64-byte alignment gave.
+struct AlignedDelete {
+  void operator()(std::byte* p) const { ::operator delete(p, std::align_val_t{64}); }
+};
+
 }  // namespace
 
 struct HostKernel::Impl {
   std::string name;
   std::string llvm_ir;
   std::unique_ptr<llvm::orc::LLJIT> jit;
-  BlockFn block = nullptr;                          ///< the block loop, or
+  PhasesFn phases = nullptr;                        ///< the block in phases, or
   backend::HostThreadEntry thread = nullptr;        ///< one thread, run as a fiber
+  std::size_t scratch_per_thread = 0;               ///< the phases' scratch memory
+  std::vector<std::string> phase_errors;            ///< what the phases may stop a block with
+  bool waits_for_other_blocks = false;              ///< a block may spin until an earlier one wrote
   std::size_t reserved_shared = 0;                  ///< the kernel's own shared memory (its arena)
   std::vector<std::size_t> param_sizes;             ///< bytes of each parameter's value
 };
@@ -301,10 +277,18 @@ HostKernel HostKernel::compile(const ir::Function& kernel, const CompileOptions&
   initialize_host_llvm();
   auto impl = std::make_unique<Impl>();
   impl->name = kernel.name();
+  impl->waits_for_other_blocks = may_wait_for_other_blocks(kernel, kernel.body());
 
   auto context = std::make_unique<llvm::LLVMContext>();
   backend::LoweringOptions lo{options.fma_contraction, options.flush_denormals, options.approx_math, options.line_info, true};
+  // Threads that wait for each other run in phases where the kernel allows, else as fibers
+  // (where its ops wait inside their own lowering, or its device functions need their thread).
+  lo.host_phases = backend::runs_in_phases(kernel);
   std::unique_ptr<llvm::Module> module = backend::lower_to_llvm(kernel, *context, lo);
+  if (lo.host_phases && calls_host_runtime(*module)) {
+    lo.host_phases = false;
+    module = backend::lower_to_llvm(kernel, *context, lo);
+  }
   const std::map<std::string, void*> math = host_math_symbols(*module);
   check_runs_on_host(*module, kernel.name(), math);
 
@@ -320,17 +304,21 @@ HostKernel HostKernel::compile(const ir::Function& kernel, const CompileOptions&
   module->setTargetTriple(tm->getTargetTriple().str());
   module->setDataLayout(tm->createDataLayout());
 
-  llvm::Function* fn = module->getFunction(kernel.name());
-  CUTLET_ASSERT(fn != nullptr, "the host lowering made no kernel function");
   for (std::size_t i = 0; i < kernel.params().size(); ++i) {
     // A struct by value arrives as a pointer to its bytes (byval), all of which the kernel reads.
     const ir::Type t = kernel.type_of(kernel.params()[i]);
     impl->param_sizes.push_back(t.is_record() ? static_cast<std::size_t>(t.record_size())
-                                              : module->getDataLayout().getTypeAllocSize(fn->getArg(static_cast<unsigned>(i))->getType()));
+                                              : module->getDataLayout().getTypeAllocSize(backend::llvm_type(*context, t)));
   }
-  const bool fibers = calls_host_runtime(*module);
-  if (fibers) add_thread_entry(*module, *fn, kernel);
-  else add_block_loop(*module, *fn, kernel);
+  const bool phases = lo.host_phases;
+  if (phases) {
+    impl->scratch_per_thread = backend::phases_scratch_per_thread(*module);
+    impl->phase_errors = backend::phases_errors(*module);
+  } else {
+    llvm::Function* fn = module->getFunction(kernel.name());
+    CUTLET_ASSERT(fn != nullptr, "the host lowering made no kernel function");
+    add_thread_entry(*module, *fn, kernel);
+  }
   if (kernel.shared_bytes() > 0) impl->reserved_shared = static_cast<std::size_t>((kernel.shared_bytes() + 15) / 16 * 16);
   {
     std::string err;
@@ -364,9 +352,9 @@ HostKernel HostKernel::compile(const ir::Function& kernel, const CompileOptions&
     throw CompileError("cutlet: preparing the JIT for kernel '" + kernel.name() + "' failed: " + llvm::toString(std::move(e)));
   if (llvm::Error e = impl->jit->addIRModule(llvm::orc::ThreadSafeModule(std::move(module), std::move(context))))
     throw CompileError("cutlet: loading kernel '" + kernel.name() + "' for the CPU failed: " + llvm::toString(std::move(e)));
-  auto address = unwrap(impl->jit->lookup(fibers ? kThreadEntry : kBlockEntry), kernel.name(), "compiling");
-  if (fibers) impl->thread = address.toPtr<backend::HostThreadEntry>();
-  else impl->block = address.toPtr<BlockFn>();
+  auto address = unwrap(impl->jit->lookup(phases ? backend::kPhasesEntry : kThreadEntry), kernel.name(), "compiling");
+  if (phases) impl->phases = address.toPtr<PhasesFn>();
+  else impl->thread = address.toPtr<backend::HostThreadEntry>();
   return HostKernel(std::move(impl));
 }
 
@@ -383,28 +371,51 @@ void HostKernel::run(HostDim grid, HostDim block, void** args, std::size_t dynam
   const std::uint32_t grid_dims[3] = {grid.x, grid.y, grid.z}, block_dims[3] = {block.x, block.y, block.z};
   const std::size_t shared_bytes = impl_->reserved_shared + dynamic_shared_bytes;
   const std::uint64_t blocks = grid.count();
+  // Each worker takes the next `chunk` blocks at a time: neighbouring blocks, whose memory
+  // is mostly neighbouring too, run one after the other on one core. Blocks that may wait
+  // for earlier ones (a scan's look-back) go one at a time, so that the block one waits for
+  // runs beside it rather than after it on the same core.
+  backend::HostThreadPool& pool = backend::HostThreadPool::instance();
+  const std::uint64_t chunk =
+      impl_->waits_for_other_blocks ? 1 : std::clamp<std::uint64_t>(blocks / (16 * (std::uint64_t{pool.size()} + 1)), 1, 64);
   std::atomic<std::uint64_t> next{0};
+  std::atomic<bool> stop{false};
   std::mutex failure_mutex;
   std::exception_ptr failure;
   auto work = [&] {
     std::unique_ptr<backend::HostBlockRunner> runner;
+    std::vector<std::byte> shared;
+    std::unique_ptr<std::byte[], AlignedDelete> scratch;
     try {
       if (impl_->thread) runner = std::make_unique<backend::HostBlockRunner>();
-      for (std::uint64_t i = next++; i < blocks; i = next++) {
+      if (impl_->phases) {
+        shared.resize(shared_bytes);
+        scratch.reset(static_cast<std::byte*>(
+            ::operator new(std::max<std::size_t>(64, impl_->scratch_per_thread * block.count()), std::align_val_t{64})));
+      }
+      auto run_block = [&](std::uint64_t i) {
         const auto bx = static_cast<std::uint32_t>(i % grid.x);
         const auto by = static_cast<std::uint32_t>(i / grid.x % grid.y);
         const auto bz = static_cast<std::uint32_t>(i / (std::uint64_t{grid.x} * grid.y));
-        if (runner) runner->run(impl_->name, impl_->thread, args, grid_dims, block_dims, {bx, by, bz}, shared_bytes);
-        else impl_->block(args, shape, bx, by, bz);
+        if (runner) {
+          runner->run(impl_->name, impl_->thread, args, grid_dims, block_dims, {bx, by, bz}, shared_bytes);
+        } else if (const std::uint32_t failed = impl_->phases(args, shape, bx, by, bz, shared.data(), scratch.get())) {
+          throw Error("cutlet: kernel '" + impl_->name + "' on the CPU stopped in block (" + std::to_string(bx) + ", " +
+                      std::to_string(by) + ", " + std::to_string(bz) + "): " + impl_->phase_errors.at(failed - 1));
+        }
+      };
+      for (std::uint64_t first = next.fetch_add(chunk); first < blocks; first = next.fetch_add(chunk)) {
+        const std::uint64_t last = std::min(blocks, first + chunk);
+        for (std::uint64_t i = first; i < last && !stop.load(std::memory_order_relaxed); ++i) run_block(i);
       }
     } catch (...) {
-      next = blocks;  // the other workers stop after their block
+      stop = true;  // the other workers stop after their block
+      next = blocks;
       std::lock_guard<std::mutex> lock(failure_mutex);
       if (!failure) failure = std::current_exception();
     }
   };
   // The calling thread and the pool's threads take blocks in order until none is left.
-  backend::HostThreadPool& pool = backend::HostThreadPool::instance();
   pool.run(static_cast<unsigned>(std::min<std::uint64_t>(blocks - 1, pool.size())), work);
   if (failure) std::rethrow_exception(failure);
 }

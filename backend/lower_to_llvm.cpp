@@ -4,6 +4,7 @@
 #include <functional>
 #include <map>
 #include <set>
+#include <span>
 
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Metadata.h>
@@ -13,6 +14,7 @@
 #include "cutlet/ir/passes/passes.h"
 #include "cutlet/ir/pipeline.h"
 #include "debug_info.h"
+#include "host_phases.h"
 #include "lowering.h"
 #include "tile_support.h"
 
@@ -91,9 +93,12 @@ class Walker {
   /// Lowers the region's instructions; returns the operands of its terminator.
   Walker(LoweringContext& c, DebugInfo* debug) : c_(c), debug_(debug) {}
 
-  std::vector<llvm::Value*> region(const ir::Region& r) {
+  std::vector<llvm::Value*> region(const ir::Region& r) { return instructions(r.body); }
+
+  /// Lowers the instructions `ids` in order; returns the operands of a terminator among them.
+  std::vector<llvm::Value*> instructions(std::span<const ir::InstId> ids) {
     std::vector<llvm::Value*> term;
-    for (ir::InstId id : r.body) {
+    for (ir::InstId id : ids) {
       const ir::Instruction& inst = c_.fn.inst(id);
       if (debug_) debug_->set_location(c_.b, inst.loc);
       switch (inst.op) {
@@ -278,19 +283,28 @@ llvm::Function* lower_function(const ir::Function& fn, llvm::Module& module, con
   std::vector<llvm::Type*> params;
   for (auto p : fn.params()) params.push_back(llvm_type(ctx, fn.type_of(p)));
   const bool host_kernel = options.host && visibility == Visibility::Kernel;
+  const bool phases = host_kernel && options.host_phases;
   if (host_kernel) params.push_back(llvm::PointerType::get(ctx, 0));  // its HostThreadState
   ir::Type rt = fn.return_type();
   llvm::Type* ret = rt.is_void() ? llvm::Type::getVoidTy(ctx) : llvm_type(ctx, rt);
-  auto* fty = llvm::FunctionType::get(ret, params, false);
+  llvm::Type* ptr = llvm::PointerType::get(ctx, 0);
+  llvm::Type* i32 = llvm::Type::getInt32Ty(ctx);
+  // In phases, the kernel is its block's entry point (host_phases.h).
+  auto* fty = phases ? llvm::FunctionType::get(i32, {ptr, ptr, i32, i32, i32, ptr, ptr}, false)
+                     : llvm::FunctionType::get(ret, params, false);
   // On the host the kernel is called by its block loop only, and inlined there.
-  auto linkage = visibility == Visibility::Private || host_kernel ? llvm::GlobalValue::InternalLinkage
-                                                                  : llvm::GlobalValue::ExternalLinkage;
-  auto* function = llvm::Function::Create(fty, linkage, fn.name(), module);
+  auto linkage = visibility == Visibility::Private || (host_kernel && !phases) ? llvm::GlobalValue::InternalLinkage
+                                                                               : llvm::GlobalValue::ExternalLinkage;
+  auto* function = llvm::Function::Create(fty, linkage, phases ? kPhasesEntry : fn.name(), module);
   function->addFnAttr(llvm::Attribute::NoUnwind);
   // A device function is compiled once and called, not inlined into every caller.
   if (visibility != Visibility::Kernel) function->addFnAttr(llvm::Attribute::NoInline);
-  if (host_kernel) function->addFnAttr(llvm::Attribute::AlwaysInline);
-  for (unsigned i = 0; i < fn.params().size(); ++i) {
+  if (host_kernel && !phases) function->addFnAttr(llvm::Attribute::AlwaysInline);
+  if (phases) {
+    function->addParamAttr(5, llvm::Attribute::NoAlias);  // the block's shared memory
+    function->addParamAttr(6, llvm::Attribute::NoAlias);  // its scratch memory
+  }
+  for (unsigned i = 0; i < fn.params().size() && !phases; ++i) {
     if (fn.param_noalias(i)) function->addParamAttr(i, llvm::Attribute::NoAlias);
     ir::Type pt = fn.type_of(fn.params()[i]);
     if (pt.is_record()) {
@@ -363,15 +377,25 @@ llvm::Function* lower_function(const ir::Function& fn, llvm::Module& module, con
   b.setFastMathFlags(fmf);
 
   LoweringContext c{fn, ctx, module, function, b, entry, std::vector<llvm::Value*>(fn.num_values(), nullptr), options};
-  for (std::size_t i = 0; i < fn.params().size(); ++i) c.values[fn.params()[i]] = function->getArg(static_cast<unsigned>(i));
-  if (host_kernel) c.host_thread_state = function->getArg(static_cast<unsigned>(fn.params().size()));
   std::unique_ptr<DebugInfo> debug;
   if (options.line_info) {
     debug = std::make_unique<DebugInfo>(module, *function, fn);
     debug->set_location(b, {});
     debug->set_location(entry, {});
   }
-  auto returned = Walker(c, debug.get()).region(fn.body());
+  std::vector<llvm::Value*> returned;
+  if (phases) {
+    // args[i] points to parameter i's value (a record's: to its bytes, which are the value).
+    for (std::size_t i = 0; i < fn.params().size(); ++i) {
+      llvm::Value* slot = entry.CreateLoad(ptr, entry.CreateConstInBoundsGEP1_32(ptr, function->getArg(0), static_cast<unsigned>(i)));
+      c.values[fn.params()[i]] = fn.type_of(fn.params()[i]).is_record() ? slot : entry.CreateLoad(params[i], slot);
+    }
+    lower_phases(c, debug.get());
+  } else {
+    for (std::size_t i = 0; i < fn.params().size(); ++i) c.values[fn.params()[i]] = function->getArg(static_cast<unsigned>(i));
+    if (host_kernel) c.host_thread_state = function->getArg(static_cast<unsigned>(fn.params().size()));
+    returned = Walker(c, debug.get()).region(fn.body());
+  }
   if (fn.shared_bytes() > 0) {
     // The user's dynamic shared memory starts after the kernel's own, 16-byte aligned.
     const std::int64_t user_at = (fn.shared_bytes() + 15) / 16 * 16;
@@ -379,8 +403,13 @@ llvm::Function* lower_function(const ir::Function& fn, llvm::Module& module, con
     module.addModuleFlag(llvm::Module::Warning, kReservedSharedFlag, static_cast<std::uint32_t>(user_at));
   }
   if (debug) debug->set_location(b, {});
-  if (rt.is_void()) b.CreateRetVoid();
-  else b.CreateRet(returned.at(0));
+  if (phases) {
+    // lower_phases returned.
+  } else if (rt.is_void()) {
+    b.CreateRetVoid();
+  } else {
+    b.CreateRet(returned.at(0));
+  }
   entry.CreateBr(start_bb);
   if (debug) debug->finalize();
   return function;
@@ -407,6 +436,10 @@ std::unique_ptr<llvm::Module> new_module(const std::string& name, llvm::LLVMCont
 void register_calls(LoweringTable& t) { t.set(ir::Opcode::Call, lower_call); }
 
 LowerFn lowering_of(ir::Opcode op) { return table().get(op); }
+
+std::vector<llvm::Value*> lower_instructions(LoweringContext& c, DebugInfo* debug, std::span<const ir::InstId> ids) {
+  return Walker(c, debug).instructions(ids);
+}
 
 std::vector<llvm::Value*> inline_region(LoweringContext& c, const ir::Region& r, const std::vector<llvm::Value*>& args) {
   for (std::size_t i = 0; i < args.size(); ++i) c.values[r.args[i]] = args[i];

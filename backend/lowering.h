@@ -4,6 +4,7 @@
 #include <array>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -35,6 +36,9 @@ struct LoweringOptions {
   /// the NVPTX backend prints as .maxntid and .minnctapersm.
   int max_block_threads = 0;
   int min_blocks_per_sm = 0;
+  /// On the host, lower a kernel as its block's threads in phases (host_phases.h) rather
+  /// than as one thread (run as a fiber or in a loop over the block).
+  bool host_phases = false;
 };
 
 /// The state of lowering one function.
@@ -143,6 +147,10 @@ llvm::Align natural_align(ir::Type elem);
 /// Calls inline PTX `text` with `constraints` (memory is always clobbered).
 llvm::Value* inline_ptx(LoweringContext& c, llvm::Type* result, const std::string& text, const std::string& constraints,
                         std::vector<llvm::Value*> args);
+
+/// Lowers the instructions `ids` (of one region, in order) as the walker lowers a region's;
+/// returns the operands of a terminator among them.
+std::vector<llvm::Value*> lower_instructions(LoweringContext& c, DebugInfo* debug, std::span<const ir::InstId> ids);
 
 /// Builds an LLVM module for `fn`: a kernel entry point, or (for a device function) a
 /// visible function other code can link against; the device functions it calls come first.
