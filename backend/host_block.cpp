@@ -373,6 +373,19 @@ extern "C" std::uint64_t cutlet_host_lanes(std::uint32_t op, const std::uint64_t
   return cutlet::backend::warp_result(static_cast<HostWarpOp>(op), values, group, lane, width, 0, ~0u);
 }
 
+namespace cutlet::backend {
+namespace {
+thread_local std::string phases_failure;
+}
+const std::string& host_phases_failure() { return phases_failure; }
+}  // namespace cutlet::backend
+
+extern "C" void cutlet_host_phases_assert_fail(const char* message, const char* file, std::uint32_t line,
+                                               const std::uint32_t* thread) {
+  cutlet::backend::phases_failure = std::string("assertion failed: ") + message + " (" + file + ":" + std::to_string(line) +
+                                    ") in " + cutlet::backend::thread_name(thread);
+}
+
 extern "C" std::uint32_t cutlet_host_active_mask() {
   auto& b = cutlet::backend::block_here();
   return b.live_lanes(b.index_of(*b.current) / 32);

@@ -3,8 +3,8 @@
 // (barriers, warp operations), behind the cutlet_host_* functions host-lowered kernels call.
 //
 // Most kernels run a block in phases (host_phases.h). Those that phases cannot express (warp
-// operations over part of a warp, activemask, assert_) run each thread as a fiber (a stack
-// of its own, switched with Boost.Context's fcontext):
+// operations over part of a warp) run each thread as a fiber (a stack of its own, switched
+// with Boost.Context's fcontext):
 // a thread runs until it reaches a barrier or a warp operation, then the next thread runs; a
 // barrier completes when every thread of the block that has not exited has arrived, a warp
 // operation when every lane of its mask has. Threads never run concurrently within a block,
@@ -62,6 +62,12 @@ class HostBlockRunner {
 
 }  // namespace cutlet::backend
 
+namespace cutlet::backend {
+/// What the last cutlet_host_phases_assert_fail on this host thread recorded: "assertion
+/// failed: <message> (<file>:<line>) in thread (x, y, z) of block (x, y, z)".
+const std::string& host_phases_failure();
+}  // namespace cutlet::backend
+
 /// The functions host-lowered kernels call (resolved by the JIT to these definitions).
 extern "C" {
 /// Special register `reg` (ir::SpecialReg) of the calling thread: device functions read them
@@ -83,6 +89,9 @@ std::uint64_t cutlet_host_warp(std::uint32_t op, std::uint32_t mask, std::uint64
 /// `lane`: for kernels run in phases (host_phases.h), which need no fibers.
 std::uint64_t cutlet_host_lanes(std::uint32_t op, const std::uint64_t* values, std::uint32_t width, std::uint32_t lane,
                                 std::uint32_t group);
+/// A failed assert_ in a kernel run in phases: records it, with the thread whose state
+/// (kHostThreadStateWords words) is `thread`, for host_phases_failure().
+void cutlet_host_phases_assert_fail(const char* message, const char* file, std::uint32_t line, const std::uint32_t* thread);
 /// The lanes of the calling thread's warp that have not exited.
 std::uint32_t cutlet_host_active_mask();
 /// __assertfail: ends the block with an error naming the assertion's message, file and line

@@ -63,6 +63,7 @@ const HostFunction kHostFunctions[] = {
     {"cutlet_host_assert_fail", reinterpret_cast<void*>(&cutlet_host_assert_fail), true},
     {"cutlet_host_vprintf", reinterpret_cast<void*>(&cutlet_host_vprintf), false},
     {"cutlet_host_lanes", reinterpret_cast<void*>(&cutlet_host_lanes), false},
+    {"cutlet_host_phases_assert_fail", reinterpret_cast<void*>(&cutlet_host_phases_assert_fail), false},
     {"cutlet_host_f32_to_e4m3", reinterpret_cast<void*>(&cutlet_host_f32_to_e4m3), false},
     {"cutlet_host_f32_to_e5m2", reinterpret_cast<void*>(&cutlet_host_f32_to_e5m2), false},
     {"cutlet_host_e4m3_to_f32", reinterpret_cast<void*>(&cutlet_host_e4m3_to_f32), false},
@@ -400,6 +401,8 @@ void HostKernel::run(HostDim grid, HostDim block, void** args, std::size_t dynam
         if (runner) {
           runner->run(impl_->name, impl_->thread, args, grid_dims, block_dims, {bx, by, bz}, shared_bytes);
         } else if (const std::uint32_t failed = impl_->phases(args, shape, bx, by, bz, shared.data(), scratch.get())) {
+          if (failed == backend::kPhasesAssertFailed)
+            throw Error("cutlet: kernel '" + impl_->name + "' on the CPU: " + backend::host_phases_failure());
           throw Error("cutlet: kernel '" + impl_->name + "' on the CPU stopped in block (" + std::to_string(bx) + ", " +
                       std::to_string(by) + ", " + std::to_string(bz) + "): " + impl_->phase_errors.at(failed - 1));
         }

@@ -20,8 +20,9 @@ namespace {
 
 using ir::Opcode;
 
-/// What an op waits for.
-enum class Sync : std::uint8_t { None, Warp, Block };
+/// What an op waits for: nothing; the lanes of its warp that run with it (activemask), which
+/// may be any of them; every lane of its warp; every thread of its block.
+enum class Sync : std::uint8_t { None, Lanes, Warp, Block };
 
 constexpr int kPhaseLevel = -1;  ///< the segment of ops run once for the block, not per thread
 
@@ -51,7 +52,7 @@ bool is_full_mask(const ir::Function& fn, ir::ValueId mask) {
 bool phases_allow(const ir::Function& fn, const ir::Region& r) {
   for (ir::InstId id : r.body) {
     const ir::Instruction& inst = fn.inst(id);
-    if (inst.op == Opcode::ActiveMask || inst.op == Opcode::Assert || inst.op == Opcode::GridSync) return false;
+    if (inst.op == Opcode::GridSync) return false;
     if (is_warp_op(inst.op) && !is_full_mask(fn, mask_of(inst))) return false;
     for (const ir::Region& sub : inst.regions)
       if (!phases_allow(fn, sub)) return false;
@@ -85,6 +86,7 @@ class Segments {
     Sync s = Sync::None;
     if (inst.op == Opcode::Barrier || inst.op == Opcode::BarrierReduce) s = Sync::Block;
     else if (is_warp_op(inst.op)) s = Sync::Warp;
+    else if (inst.op == Opcode::ActiveMask) s = Sync::Lanes;
     for (const ir::Region& r : inst.regions)
       for (ir::InstId sub : r.body) s = std::max(s, sync(sub));
     sync_[id] = static_cast<int>(s);
@@ -217,6 +219,7 @@ class PhaseLowering {
     auto* state_ty = llvm::ArrayType::get(i32, kHostThreadStateWords);
     state_ = c_.entry.CreateAlloca(state_ty, nullptr, "thread_state");
     c_.host_thread_state = state_;
+    c_.in_phases = true;
     for (unsigned i = 0; i < 6; ++i) {
       llvm::Value* d = b_.CreateLoad(i32, b_.CreateConstInBoundsGEP1_32(i32, shape_, i));
       if (i < 3) dims_[i] = d;
@@ -405,6 +408,7 @@ class PhaseLowering {
         case Opcode::Vote:
         case Opcode::Match:
         case Opcode::Redux: lanes_op(inst); break;
+        case Opcode::ActiveMask: active_mask(inst); break;
         case Opcode::If: lower_if(id, inst); break;
         case Opcode::For:
           if (seg_.lockstep(id)) lockstep_for(inst);
@@ -620,6 +624,28 @@ class PhaseLowering {
     pending_.clear();
   }
 
+  /// The lanes of warp w that run now (bits), as activemask() gives them: the warp's lanes
+  /// less those past the block's last thread, those that returned and those in another
+  /// branch.
+  llvm::Value* group(const Lanes& w) {
+    llvm::Value* all = b_.CreateSelect(b_.CreateICmpUGE(w.width, b_.getInt32(32)), b_.getInt32(~0u),
+                                       b_.CreateSub(b_.CreateShl(b_.getInt32(1), w.width), b_.getInt32(1)));
+    if (!mask_) return all;
+    llvm::Value* bits = c_.entry.CreateAlloca(b_.getInt32Ty());
+    b_.CreateStore(b_.getInt32(0), bits);
+    index_loop(w.width, [&](llvm::Value* l) {
+      llvm::Value* on = b_.CreateShl(b_.CreateZExt(running(b_.CreateAdd(w.first, l)), b_.getInt32Ty()), l);
+      b_.CreateStore(b_.CreateOr(b_.CreateLoad(b_.getInt32Ty(), bits), on), bits);
+    });
+    return b_.CreateLoad(b_.getInt32Ty(), bits);
+  }
+
+  void active_mask(const ir::Instruction& inst) {
+    Slot out = new_slot(b_.getInt32Ty());
+    thread_loop([&](llvm::Value* t) { store(out, t, group(lanes_of(t))); });
+    slots_[inst.results[0]] = out;
+  }
+
   /// Votes, match and redux: cutlet_host_lanes over the warp's values, widened to 64 bits.
   void lanes_op(const ir::Instruction& inst) {
     HostWarpOp op{};
@@ -655,19 +681,8 @@ class PhaseLowering {
     Slot out = new_slot(c_.type_of(r));
     thread_loop([&](llvm::Value* t) {
       const Lanes w = lanes_of(t);
-      // The lanes that take part: those that run (all, outside of exits).
-      llvm::Value* group = b_.getInt32(~0u);
-      if (mask_) {
-        llvm::Value* bits = c_.entry.CreateAlloca(b_.getInt32Ty());
-        b_.CreateStore(b_.getInt32(0), bits);
-        index_loop(w.width, [&](llvm::Value* l) {
-          llvm::Value* on = b_.CreateShl(b_.CreateZExt(running(b_.CreateAdd(w.first, l)), b_.getInt32Ty()), l);
-          b_.CreateStore(b_.CreateOr(b_.CreateLoad(b_.getInt32Ty(), bits), on), bits);
-        });
-        group = b_.CreateLoad(b_.getInt32Ty(), bits);
-      }
       llvm::Value* x = host_call(c_, "cutlet_host_lanes", b_.getInt64Ty(),
-                                 {b_.getInt32(static_cast<std::uint32_t>(op)), address(wide, w.first), w.width, w.lane, group});
+                                 {b_.getInt32(static_cast<std::uint32_t>(op)), address(wide, w.first), w.width, w.lane, group(w)});
       store(out, t, b_.CreateTrunc(x, c_.type_of(r)));
     });
     slots_[r] = out;
@@ -713,6 +728,12 @@ class PhaseLowering {
     if (disagree)
       index_loop(warps_, [&](llvm::Value* w) { fail_if(b_.CreateAnd(flag(*any, w), b_.CreateNot(flag(*all, w))), *disagree); });
   }
+  /// The error where the lanes of a warp disagree on the condition of if or loop `id`, if they
+  /// must agree: where it holds warp operations or barriers, and is not an exit.
+  std::optional<std::string> agreement(ir::InstId id, const ir::Instruction& inst, const char* what, bool exits) const {
+    if (exits || seg_.sync(id) == Sync::Lanes) return std::nullopt;
+    return disagreement(id, inst, what);
+  }
   std::string disagreement(ir::InstId id, const ir::Instruction& inst, const char* what) const {
     const char* waits = seg_.sync(id) == Sync::Block ? "syncthreads()" : "a warp operation over the whole warp";
     return std::string("the threads ") + (seg_.sync(id) == Sync::Block ? "of the block" : "of a warp") +
@@ -745,8 +766,7 @@ class PhaseLowering {
       // done, as threads that returned (they count as arrived at its barriers).
       const bool exits = seg_.exits(id);
       Slot masks[2] = {new_mask(), new_mask()};
-      condition([&](llvm::Value* t) { return truth(cond, t); }, masks[0],
-                exits ? std::nullopt : std::optional<std::string>(disagreement(id, inst, "if")));
+      condition([&](llvm::Value* t) { return truth(cond, t); }, masks[0], agreement(id, inst, "if", exits));
       index_loop(threads_, [&](llvm::Value* t) { set_flag(masks[1], t, b_.CreateAnd(running(t), b_.CreateNot(flag(masks[0], t)))); });
       llvm::Value* taken[2] = {count(masks[0]), count(masks[1])};
       if (seg_.sync(id) == Sync::Block && !exits)
@@ -828,7 +848,7 @@ class PhaseLowering {
       b_.SetInsertPoint(header);
       mask_ = running;
       condition([&](llvm::Value* t) { return before_end(it, load(iv, t), value_in(loop.upper(), t), value_in(loop.step(), t)); },
-                holds, disagreement(id, inst, "loop"));
+                holds, agreement(id, inst, "loop", false));
       b_.CreateCondBr(go_on(id, inst, running, holds), body, exit);
       b_.SetInsertPoint(body);
       copy(region(r), slots, carried, [&](llvm::Value* t) { store(iv, t, b_.CreateAdd(load(iv, t), value_in(loop.step(), t))); });
@@ -859,7 +879,7 @@ class PhaseLowering {
     const std::vector<ir::ValueId> cond = region(before);
     const std::span<const ir::ValueId> passed(cond.begin() + 1, cond.end());
     copy(passed, forwarded, after.args);
-    condition([&](llvm::Value* t) { return truth(cond[0], t); }, holds, disagreement(id, inst, "loop"));
+    condition([&](llvm::Value* t) { return truth(cond[0], t); }, holds, agreement(id, inst, "loop", false));
     b_.CreateCondBr(go_on(id, inst, running, holds), body, exit);
     b_.SetInsertPoint(body);
     copy(region(after), carried, before.args);

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -22,8 +23,8 @@ namespace cutlet::backend {
 class DebugInfo;
 
 /// Whether kernel `fn` can run in phases: each warp operation is over the whole warp (a
-/// constant full mask), and it reads no activemask, asserts nothing and has no grid_sync
-/// (those need its threads as fibers, host_block.h).
+/// constant full mask; others need its threads as fibers, host_block.h) and it has no
+/// grid_sync.
 bool runs_in_phases(const ir::Function& fn);
 
 /// The entry point of a kernel lowered in phases:
@@ -34,6 +35,9 @@ bool runs_in_phases(const ir::Function& fn);
 /// phases_scratch_per_thread(module) bytes per thread of the block, 64-byte aligned. Returns
 /// 0, or k + 1 when the block stopped with the k-th of phases_errors(module).
 inline constexpr const char* kPhasesEntry = "cutlet_host_phases";
+/// What the entry point returns when a thread's assert_ failed (cutlet_host_phases_assert_fail
+/// recorded which).
+inline constexpr std::uint32_t kPhasesAssertFailed = 0xffffffffu;
 
 /// Lowers the body of kernel c.fn, whose function c.kernel is the entry point above with its
 /// parameters loaded into c.values, into phases; ends it with `ret 0`.

@@ -1,5 +1,6 @@
 // Lowering of device-side printf (vprintf) and assert (__assertfail).
 #include "cutlet/error.h"
+#include "host_phases.h"
 #include "lowering.h"
 
 namespace cutlet::backend {
@@ -48,6 +49,15 @@ llvm::Value* lower_assert(LoweringContext& c, const ir::Instruction& inst) {
   c.b.CreateCondBr(c.get(assertion.cond()), ok_bb, fail_bb);
   c.b.SetInsertPoint(fail_bb);
   auto* ptr = llvm::PointerType::get(c.ctx, 0);
+  if (c.in_phases) {
+    // The block stops: the thread's failure is recorded and the phases return.
+    host_call(c, "cutlet_host_phases_assert_fail", c.b.getVoidTy(),
+              {global_string(c, assertion.message(), "assert_msg"), global_string(c, assertion.file(), "assert_file"),
+               c.b.getInt32(static_cast<std::uint32_t>(assertion.line())), c.host_thread_state});
+    c.b.CreateRet(c.b.getInt32(kPhasesAssertFailed));
+    c.b.SetInsertPoint(ok_bb);
+    return nullptr;
+  }
   auto assertfail = c.module.getOrInsertFunction(
       c.options.host ? "cutlet_host_assert_fail" : "__assertfail",
       llvm::FunctionType::get(c.b.getVoidTy(), {ptr, ptr, c.b.getInt32Ty(), ptr, c.b.getInt64Ty()}, false));

@@ -67,6 +67,9 @@ struct LoweringContext {
   /// the block's shared memory once a lowering asked for it.
   llvm::Value* host_thread_state = nullptr;
   llvm::Value* host_shared = nullptr;
+  /// For the host: the function is a kernel's block in phases (host_phases.h), which a failed
+  /// assert_ leaves returning kPhasesAssertFailed.
+  bool in_phases = false;
 
   llvm::Value* get(ir::ValueId v) const { return values.at(v); }
   /// The LLVM type of value v: a tile is a vector of the thread's registers.

@@ -8,6 +8,7 @@
 #include <cutlet/backend/host_kernel.h>
 #include <cutlet/cutlet.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -205,6 +206,39 @@ TEST(HostPhases, AGridStrideLoopVisitsEveryElementOnceWithEachThreadsOwnBounds) 
   for (int i = 0; i < n; ++i) ASSERT_EQ(out[i], in[i] * 2 + i) << i;
   const int threads = block * blocks;
   for (int g = 0; g < threads; ++g) ASSERT_EQ(counts[g], (n - g + threads - 1) / threads) << g;
+}
+
+/// activemask() in the branches of ifs that split warps, in a block whose last warp has 16
+/// threads: the lanes that run with the thread.
+auto active_masks() {
+  return kernel(
+      [](Ptr<std::uint32_t> out) {
+        i32 t = thread_idx().x;
+        if_((t & 1) == 0, [&] { out[t] = active_mask(); },
+            [&] { if_(t % 3 == 0, [&] { out[t] = active_mask(); }, [&] { out[t] = active_mask() | 1u; }); });
+        out[48 + t] = active_mask();
+      },
+      {.name = "phases_active_masks"});
+}
+
+TEST(HostPhases, ActiveMaskGivesTheLanesOfTheBranch) {
+  const HostKernel k = HostKernel::compile(active_masks().trace_ir<Ptr<std::uint32_t>>());
+  std::vector<std::uint32_t> out(96, 0xdeadbeefu);
+  std::uint32_t* po = out.data();
+  void* args[] = {&po};
+  k.run({1}, {48}, args);
+  for (int t = 0; t < 48; ++t) {
+    const int w = t / 32 * 32, width = std::min(32, 48 - w);
+    std::uint32_t same = 0;
+    for (int l = 0; l < width; ++l) {
+      const int u = w + l;
+      const bool together = (u & 1) == (t & 1) && ((t & 1) == 0 || (u % 3 == 0) == (t % 3 == 0));
+      if (together) same |= 1u << l;
+    }
+    const std::uint32_t want = (t & 1) == 0 || t % 3 == 0 ? same : same | 1u;
+    EXPECT_EQ(out[t], want) << t;
+    EXPECT_EQ(out[48 + t], width == 32 ? 0xffffffffu : (1u << width) - 1) << t;
+  }
 }
 
 int divergent_if_line = 0;
