@@ -12,8 +12,12 @@
 #include <limits>
 
 #include <boost/context/detail/fcontext.hpp>
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#endif
 
 #include "cutlet/error.h"
+#include "host_check.h"
 
 namespace cutlet::backend {
 
@@ -34,7 +38,14 @@ class FiberStack {
     mprotect(p, page_, PROT_NONE);  // overflowing the stack faults instead of writing past it
     base_ = static_cast<char*>(p);
   }
-  ~FiberStack() { munmap(base_, kStackBytes + page_); }
+  ~FiberStack() {
+    // AddressSanitizer marked the frames the fiber ran in its shadow memory; memory mapped
+    // here later (the JIT's code) must not look like a stale stack to it.
+#if defined(__SANITIZE_ADDRESS__)
+    __asan_unpoison_memory_region(base_, kStackBytes + page_);
+#endif
+    munmap(base_, kStackBytes + page_);
+  }
   FiberStack(const FiberStack&) = delete;
   FiberStack& operator=(const FiberStack&) = delete;
   /// The top of the stack (stacks grow down).
@@ -204,6 +215,7 @@ std::string thread_name(const std::uint32_t* s) {
 void HostBlockRunner::Block::complete_barrier_if_ready() {
   if (arrived == 0 || arrived < live) return;
   reduced = kind == 0 ? count : kind == 1 ? all : any;
+  host_check_barrier();
   arrived = count = any = 0;
   all = 1;
   for (Thread& t : threads)
@@ -270,7 +282,8 @@ HostBlockRunner::HostBlockRunner() : block_(std::make_unique<Block>()) {}
 HostBlockRunner::~HostBlockRunner() = default;
 
 void HostBlockRunner::run(const std::string& kernel, HostThreadEntry entry, void** args, const std::uint32_t (&grid)[3],
-                          const std::uint32_t (&block)[3], const std::uint32_t (&block_index)[3], std::size_t shared_bytes) {
+                          const std::uint32_t (&block)[3], const std::uint32_t (&block_index)[3], std::size_t shared_bytes,
+                          bool checked) {
   Block& b = *block_;
   const std::size_t n = std::size_t{block[0]} * block[1] * block[2];
   b.kernel = kernel;
@@ -279,6 +292,7 @@ void HostBlockRunner::run(const std::string& kernel, HostThreadEntry entry, void
   b.threads.assign(n, Thread{});
   while (b.stacks.size() < n) b.stacks.push_back(std::make_unique<FiberStack>());
   b.shared.resize(shared_bytes);
+  if (checked) host_check_begin_block(b.shared.data(), shared_bytes);
   b.live = static_cast<std::uint32_t>(n);
   b.arrived = b.count = b.any = b.reduced = 0;
   b.all = 1;

@@ -51,8 +51,10 @@ class HostBlockRunner {
   /// until all have returned. Throws cutlet::Error when the threads can no longer make
   /// progress (some wait at a barrier or warp operation the others never reach), naming
   /// where each waits, or when a thread's assert_ failed.
+  /// `checked`: the kernel's accesses are checked (host_check.h); the block starts the check.
   void run(const std::string& kernel, HostThreadEntry entry, void** args, const std::uint32_t (&grid)[3],
-           const std::uint32_t (&block)[3], const std::uint32_t (&block_index)[3], std::size_t shared_bytes);
+           const std::uint32_t (&block)[3], const std::uint32_t (&block_index)[3], std::size_t shared_bytes,
+           bool checked = false);
 
   struct Block;
 

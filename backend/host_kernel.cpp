@@ -32,6 +32,7 @@
 #include <llvm/Target/TargetMachine.h>
 
 #include "host_block.h"
+#include "host_check.h"
 #include "host_phases.h"
 #include "host_thread_pool.h"
 #include "host_math.h"
@@ -64,6 +65,8 @@ const HostFunction kHostFunctions[] = {
     {"cutlet_host_vprintf", reinterpret_cast<void*>(&cutlet_host_vprintf), false},
     {"cutlet_host_lanes", reinterpret_cast<void*>(&cutlet_host_lanes), false},
     {"cutlet_host_phases_assert_fail", reinterpret_cast<void*>(&cutlet_host_phases_assert_fail), false},
+    {"cutlet_host_check", reinterpret_cast<void*>(&cutlet_host_check), false},
+    {"cutlet_host_check_barrier", reinterpret_cast<void*>(&cutlet_host_check_barrier), false},
     {"cutlet_host_f32_to_e4m3", reinterpret_cast<void*>(&cutlet_host_f32_to_e4m3), false},
     {"cutlet_host_f32_to_e5m2", reinterpret_cast<void*>(&cutlet_host_f32_to_e5m2), false},
     {"cutlet_host_e4m3_to_f32", reinterpret_cast<void*>(&cutlet_host_e4m3_to_f32), false},
@@ -259,6 +262,7 @@ struct HostKernel::Impl {
   std::size_t scratch_per_thread = 0;               ///< the phases' scratch memory
   std::vector<std::string> phase_errors;            ///< what the phases may stop a block with
   bool waits_for_other_blocks = false;              ///< a block may spin until an earlier one wrote
+  bool checked = false;                             ///< its accesses are checked (host_check.h)
   std::size_t reserved_shared = 0;                  ///< the kernel's own shared memory (its arena)
   std::vector<std::size_t> param_sizes;             ///< bytes of each parameter's value
 };
@@ -279,9 +283,11 @@ HostKernel HostKernel::compile(const ir::Function& kernel, const CompileOptions&
   auto impl = std::make_unique<Impl>();
   impl->name = kernel.name();
   impl->waits_for_other_blocks = may_wait_for_other_blocks(kernel, kernel.body());
+  impl->checked = options.checked;
 
   auto context = std::make_unique<llvm::LLVMContext>();
   backend::LoweringOptions lo{options.fma_contraction, options.flush_denormals, options.approx_math, options.line_info, true};
+  lo.checked = options.checked;
   // Threads that wait for each other run in phases where the kernel allows, else as fibers
   // (where its ops wait inside their own lowering, or its device functions need their thread).
   lo.host_phases = backend::runs_in_phases(kernel);
@@ -398,14 +404,17 @@ void HostKernel::run(HostDim grid, HostDim block, void** args, std::size_t dynam
         const auto bx = static_cast<std::uint32_t>(i % grid.x);
         const auto by = static_cast<std::uint32_t>(i / grid.x % grid.y);
         const auto bz = static_cast<std::uint32_t>(i / (std::uint64_t{grid.x} * grid.y));
+        if (impl_->checked && !runner) backend::host_check_begin_block(shared.data(), shared_bytes);
         if (runner) {
-          runner->run(impl_->name, impl_->thread, args, grid_dims, block_dims, {bx, by, bz}, shared_bytes);
+          runner->run(impl_->name, impl_->thread, args, grid_dims, block_dims, {bx, by, bz}, shared_bytes, impl_->checked);
         } else if (const std::uint32_t failed = impl_->phases(args, shape, bx, by, bz, shared.data(), scratch.get())) {
           if (failed == backend::kPhasesAssertFailed)
             throw Error("cutlet: kernel '" + impl_->name + "' on the CPU: " + backend::host_phases_failure());
           throw Error("cutlet: kernel '" + impl_->name + "' on the CPU stopped in block (" + std::to_string(bx) + ", " +
                       std::to_string(by) + ", " + std::to_string(bz) + "): " + impl_->phase_errors.at(failed - 1));
         }
+        if (impl_->checked && !backend::host_check_failure().empty())
+          throw Error("cutlet: kernel '" + impl_->name + "' on the CPU, checked: " + backend::host_check_failure());
       };
       for (std::uint64_t first = next.fetch_add(chunk); first < blocks; first = next.fetch_add(chunk)) {
         const std::uint64_t last = std::min(blocks, first + chunk);

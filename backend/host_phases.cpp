@@ -402,8 +402,11 @@ class PhaseLowering {
       switch (inst.op) {
         case Opcode::Yield:
         case Opcode::Condition: return {inst.operands.begin(), inst.operands.end()};
-        case Opcode::Barrier: break;  // the phase ended
-        case Opcode::BarrierReduce: barrier_reduce(inst); break;
+        case Opcode::Barrier: checked_barrier(); break;  // the phase ended
+        case Opcode::BarrierReduce:
+          checked_barrier();
+          barrier_reduce(inst);
+          break;
         case Opcode::Shuffle: shuffle(inst); break;
         case Opcode::Vote:
         case Opcode::Match:
@@ -503,16 +506,7 @@ class PhaseLowering {
       b_.CreateCondBr(before_end(it, i, value_in(loop.upper(), t), step), iterate, done);
       b_.SetInsertPoint(iterate);
       run(t);
-      std::vector<llvm::Value*> next;
-      for (std::size_t k = 0; k < yields.size(); ++k) {
-        llvm::Value* v = value_in(yields[k], t);
-        if (c_.fn.type_of(yields[k]).is_tile()) {
-          c_.values[yields[k]] = v;
-          v = tile_in_layout(c_, yields[k], layout_of(c_, carried[k]));
-        }
-        next.push_back(v);
-      }
-      for (std::size_t k = 0; k < next.size(); ++k) store(slots[k], t, next[k]);
+      store_all(slots, t, values_as(yields, carried, t));
       store(iv, t, b_.CreateAdd(i, step));
       b_.CreateStore(b_.getTrue(), any);
       b_.CreateBr(done);
@@ -541,18 +535,30 @@ class PhaseLowering {
             const std::function<void(llvm::Value*)>& also = nullptr) {
     if (from.empty() && !also) return;
     thread_loop([&](llvm::Value* t) {
-      std::vector<llvm::Value*> x;
-      for (std::size_t i = 0; i < from.size(); ++i) {
-        llvm::Value* v = value_in(from[i], t);
-        if (c_.fn.type_of(from[i]).is_tile()) {
-          c_.values[from[i]] = v;
-          v = tile_in_layout(c_, from[i], layout_of(c_, like[i]));
-        }
-        x.push_back(v);
-      }
-      for (std::size_t i = 0; i < x.size(); ++i) store(to[i], t, x[i]);
+      store_all(to, t, values_as(from, like, t));
       if (also) also(t);
     });
+  }
+  /// Thread t's values `from[i]`, each as `like[i]` is laid out (for tiles).
+  std::vector<llvm::Value*> values_as(std::span<const ir::ValueId> from, std::span<const ir::ValueId> like, llvm::Value* t) {
+    std::vector<llvm::Value*> x;
+    for (std::size_t i = 0; i < from.size(); ++i) {
+      llvm::Value* v = value_in(from[i], t);
+      if (c_.fn.type_of(from[i]).is_tile()) {
+        c_.values[from[i]] = v;
+        v = tile_in_layout(c_, from[i], layout_of(c_, like[i]));
+      }
+      x.push_back(v);
+    }
+    return x;
+  }
+  void store_all(const std::vector<Slot>& to, llvm::Value* t, const std::vector<llvm::Value*>& x) {
+    for (std::size_t i = 0; i < x.size(); ++i) store(to[i], t, x[i]);
+  }
+
+  /// Under checked execution, tells the checker the block passed a barrier.
+  void checked_barrier() {
+    if (c_.options.checked) host_call(c_, "cutlet_host_check_barrier", b_.getVoidTy());
   }
 
   void barrier_reduce(const ir::Instruction& inst) {
@@ -648,29 +654,8 @@ class PhaseLowering {
 
   /// Votes, match and redux: cutlet_host_lanes over the warp's values, widened to 64 bits.
   void lanes_op(const ir::Instruction& inst) {
-    HostWarpOp op{};
-    ir::ValueId value{};
-    const bool sgn = !inst.operands.empty() && c_.fn.type_of(inst.operands[0]).is_signed_integer();
-    if (inst.op == Opcode::Vote) {
-      const ir::ops::Vote vote(inst);
-      op = static_cast<HostWarpOp>(static_cast<int>(HostWarpOp::VoteAll) + static_cast<int>(vote.kind()));
-      value = vote.pred();
-    } else if (inst.op == Opcode::Match) {
-      const ir::ops::Match match(inst);
-      op = match.kind() == ir::MatchKind::Any ? HostWarpOp::MatchAny : HostWarpOp::MatchAll;
-      value = match.value();
-    } else {
-      const ir::ops::Redux redux(inst);
-      value = redux.value();
-      switch (redux.kind()) {
-        case ir::ReduxKind::Add: op = HostWarpOp::ReduxAdd; break;
-        case ir::ReduxKind::Min: op = sgn ? HostWarpOp::ReduxMinSigned : HostWarpOp::ReduxMinUnsigned; break;
-        case ir::ReduxKind::Max: op = sgn ? HostWarpOp::ReduxMaxSigned : HostWarpOp::ReduxMaxUnsigned; break;
-        case ir::ReduxKind::And: op = HostWarpOp::ReduxAnd; break;
-        case ir::ReduxKind::Or: op = HostWarpOp::ReduxOr; break;
-        case ir::ReduxKind::Xor: op = HostWarpOp::ReduxXor; break;
-      }
-    }
+    const HostWarpOp op = host_warp_op(c_.fn, inst);
+    const ir::ValueId value = inst.operands[0];  // the pred or value
     Slot wide = new_slot(b_.getInt64Ty());
     thread_loop([&](llvm::Value* t) {
       llvm::Value* v = value_in(value, t);

@@ -4,6 +4,7 @@
 #include <llvm/IR/IntrinsicsNVPTX.h>
 
 #include "cutlet/error.h"
+#include "host_check.h"
 #include "lowering.h"
 
 namespace cutlet::backend {
@@ -37,6 +38,38 @@ std::int64_t take_shared(LoweringContext& c, std::int64_t bytes) {
                         "did not place (it placed " + std::to_string(op->shared.size()) + " for it); this is a bug in cutlet, " +
                         "please report it");
   return op->shared[c.shared_taken++].offset;
+}
+
+llvm::Value* checked_access(LoweringContext& c, const ir::Instruction& inst, llvm::Value* ptr, std::uint64_t bytes,
+                            bool write, bool atomic, const std::function<llvm::Value*()>& access) {
+  const auto* pointer = llvm::dyn_cast<llvm::PointerType>(ptr->getType());
+  // Local variables (address space 0 here) are the thread's own; device functions are not checked.
+  if (!c.options.host || !c.options.checked || !c.host_thread_state || !pointer || pointer->getAddressSpace() == 0)
+    return access();
+  auto& b = c.b;
+  const bool shared = pointer->getAddressSpace() == 3;
+  const std::string where =
+      inst.loc.known() ? std::string(inst.loc.file) + ":" + std::to_string(inst.loc.line) : "kernel '" + c.fn.name() + "'";
+  const std::uint32_t flags = (write ? kHostAccessWrite : 0u) | (shared ? kHostAccessShared : 0u) | (atomic ? kHostAccessAtomic : 0u);
+  llvm::Value* ok = host_call(c, "cutlet_host_check", b.getInt1Ty(),
+                              {b.CreateAddrSpaceCast(ptr, b.getPtrTy()), b.getInt64(bytes), b.getInt32(flags),
+                               b.CreateGlobalStringPtr(where, "access_site"), c.host_thread_state});
+  auto* go = llvm::BasicBlock::Create(c.ctx, "access", c.kernel);
+  auto* skip = llvm::BasicBlock::Create(c.ctx, "access.refused", c.kernel);
+  auto* done = llvm::BasicBlock::Create(c.ctx, "access.done", c.kernel);
+  b.CreateCondBr(ok, go, skip);
+  b.SetInsertPoint(go);
+  llvm::Value* r = access();
+  llvm::BasicBlock* went = b.GetInsertBlock();
+  b.CreateBr(done);
+  b.SetInsertPoint(skip);
+  b.CreateBr(done);
+  b.SetInsertPoint(done);
+  if (!r) return nullptr;
+  llvm::PHINode* phi = b.CreatePHI(r->getType(), 2);
+  phi->addIncoming(r, went);
+  phi->addIncoming(llvm::Constant::getNullValue(r->getType()), skip);
+  return phi;
 }
 
 namespace {
@@ -105,19 +138,24 @@ llvm::Value* plain_or_hinted_load(LoweringContext& c, const ir::Instruction& ins
 }
 
 llvm::Value* lower_load(LoweringContext& c, const ir::Instruction& inst) {
-  return plain_or_hinted_load(c, inst, c.fn.type_of(inst.results[0]), 1);
+  const ir::Type t = c.fn.type_of(inst.results[0]);
+  return checked_access(c, inst, c.get(ir::ops::Load(inst).ptr()), static_cast<std::uint64_t>(t.bits() + 7) / 8, false,
+                        false, [&] { return plain_or_hinted_load(c, inst, t, 1); });
 }
 
 llvm::Value* lower_vector_load(LoweringContext& c, const ir::Instruction& inst) {
   ir::Type v = c.fn.type_of(inst.results[0]);
-  return plain_or_hinted_load(c, inst, v.element(), v.lanes());
+  return checked_access(c, inst, c.get(ir::ops::VecLoad(inst).ptr()), static_cast<std::uint64_t>(v.bits()) / 8, false, false,
+                        [&] { return plain_or_hinted_load(c, inst, v.element(), v.lanes()); });
 }
 
 llvm::Value* lower_vector_store(LoweringContext& c, const ir::Instruction& inst) {
   const ir::ops::VecStore store(inst);
   ir::Type v = c.fn.type_of(store.value());
-  c.b.CreateAlignedStore(c.get(store.value()), c.get(store.ptr()), llvm::Align(v.bits() / 8));
-  return nullptr;
+  return checked_access(c, inst, c.get(store.ptr()), static_cast<std::uint64_t>(v.bits()) / 8, true, false, [&] {
+    c.b.CreateAlignedStore(c.get(store.value()), c.get(store.ptr()), llvm::Align(v.bits() / 8));
+    return nullptr;
+  });
 }
 
 // A kernel's shared arrays are in its arena (allocate-shared placed them); a device
@@ -146,9 +184,12 @@ llvm::Value* lower_dynamic_shared(LoweringContext& c, const ir::Instruction&) {
 llvm::Value* lower_store(LoweringContext& c, const ir::Instruction& inst) {
   const ir::ops::Store store(inst);
   ir::Type elem = c.fn.type_of(store.value());
-  c.b.CreateAlignedStore(c.get(store.value()), c.get(store.ptr()), natural_align(elem));
-  return nullptr;
+  return checked_access(c, inst, c.get(store.ptr()), static_cast<std::uint64_t>(elem.bits() + 7) / 8, true, false, [&] {
+    c.b.CreateAlignedStore(c.get(store.value()), c.get(store.ptr()), natural_align(elem));
+    return nullptr;
+  });
 }
+
 
 // Local variables become allocas at the top of the entry block in the generic address
 // space, as clang emits them for CUDA: SROA/mem2reg promote them to registers, and the

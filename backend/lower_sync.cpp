@@ -200,7 +200,12 @@ llvm::Value* lower_atomic_host(LoweringContext& c, const ir::ops::Atomic& atomic
 }
 
 llvm::Value* lower_atomic(LoweringContext& c, const ir::Instruction& inst) {
-  if (c.options.host) return lower_atomic_host(c, ir::ops::Atomic(inst));
+  if (c.options.host) {
+    const ir::ops::Atomic atomic(inst);
+    const ir::Type t = c.fn.type_of(atomic.ptr()).element();
+    return checked_access(c, inst, c.get(atomic.ptr()), static_cast<std::uint64_t>(t.bits() + 7) / 8,
+                          atomic.kind() != AtomicKind::Load, true, [&] { return lower_atomic_host(c, atomic); });
+  }
   static const char* ops[] = {"add", "add", "min", "max", "and", "or", "xor", "exch", "cas"};
   static const char* scopes[] = {"cta", "gpu", "sys"};
   static const char* orders[] = {"relaxed", "acquire", "release", "acq_rel"};

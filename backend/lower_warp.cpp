@@ -49,6 +49,27 @@ llvm::Value* warp_shuffle(LoweringContext& c, ir::ShuffleKind kind, llvm::Value*
   return b.CreateBitCast(bits == 32 ? r : b.CreateTrunc(r, it), t);
 }
 
+HostWarpOp host_warp_op(const ir::Function& fn, const ir::Instruction& inst) {
+  switch (inst.op) {
+    case ir::Opcode::Vote:
+      return static_cast<HostWarpOp>(static_cast<int>(HostWarpOp::VoteAll) + static_cast<int>(ir::ops::Vote(inst).kind()));
+    case ir::Opcode::Match:
+      return ir::ops::Match(inst).kind() == ir::MatchKind::Any ? HostWarpOp::MatchAny : HostWarpOp::MatchAll;
+    default: break;
+  }
+  const ir::ops::Redux redux(inst);
+  const bool sgn = fn.type_of(redux.value()).is_signed_integer();
+  switch (redux.kind()) {
+    case ir::ReduxKind::Add: return HostWarpOp::ReduxAdd;
+    case ir::ReduxKind::Min: return sgn ? HostWarpOp::ReduxMinSigned : HostWarpOp::ReduxMinUnsigned;
+    case ir::ReduxKind::Max: return sgn ? HostWarpOp::ReduxMaxSigned : HostWarpOp::ReduxMaxUnsigned;
+    case ir::ReduxKind::And: return HostWarpOp::ReduxAnd;
+    case ir::ReduxKind::Or: return HostWarpOp::ReduxOr;
+    case ir::ReduxKind::Xor: break;
+  }
+  return HostWarpOp::ReduxXor;
+}
+
 namespace {
 using ir::Opcode;
 
@@ -62,8 +83,7 @@ llvm::Value* lower_vote(LoweringContext& c, const ir::Instruction& inst) {
                                                 llvm::Intrinsic::nvvm_vote_ballot_sync};
   const ir::ops::Vote vote(inst);
   if (c.options.host) {
-    const auto op = static_cast<HostWarpOp>(static_cast<int>(HostWarpOp::VoteAll) + static_cast<int>(vote.kind()));
-    return host_warp(c, op, c.get(vote.mask()), c.get(vote.pred()),
+    return host_warp(c, host_warp_op(c.fn, inst), c.get(vote.mask()), c.get(vote.pred()),
                      vote.kind() == ir::VoteKind::Ballot ? c.b.getInt32Ty() : c.b.getInt1Ty());
   }
   return c.b.CreateIntrinsic(ids[static_cast<int>(vote.kind())], {}, {c.get(vote.mask()), c.get(vote.pred())});
@@ -76,8 +96,7 @@ llvm::Value* lower_match(LoweringContext& c, const ir::Instruction& inst) {
   llvm::Value* mask = c.get(match.mask());
   bool wide = c.fn.type_of(match.value()).bits() == 64;
   if (v->getType()->isFloatingPointTy()) v = c.b.CreateBitCast(v, wide ? c.b.getInt64Ty() : c.b.getInt32Ty());
-  if (c.options.host)
-    return host_warp(c, kind == ir::MatchKind::Any ? HostWarpOp::MatchAny : HostWarpOp::MatchAll, mask, v, c.b.getInt32Ty());
+  if (c.options.host) return host_warp(c, host_warp_op(c.fn, inst), mask, v, c.b.getInt32Ty());
   if (kind == ir::MatchKind::Any)
     return c.b.CreateIntrinsic(wide ? llvm::Intrinsic::nvvm_match_any_sync_i64 : llvm::Intrinsic::nvvm_match_any_sync_i32,
                                {}, {mask, v});
@@ -100,15 +119,7 @@ llvm::Value* lower_redux(LoweringContext& c, const ir::Instruction& inst) {
     case ir::ReduxKind::Xor: id = llvm::Intrinsic::nvvm_redux_sync_xor; break;
   }
   if (c.options.host) {
-    HostWarpOp op = HostWarpOp::ReduxAdd;
-    switch (kind) {
-      case ir::ReduxKind::Add: op = HostWarpOp::ReduxAdd; break;
-      case ir::ReduxKind::Min: op = sgn ? HostWarpOp::ReduxMinSigned : HostWarpOp::ReduxMinUnsigned; break;
-      case ir::ReduxKind::Max: op = sgn ? HostWarpOp::ReduxMaxSigned : HostWarpOp::ReduxMaxUnsigned; break;
-      case ir::ReduxKind::And: op = HostWarpOp::ReduxAnd; break;
-      case ir::ReduxKind::Or: op = HostWarpOp::ReduxOr; break;
-      case ir::ReduxKind::Xor: op = HostWarpOp::ReduxXor; break;
-    }
+    const HostWarpOp op = host_warp_op(c.fn, inst);
     return host_warp(c, op, c.get(redux.mask()), c.get(redux.value()), c.b.getInt32Ty());
   }
   return c.b.CreateIntrinsic(id, {}, {c.get(redux.value()), c.get(redux.mask())});

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <array>
+#include <functional>
 #include <map>
 #include <optional>
 #include <span>
@@ -39,6 +40,8 @@ struct LoweringOptions {
   /// On the host, lower a kernel as its block's threads in phases (host_phases.h) rather
   /// than as one thread (run as a fiber or in a loop over the block).
   bool host_phases = false;
+  /// On the host, check every access of a kernel's loads, stores and atomics (host_check.h).
+  bool checked = false;
 };
 
 /// The state of lowering one function.
@@ -140,6 +143,16 @@ llvm::Value* tile_in_layout(LoweringContext& c, ir::ValueId v, const TileLayout&
 /// __shfl_*_sync at width 32) of any scalar of 1 to 64 bits: narrower values travel in a
 /// 32-bit word, 64-bit ones as two halves.
 llvm::Value* warp_shuffle(LoweringContext& c, ir::ShuffleKind kind, llvm::Value* mask, llvm::Value* v, llvm::Value* lane);
+
+/// `access()` (a load, store or atomic of `bytes` bytes at `ptr`, which returns its result or
+/// nullptr), behind the check of checked execution on the host (LoweringOptions::checked,
+/// host_check.h) where it is on for a kernel: an access the check refuses is skipped, a load
+/// giving zero. Otherwise just `access()`.
+llvm::Value* checked_access(LoweringContext& c, const ir::Instruction& inst, llvm::Value* ptr, std::uint64_t bytes,
+                            bool write, bool atomic, const std::function<llvm::Value*()>& access);
+
+/// The host's warp collective (host_block.h) of a vote, match or redux instruction.
+HostWarpOp host_warp_op(const ir::Function& fn, const ir::Instruction& inst);
 
 /// The PTX type suffix of a scalar for inline PTX ("f32", "u64", "b16", ...).
 std::string ptx_type(ir::Type t);

@@ -4,10 +4,13 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <iterator>
+#include <map>
 #include <mutex>
 #include <thread>
 
 #include "cutlet/error.h"
+#include "cutlet/runtime/host_allocations.h"
 #include "device_state.h"
 #include "host_queue.h"
 
@@ -67,6 +70,20 @@ DeviceState& cpu_device_state() {
   return *state;
 }
 
+namespace {
+
+/// The live allocations of host_allocate, by address (for checked kernels).
+struct Allocations {
+  std::mutex mutex;
+  std::map<std::uint64_t, std::size_t> sizes;
+};
+Allocations& allocations() {
+  static auto* a = new Allocations;  // never destroyed: frees may come late in exit
+  return *a;
+}
+
+}  // namespace
+
 std::uint64_t host_allocate(std::size_t bytes, const std::string& what) {
   constexpr std::size_t kAlign = 256;
   const std::size_t rounded = (bytes + kAlign - 1) / kAlign * kAlign;
@@ -74,10 +91,21 @@ std::uint64_t host_allocate(std::size_t bytes, const std::string& what) {
   if (!p)
     throw Error("cannot allocate " + std::to_string(bytes) + " bytes of host memory for " + what +
                 "; the host has no such memory free");
-  return reinterpret_cast<std::uint64_t>(p);
+  const auto address = reinterpret_cast<std::uint64_t>(p);
+  Allocations& a = allocations();
+  std::lock_guard<std::mutex> lock(a.mutex);
+  a.sizes[address] = bytes;
+  return address;
 }
 
-void host_free(std::uint64_t address) noexcept { std::free(reinterpret_cast<void*>(address)); }
+void host_free(std::uint64_t address) noexcept {
+  {
+    Allocations& a = allocations();
+    std::lock_guard<std::mutex> lock(a.mutex);
+    a.sizes.erase(address);
+  }
+  std::free(reinterpret_cast<void*>(address));
+}
 
 void host_free_after_work(std::uint64_t address) noexcept {
   synchronize_host_queues();
@@ -85,6 +113,21 @@ void host_free_after_work(std::uint64_t address) noexcept {
 }
 
 }  // namespace detail
+
+HostAllocationsAround host_allocations_around(std::uint64_t address) {
+  detail::Allocations& a = detail::allocations();
+  std::lock_guard<std::mutex> lock(a.mutex);
+  HostAllocationsAround r;
+  auto above = a.sizes.upper_bound(address);
+  if (above != a.sizes.end()) r.above = HostAllocation{above->first, above->second};
+  if (above != a.sizes.begin()) {
+    auto below = std::prev(above);
+    const HostAllocation b{below->first, below->second};
+    if (address < b.address + b.bytes) r.holder = b;
+    else r.below = b;
+  }
+  return r;
+}
 
 bool Device::cpu_selected() {
   static const int selected = [] {

@@ -54,9 +54,10 @@ std::vector<std::pair<std::string, std::string>> option_fields(const O& o) {
   f.emplace_back("max_block_threads", std::to_string(o.max_block_threads));
   f.emplace_back("min_blocks_per_sm", std::to_string(o.min_blocks_per_sm));
   f.emplace_back("keep_llvm_ir", text_of(o.keep_llvm_ir));
+  f.emplace_back("checked", text_of(o.checked));
   // The fields listed: target, opt_level, fma_contraction, line_info, the launch bounds,
-  // keep_llvm_ir, and the optional ones.
-  constexpr std::size_t listed = 7 + (HasFlushDenormals<O> ? 1 : 0) + (HasApproxMath<O> ? 1 : 0);
+  // keep_llvm_ir, checked, and the optional ones.
+  constexpr std::size_t listed = 8 + (HasFlushDenormals<O> ? 1 : 0) + (HasApproxMath<O> ? 1 : 0);
   static_assert(field_count<O>() == listed,
                 "CompileOptions has a field that compile_option_fields (dsl/jit/disk_cache_key.cpp) does not list: "
                 "add it there, so that the persistent kernel cache key covers it");

@@ -271,12 +271,20 @@ std::shared_ptr<const LoadedKernel> SpecializationCache::last() const {
   return last_;
 }
 
+/// Whether CUTLET_CHECK=1 runs every kernel checked (KernelOptions::checked).
+static bool checked_from_environment() {
+  static const bool checked = env_flag("CUTLET_CHECK", false);
+  return checked;
+}
+
 TraceOptions trace_options_for(const KernelOptions& opts, bool wide_indices, const Target& target) {
   static const bool bounds_env = env_flag("CUTLET_BOUNDS_CHECK", false);
   // Read before the trace starts: installing the trace (noexcept) reads it too, and a bad value
   // must throw here.
   const bool line_info_env = line_info_from_environment();
-  return TraceOptions{opts.line_info || line_info_env, opts.bounds_check || bounds_env, wide_indices,
+  // A checked kernel reports the lines of its accesses: each op carries its own line.
+  const bool lines = opts.line_info || line_info_env || opts.checked || checked_from_environment();
+  return TraceOptions{lines, opts.bounds_check || bounds_env, wide_indices,
                       opts.tile_warps, opts.tile_stages, !target.host && target.sm == 90 && target.arch_specific,
                       target.host};
 }
@@ -350,6 +358,7 @@ CompileOptions compile_options_for(const KernelOptions& opts) {
   o.line_info = opts.line_info || line_info_from_environment();
   o.max_block_threads = opts.max_block_threads;
   o.min_blocks_per_sm = opts.min_blocks_per_sm;
+  o.checked = opts.checked || checked_from_environment();
   return o;
 }
 

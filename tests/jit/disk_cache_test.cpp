@@ -219,6 +219,9 @@ TEST(DiskCache, EveryKeyPartMatters) {
   o = CompileOptions{};
   o.keep_llvm_ir = true;
   variants.emplace_back("keep_llvm_ir via make", DiskCacheKey::make(7, "k", o));
+  o = CompileOptions{};
+  o.checked = true;
+  variants.emplace_back("checked via make", DiskCacheKey::make(7, "k", o));
 
   for (const auto& [what, key] : variants) {
     EXPECT_NE(key.text(), base.text()) << what;

@@ -37,6 +37,10 @@ struct CompileOptions {
   int min_blocks_per_sm = 0;
   /// Keep the LLVM IR text (before and after optimization) in the result.
   bool keep_llvm_ir = false;
+  /// For the CPU (HostKernel): check every load, store and atomic of the kernel against its
+  /// buffers' and shared memory's bounds, and shared-memory accesses for races (see
+  /// KernelOptions::checked). GPU code is compiled as without it.
+  bool checked = false;
 
   bool operator==(const CompileOptions&) const = default;
 };

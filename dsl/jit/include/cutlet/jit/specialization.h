@@ -84,6 +84,17 @@ struct KernelOptions {
   /// is its warps already: bounds for one are refused where the kernel is made.
   int max_block_threads = 0;
   int min_blocks_per_sm = 0;
+  /// On the CPU device: run the kernel checked, as compute-sanitizer's memcheck and
+  /// racecheck check a GPU's. Every load, store and atomic of a per-thread kernel is checked
+  /// against the bounds of the CPU device's buffers and of the block's shared memory, and
+  /// accesses of different threads to the same bytes of shared memory with no syncthreads()
+  /// between them, one a write, are a race. The first such access stops the launch with an
+  /// error naming it (read or write, bytes, address, the buffer it missed), the kernel's
+  /// source line, the thread and the block; the next synchronize() raises it. Memory cutlet
+  /// did not allocate (Buffer::wrap of a host pointer) is not checked, nor are tile ops and
+  /// device functions. Also on for every kernel with CUTLET_CHECK=1. GPUs ignore it: run
+  /// compute-sanitizer there.
+  bool checked = false;
 };
 
 /// Compile statistics of this process, for every kernel. A compile request (a traced
