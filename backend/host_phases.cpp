@@ -125,7 +125,7 @@ class Segments {
     int seg = kPhaseLevel;
     for (ir::InstId id : r.body) {
       const ir::Instruction& inst = fn_.inst(id);
-      const bool step = outermost && runs_in_lockstep(inst);
+      const bool step = outermost && runs_in_lockstep(id);
       if (sync(id) == Sync::None && !is_terminator(inst.op) && !step) {
         if (seg == kPhaseLevel) seg = count_++;
         mark(id, seg);
@@ -136,16 +136,11 @@ class Segments {
       for (const ir::Region& sub : inst.regions) assign(sub, outermost && !step);
     }
   }
-  bool runs_in_lockstep(const ir::Instruction& inst) const {
-    if (inst.op != Opcode::For || sync_of(inst) != Sync::None) return false;
+  bool runs_in_lockstep(ir::InstId id) const {
+    const ir::Instruction& inst = fn_.inst(id);
+    if (inst.op != Opcode::For || sync(id) != Sync::None) return false;
     const ir::ops::For loop(inst);
     return (per_thread(loop.lower()) || per_thread(loop.upper())) && reads_memory(inst.regions[0]);
-  }
-  Sync sync_of(const ir::Instruction& inst) const {
-    Sync s = Sync::None;
-    for (const ir::Region& r : inst.regions)
-      for (ir::InstId sub : r.body) s = std::max(s, sync(sub));
-    return s;
   }
   bool reads_memory(const ir::Region& r) const {
     for (ir::InstId id : r.body) {
