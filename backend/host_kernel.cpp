@@ -35,6 +35,7 @@
 #include "host_check.h"
 #include "host_phases.h"
 #include "host_thread_pool.h"
+#include "host_vector_math.h"
 #include "host_math.h"
 #include "lowering.h"
 
@@ -225,6 +226,10 @@ void optimize_for_host(llvm::Module& m, llvm::TargetMachine& tm, int opt_level) 
   llvm::CGSCCAnalysisManager cgam;
   llvm::ModuleAnalysisManager mam;
   llvm::PassBuilder pb(&tm);
+  // The C library's math functions the kernel calls, with their vector variants.
+  llvm::TargetLibraryInfoImpl tlii(llvm::Triple(m.getTargetTriple()));
+  backend::add_vector_math(tlii, llvm::Triple(m.getTargetTriple()));
+  fam.registerPass([&] { return llvm::TargetLibraryAnalysis(tlii); });
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cgam);
   pb.registerFunctionAnalyses(fam);
@@ -259,7 +264,9 @@ struct HostKernel::Impl {
   std::unique_ptr<llvm::orc::LLJIT> jit;
   PhasesFn phases = nullptr;                        ///< the block in phases, or
   backend::HostThreadEntry thread = nullptr;        ///< one thread, run as a fiber
-  std::size_t scratch_per_thread = 0;               ///< the phases' scratch memory
+  std::size_t scratch_per_thread = 0;               ///< the phases' scratch memory per thread
+  std::size_t exchange_bytes = 0;                   ///< and per block (host_tile_exchange.h)
+  std::uint32_t tile_threads = 0;                   ///< a tile kernel's block
   std::vector<std::string> phase_errors;            ///< what the phases may stop a block with
   bool waits_for_other_blocks = false;              ///< a block may spin until an earlier one wrote
   bool checked = false;                             ///< its accesses are checked (host_check.h)
@@ -274,6 +281,7 @@ HostKernel::~HostKernel() = default;
 
 const std::string& HostKernel::name() const { return impl_->name; }
 const std::string& HostKernel::llvm_ir() const { return impl_->llvm_ir; }
+bool HostKernel::runs_in_phases() const { return impl_->phases != nullptr; }
 const std::vector<std::size_t>& HostKernel::param_sizes() const { return impl_->param_sizes; }
 
 HostKernel HostKernel::compile(const ir::Function& kernel, const CompileOptions& options) {
@@ -284,6 +292,7 @@ HostKernel HostKernel::compile(const ir::Function& kernel, const CompileOptions&
   impl->name = kernel.name();
   impl->waits_for_other_blocks = may_wait_for_other_blocks(kernel, kernel.body());
   impl->checked = options.checked;
+  if (kernel.tile_warps() > 0) impl->tile_threads = static_cast<std::uint32_t>(32 * kernel.tile_warps());
 
   auto context = std::make_unique<llvm::LLVMContext>();
   backend::LoweringOptions lo{options.fma_contraction, options.flush_denormals, options.approx_math, options.line_info, true};
@@ -296,8 +305,10 @@ HostKernel HostKernel::compile(const ir::Function& kernel, const CompileOptions&
     lo.host_phases = false;
     module = backend::lower_to_llvm(kernel, *context, lo);
   }
-  const std::map<std::string, void*> math = host_math_symbols(*module);
+  std::map<std::string, void*> math = host_math_symbols(*module);
+  backend::add_vector_math_symbols(*module, math);
   check_runs_on_host(*module, kernel.name(), math);
+  backend::name_vectorizable_math(*module, math);
 
   auto jtmb = unwrap(llvm::orc::JITTargetMachineBuilder::detectHost(), kernel.name(), "finding the host CPU");
   jtmb.setCPU(llvm::sys::getHostCPUName().str());
@@ -320,6 +331,7 @@ HostKernel HostKernel::compile(const ir::Function& kernel, const CompileOptions&
   const bool phases = lo.host_phases;
   if (phases) {
     impl->scratch_per_thread = backend::phases_scratch_per_thread(*module);
+    impl->exchange_bytes = backend::phases_exchange_bytes(*module);
     impl->phase_errors = backend::phases_errors(*module);
   } else {
     llvm::Function* fn = module->getFunction(kernel.name());
@@ -335,6 +347,7 @@ HostKernel HostKernel::compile(const ir::Function& kernel, const CompileOptions&
                           "' is invalid; this is a bug in cutlet, please report it:\n" + err);
   }
   optimize_for_host(*module, *tm, options.opt_level);
+  backend::add_vector_math_symbols(*module, math);
   impl->llvm_ir = text_of(*module);
 
   llvm::orc::LLJITBuilder builder;
@@ -374,6 +387,7 @@ void HostKernel::run(HostDim grid, HostDim block, void** args, std::size_t dynam
   if (block.count() > 1024)
     throw Error("cutlet: kernel '" + impl_->name + "' launched on the CPU with blocks of " +
                 std::to_string(block.count()) + " threads; a block has at most 1024, as on the GPU");
+  if (impl_->tile_threads > 0) block = {impl_->tile_threads, 1, 1};  // a tile kernel's own (ir::choose_host_warps)
   const std::uint32_t shape[6] = {block.x, block.y, block.z, grid.x, grid.y, grid.z};
   const std::uint32_t grid_dims[3] = {grid.x, grid.y, grid.z}, block_dims[3] = {block.x, block.y, block.z};
   const std::size_t shared_bytes = impl_->reserved_shared + dynamic_shared_bytes;
@@ -398,7 +412,8 @@ void HostKernel::run(HostDim grid, HostDim block, void** args, std::size_t dynam
       if (impl_->phases) {
         shared.resize(shared_bytes);
         scratch.reset(static_cast<std::byte*>(
-            ::operator new(std::max<std::size_t>(64, impl_->scratch_per_thread * block.count()), std::align_val_t{64})));
+            ::operator new(std::max<std::size_t>(64, impl_->exchange_bytes + impl_->scratch_per_thread * block.count()),
+                           std::align_val_t{64})));
       }
       auto run_block = [&](std::uint64_t i) {
         const auto bx = static_cast<std::uint32_t>(i % grid.x);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <memory>
 #include <set>
 #include <span>
 
@@ -13,6 +14,7 @@
 
 #include "cutlet/error.h"
 #include "debug_info.h"
+#include "host_tile_exchange.h"
 #include "tile_support.h"
 
 namespace cutlet::backend {
@@ -28,6 +30,7 @@ constexpr int kPhaseLevel = -1;  ///< the segment of ops run once for the block,
 
 constexpr const char* kScratchFlag = "cutlet.host_phases_scratch";
 constexpr const char* kErrorsMetadata = "cutlet.host_phases_errors";
+constexpr const char* kExchangeFlag = "cutlet.host_phases_exchange";
 
 bool is_warp_op(Opcode op) {
   return op == Opcode::Shuffle || op == Opcode::Vote || op == Opcode::Match || op == Opcode::Redux;
@@ -84,7 +87,7 @@ class Segments {
     if (sync_[id] >= 0) return static_cast<Sync>(sync_[id]);
     const ir::Instruction& inst = fn_.inst(id);
     Sync s = Sync::None;
-    if (inst.op == Opcode::Barrier || inst.op == Opcode::BarrierReduce) s = Sync::Block;
+    if (inst.op == Opcode::Barrier || inst.op == Opcode::BarrierReduce || host_tile_exchange(fn_, inst)) s = Sync::Block;
     else if (is_warp_op(inst.op)) s = Sync::Warp;
     else if (inst.op == Opcode::ActiveMask) s = Sync::Lanes;
     for (const ir::Region& r : inst.regions)
@@ -133,6 +136,7 @@ class Segments {
       }
       seg = kPhaseLevel;
       lockstep_[id] = step;
+      if (host_tile_exchange(fn_, inst)) continue;  // its combine runs inside the exchange
       for (const ir::Region& sub : inst.regions) assign(sub, outermost && !step);
     }
   }
@@ -208,7 +212,12 @@ class PhaseLowering {
     llvm::Function& f = *c_.kernel;
     llvm::Type* i32 = b_.getInt32Ty();
     shape_ = f.getArg(1);
-    scratch_ = f.getArg(6);
+    // The block's exchange memory (host_tile_exchange.h) first, twice: an exchange scatters
+    // its results in the loop over the threads that gathers the next one's operands. Then the
+    // threads' slots.
+    exchange_bytes_ = host_exchange_bytes(c_.fn, c_.module.getDataLayout());
+    exchange_ = f.getArg(6);
+    scratch_ = b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), exchange_, 2 * exchange_bytes_);
     // The thread state the lowering reads special registers from: threadIdx and lane set by
     // each thread loop, the rest here.
     auto* state_ty = llvm::ArrayType::get(i32, kHostThreadStateWords);
@@ -231,6 +240,7 @@ class PhaseLowering {
     b_.CreateRet(b_.getInt32(0));
 
     c_.module.addModuleFlag(llvm::Module::Warning, kScratchFlag, static_cast<std::uint32_t>(scratch_bytes_));
+    c_.module.addModuleFlag(llvm::Module::Warning, kExchangeFlag, static_cast<std::uint32_t>(2 * exchange_bytes_));
     auto* errors = c_.module.getOrInsertNamedMetadata(kErrorsMetadata);
     for (const std::string& e : errors_) errors->addOperand(llvm::MDNode::get(c_.ctx, {llvm::MDString::get(c_.ctx, e)}));
   }
@@ -391,7 +401,13 @@ class PhaseLowering {
         run.push_back(id);
         continue;
       }
+      if (host_tile_exchange(c_.fn, inst)) {
+        exchange(inst, run);
+        run.clear();
+        continue;
+      }
       flush();
+      flush_scatters();
       if (inst.op != Opcode::Shuffle) flush_shuffles();
       if (debug_) debug_->set_location(b_, inst.loc);
       switch (inst.op) {
@@ -417,20 +433,25 @@ class PhaseLowering {
       }
     }
     flush();
+    flush_scatters();
     flush_shuffles();
     return {};
   }
 
-  /// One loop over the threads running the ops `ids` (of one segment, without waits).
-  void segment(const std::vector<ir::InstId>& ids) {
+  /// One loop over the threads running the ops `ids` (of one segment, without waits), then
+  /// `tail` for each thread.
+  void segment(const std::vector<ir::InstId>& ids, const std::function<void(llvm::Value*)>& tail = nullptr) {
     // Only a kernel that never waits is worth LLVM's vectorizer: the many short segments of
     // one that does would grow its code (and compile time) manifold for little gain.
     const auto body = segment_body(ids);
     thread_loop([&](llvm::Value* t) {
+      scattered(t);
       shuffled(t);  // the slots the shuffles read are written by no segment after them
       body(t);
+      if (tail) tail(t);
     }, seg_.count() > 1);
     pending_.clear();
+    scatters_.clear();
   }
 
   /// What thread t runs of the ops `ids` (of one segment, without waits): the values it
@@ -549,6 +570,43 @@ class PhaseLowering {
   }
   void store_all(const std::vector<Slot>& to, llvm::Value* t, const std::vector<llvm::Value*>& x) {
     for (std::size_t i = 0; i < x.size(); ++i) store(to[i], t, x[i]);
+  }
+
+  /// A tile op that moves elements between threads, through the block's exchange memory
+  /// (host_tile_exchange.h): each thread's gather at the end of the loop over the threads
+  /// that runs the segment `run` before it (or in a loop of its own), the op once for the
+  /// block, and each thread's scatter at the start of the next loop over the threads.
+  void exchange(const ir::Instruction& inst, const std::vector<ir::InstId>& run) {
+    c_.current = &inst;
+    // Consecutive exchanges take the two halves of the exchange memory in turn.
+    exchange_half_ = !exchange_half_;
+    llvm::Value* memory = b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), exchange_, exchange_half_ ? exchange_bytes_ : 0);
+    auto ex = std::make_unique<HostExchange>(c_, inst, memory);
+    const int seg = run.empty() ? kPhaseLevel : seg_.segment(run.front());
+    auto gather = [&](llvm::Value* t) {
+      ex->gather([&](ir::ValueId v) { return seg != kPhaseLevel && seg_.value_segment(v) == seg ? c_.values[v] : value_in(v, t); });
+    };
+    if (run.empty()) {
+      flush_scatters();
+      flush_shuffles();
+      thread_loop(gather);
+    } else {
+      segment(run, gather);
+    }
+    c_.current = &inst;
+    if (debug_) debug_->set_location(b_, inst.loc);
+    for (const auto& [v, x] : ex->compute()) uniform_[v] = x;
+    if (ex->scatters()) scatters_.push_back(std::move(ex));
+  }
+  /// Thread t's results of the exchanges that have yet to scatter them.
+  void scattered(llvm::Value* t) {
+    for (const auto& ex : scatters_) ex->scatter([&](ir::ValueId v, llvm::Value* x) { keep(v, x, t); });
+  }
+  /// Runs the pending scatters in a loop of their own.
+  void flush_scatters() {
+    if (scatters_.empty()) return;
+    thread_loop([&](llvm::Value* t) { scattered(t); });
+    scatters_.clear();
   }
 
   /// Under checked execution, tells the checker the block passed a barrier.
@@ -875,6 +933,9 @@ class PhaseLowering {
   Segments seg_;
   llvm::Value* shape_ = nullptr;
   llvm::Value* scratch_ = nullptr;
+  llvm::Value* exchange_ = nullptr;
+  std::uint64_t exchange_bytes_ = 0;  ///< the largest exchange's
+  bool exchange_half_ = false;        ///< the half of the exchange memory the last one took
   llvm::Value* state_ = nullptr;
   llvm::Value* dims_[3] = {};
   llvm::Value* threads_ = nullptr;
@@ -885,6 +946,7 @@ class PhaseLowering {
   std::map<ir::ValueId, Slot> slots_;            ///< values kept per thread
   std::map<ir::ValueId, Slot> memory_;           ///< local variables living across phases
   std::optional<Slot> mask_;                     ///< the threads running (none: all)
+  std::vector<std::unique_ptr<HostExchange>> scatters_;  ///< exchanges whose results no loop read yet
   std::vector<const ir::Instruction*> pending_;  ///< shuffles whose values no loop computed yet
   std::vector<std::string> errors_;
 };
@@ -897,6 +959,11 @@ void lower_phases(LoweringContext& c, DebugInfo* debug) { PhaseLowering(c, debug
 
 std::size_t phases_scratch_per_thread(const llvm::Module& module) {
   auto* v = llvm::mdconst::extract_or_null<llvm::ConstantInt>(module.getModuleFlag(kScratchFlag));
+  return v ? static_cast<std::size_t>(v->getZExtValue()) : 0;
+}
+
+std::size_t phases_exchange_bytes(const llvm::Module& module) {
+  auto* v = llvm::mdconst::extract_or_null<llvm::ConstantInt>(module.getModuleFlag(kExchangeFlag));
   return v ? static_cast<std::size_t>(v->getZExtValue()) : 0;
 }
 

@@ -32,7 +32,8 @@ bool runs_in_phases(const ir::Function& fn);
 ///                          void* shared, void* scratch)
 /// runs block (bx, by, bz): args[i] points to parameter i's value, shape holds blockDim x y z
 /// then gridDim x y z, shared is the block's shared memory and scratch
-/// phases_scratch_per_thread(module) bytes per thread of the block, 64-byte aligned. Returns
+/// phases_exchange_bytes(module) bytes for the block then phases_scratch_per_thread(module)
+/// bytes per thread of the block, 64-byte aligned. Returns
 /// 0, or k + 1 when the block stopped with the k-th of phases_errors(module).
 inline constexpr const char* kPhasesEntry = "cutlet_host_phases";
 /// What the entry point returns when a thread's assert_ failed (cutlet_host_phases_assert_fail
@@ -45,6 +46,9 @@ void lower_phases(LoweringContext& c, DebugInfo* debug);
 
 /// The scratch bytes per thread a kernel lowered in phases needs.
 std::size_t phases_scratch_per_thread(const llvm::Module& module);
+/// The exchange memory (bytes per block, host_tile_exchange.h) a kernel lowered in phases
+/// needs before its threads' scratch memory.
+std::size_t phases_exchange_bytes(const llvm::Module& module);
 /// The errors a kernel lowered in phases may stop with, by their code less 1.
 std::vector<std::string> phases_errors(const llvm::Module& module);
 

@@ -113,9 +113,22 @@ llvm::Value* relayout(LoweringContext& c, llvm::Value* v, const TileLayout& from
 namespace {
 using ir::Opcode;
 
+/// The thread's coordinates: on the host as one vector operation, (coordinate * spt + each
+/// register's offset) wrapped at the extent, which LLVM keeps a vector; on a GPU register by
+/// register (element_coords), which the NVPTX backend would split anyway.
 llvm::Value* lower_arange(LoweringContext& c, const ir::Instruction& inst) {
   const TileLayout l = result_layout(c, inst.results[0]);
   auto coords = thread_coords(c, l);
+  if (c.options.host && !l.is_slice()) {
+    auto& b = c.b;
+    std::vector<llvm::Constant*> offsets;
+    for (int r = 0; r < l.num_regs(); ++r)
+      offsets.push_back(b.getInt32(static_cast<std::uint32_t>(l.reg_offset(0, l.reg_indices(r)[0]))));
+    const auto n = static_cast<unsigned>(l.num_regs());
+    llvm::Value* first = b.CreateVectorSplat(n, b.CreateMul(coords[0], b.getInt32(static_cast<std::uint32_t>(l.spt[0]))));
+    llvm::Value* unwrapped = b.CreateAdd(first, llvm::ConstantVector::get(offsets));
+    return b.CreateAnd(unwrapped, b.CreateVectorSplat(n, b.getInt32(static_cast<std::uint32_t>(l.shape[0] - 1))));
+  }
   std::vector<llvm::Value*> regs(l.num_regs());
   for (int r = 0; r < l.num_regs(); ++r) regs[r] = element_coords(c.b, l, coords, r)[0];
   return pack(c, c.b.getInt32Ty(), regs);
@@ -177,20 +190,29 @@ llvm::Value* lower_expand_dims(LoweringContext& c, const ir::Instruction& inst) 
 /// Bytes per element of a tile in memory.
 unsigned elem_bytes(ir::Type t) { return t.is_bool() ? 1u : static_cast<unsigned>(t.bits() / 8); }
 
-/// How many consecutive registers along the fastest dimension one access may cover.
+/// How many consecutive registers along the fastest dimension one access may cover: on a
+/// GPU up to 16 aligned bytes under one predicate; on the host up to 64 bytes wherever the
+/// offsets run on (its vector accesses need no alignment and mask each lane).
 int vector_width(LoweringContext& c, const TileLayout& l, ir::ValueId ptr, ir::ValueId offsets, ir::ValueId mask,
                  unsigned bytes) {
   if (l.is_slice()) return 1;
   const int f = l.order[0];
+  auto floor_pow2 = [](std::int64_t w) {
+    int p = 1;
+    while (p * 2 <= w) p *= 2;
+    return p;
+  };
+  if (c.options.host) {
+    if (l.shape[f] < l.spt[f]) return 1;
+    return floor_pow2(std::min<std::int64_t>({l.spt[f], 64 / bytes, ir::axis_info(c.fn, offsets).contiguity[f]}));
+  }
   int w = std::min<int>(l.spt[f], static_cast<int>(16 / bytes));
   if (l.shape[f] < l.spt[f] || w <= 1 || bytes < 2) return 1;
   const ir::AxisInfo off = ir::axis_info(c.fn, offsets);
   w = static_cast<int>(std::min<std::int64_t>({w, off.contiguity[f], off.divisibility[f]}));
   w = static_cast<int>(std::min<std::int64_t>(w, ir::scalar_divisibility(c.fn, ptr) / bytes));
   if (mask != ir::kNone) w = static_cast<int>(std::min<std::int64_t>(w, ir::axis_info(c.fn, mask).constancy[f]));
-  int p = 1;
-  while (p * 2 <= w) p *= 2;
-  return p;
+  return floor_pow2(w);
 }
 
 const char* reg_constraint(unsigned bits) { return bits == 64 ? "l" : bits == 32 ? "r" : "h"; }
@@ -219,7 +241,7 @@ llvm::Value* lower_load(LoweringContext& c, const ir::Instruction& inst) {
       if (w == 1) {
         out[r] = b.CreateAlignedLoad(lt, addr, llvm::Align(bytes));
       } else {
-        llvm::Value* v = b.CreateAlignedLoad(llvm::FixedVectorType::get(lt, w), addr, llvm::Align(bytes * w));
+        llvm::Value* v = b.CreateAlignedLoad(llvm::FixedVectorType::get(lt, w), addr, llvm::Align(c.options.host ? bytes : bytes * w));
         for (int i = 0; i < w; ++i) out[r + i] = b.CreateExtractElement(v, static_cast<std::uint64_t>(i));
       }
       continue;
@@ -227,7 +249,8 @@ llvm::Value* lower_load(LoweringContext& c, const ir::Instruction& inst) {
     if (c.options.host) {
       // The host's masked load: masked-off lanes keep `other` and never touch memory.
       auto* vt = llvm::FixedVectorType::get(lt, static_cast<unsigned>(w));
-      llvm::Value* v = b.CreateMaskedLoad(vt, addr, llvm::Align(bytes), b.CreateVectorSplat(static_cast<unsigned>(w), preds[r]),
+      std::vector<llvm::Value*> lanes(preds.begin() + r, preds.begin() + r + w);
+      llvm::Value* v = b.CreateMaskedLoad(vt, addr, llvm::Align(bytes), pack(c, b.getInt1Ty(), lanes),
                                           b.CreateVectorSplat(static_cast<unsigned>(w), other));
       for (int i = 0; i < w; ++i) out[r + i] = b.CreateExtractElement(v, static_cast<std::uint64_t>(i));
       continue;
@@ -291,13 +314,13 @@ llvm::Value* lower_store(LoweringContext& c, const ir::Instruction& inst) {
         b.CreateAlignedStore(vals[r], addr, llvm::Align(bytes));
       } else {
         std::vector<llvm::Value*> lanes(vals.begin() + r, vals.begin() + r + w);
-        b.CreateAlignedStore(pack(c, lt, lanes), addr, llvm::Align(bytes * w));
+        b.CreateAlignedStore(pack(c, lt, lanes), addr, llvm::Align(c.options.host ? bytes : bytes * w));
       }
       continue;
     }
     if (c.options.host) {
-      std::vector<llvm::Value*> lanes(vals.begin() + r, vals.begin() + r + w);
-      b.CreateMaskedStore(pack(c, lt, lanes), addr, llvm::Align(bytes), b.CreateVectorSplat(static_cast<unsigned>(w), preds[r]));
+      std::vector<llvm::Value*> lanes(vals.begin() + r, vals.begin() + r + w), on(preds.begin() + r, preds.begin() + r + w);
+      b.CreateMaskedStore(pack(c, lt, lanes), addr, llvm::Align(bytes), pack(c, b.getInt1Ty(), on));
       continue;
     }
     const int regs = std::min(w, 4);

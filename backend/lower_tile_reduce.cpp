@@ -10,13 +10,8 @@
 #include "tile_support.h"
 
 namespace cutlet::backend {
-namespace {
 
-/// A tuple of scalars (one per combined tile).
-using Tuple = std::vector<llvm::Value*>;
-using Combine = std::function<Tuple(const Tuple& left, const Tuple& right)>;
-
-llvm::Value* builtin(LoweringContext& c, ir::ReduceKind kind, ir::Type t, llvm::Value* a, llvm::Value* b) {
+llvm::Value* reduce_combine(LoweringContext& c, ir::ReduceKind kind, ir::Type t, llvm::Value* a, llvm::Value* b) {
   auto& B = c.b;
   const bool fp = t.is_float(), sgn = t.is_signed_integer();
   switch (kind) {
@@ -29,6 +24,12 @@ llvm::Value* builtin(LoweringContext& c, ir::ReduceKind kind, ir::Type t, llvm::
   }
   return nullptr;
 }
+
+namespace {
+
+/// A tuple of scalars (one per combined tile).
+using Tuple = std::vector<llvm::Value*>;
+using Combine = std::function<Tuple(const Tuple& left, const Tuple& right)>;
 
 /// Each value of `v` shuffled over the whole warp.
 Tuple shuffle_tuple(LoweringContext& c, ir::ShuffleKind kind, const Tuple& v, llvm::Value* lane_or_delta) {
@@ -158,7 +159,7 @@ llvm::Value* lower_reduce(LoweringContext& c, const ir::Instruction& inst) {
   TileLayout l;
   auto regs = gather(c, {reduce.source()}, &l);
   auto out = reduce_regs(c, regs, l, k, [&](const Tuple& a, const Tuple& b) {
-    return Tuple{builtin(c, kind, et, a[0], b[0])};
+    return Tuple{reduce_combine(c, kind, et, a[0], b[0])};
   });
   scatter(c, inst, out, slice_layout(l, k), l.rank() == 1);
   return c.values[inst.results[0]];
@@ -213,6 +214,10 @@ std::vector<Tuple> scan_regs(LoweringContext& c, std::vector<Tuple> regs, const 
   std::vector<std::vector<Tuple>> before(lines, std::vector<Tuple>(reps)), total(lines, std::vector<Tuple>(reps));
   for (int line = 0; line < lines; ++line)
     for (int rep = 0; rep < reps; ++rep) {
+      if (l.tpw[k] == 1) {  // one lane along k: nothing before it in its warp (unread), its total
+        before[line][rep] = total[line][rep] = incl[line][rep];
+        continue;
+      }
       before[line][rep] = shuffle_tuple(c, ir::ShuffleKind::Up, incl[line][rep], b.getInt32(static_cast<std::uint32_t>(lane_stride)));
       total[line][rep] = shuffle_tuple(c, ir::ShuffleKind::Idx, incl[line][rep], last_lane);
     }

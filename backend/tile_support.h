@@ -72,6 +72,8 @@ llvm::Value* lower_dot_wait(LoweringContext& c, const ir::Instruction& inst);
 
 /// Tile x in a blocked layout: its own, or (for a slice) the default one for its shape.
 llvm::Value* blocked(LoweringContext& c, ir::ValueId x, TileLayout* out);
+/// a combined with b by builtin reduction `kind` over elements of type t (scalars or vectors).
+llvm::Value* reduce_combine(LoweringContext& c, ir::ReduceKind kind, ir::Type t, llvm::Value* a, llvm::Value* b);
 /// Lowers region `r` inline with `args` as its arguments; returns its yielded values.
 std::vector<llvm::Value*> inline_region(LoweringContext& c, const ir::Region& r, const std::vector<llvm::Value*>& args);
 

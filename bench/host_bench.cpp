@@ -201,7 +201,7 @@ void BM_host_tile_softmax(benchmark::State& state) {
     auto x = load(in, {row, c}, mask, Value<float>(-INFINITY));
     auto e = exp(x - max(x, 0));
     store(out, {row, c}, e / sum(e, 0), mask);
-  }, {.name = "host_bench_tile_softmax"}, 4);
+  }, {.name = "host_bench_tile_softmax", .target = Target::host_cpu()}, 4);
   const HostKernel host = HostKernel::compile(softmax.trace_ir<Tensor<float, 2>, Tensor<float, 2>, Const<int>>(cols));
   std::vector<float> in = random_floats(std::size_t(rows) * cols, 5), out(in.size()), copy(in.size());
   auto as_tensor = [&](std::vector<float>& v) {

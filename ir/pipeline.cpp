@@ -13,6 +13,7 @@ constexpr Pass kPipeline[] = {
     {"fold-dot-transposes", &fold_dot_transposes},
     {"upcast-fp8-dots", &upcast_fp8_dots},
     {"dce", &dead_code_elimination},
+    {"choose-host-warps", &choose_host_warps},
     {"assign-layouts", &assign_layouts},
     {"pipeline-loops", &pipeline_loops},
     {"rematerialize-conversions", &rematerialize_conversions},

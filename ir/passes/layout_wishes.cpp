@@ -71,9 +71,17 @@ class Planner {
  private:
   bool is_tile(ValueId v) const { return f_.type_of(v).is_tile(); }
   /// Elements of tile v's type in 16 bytes.
+  /// The elements a thread reads in a row: 16 bytes on a GPU (one vector access); on the
+  /// host up to 64 (a 512-bit vector or two 256-bit ones), as many as the block's threads
+  /// leave each of them without holding copies.
   int vec_for(ValueId v) const {
     Type e = f_.type_of(v).element();
-    return e.is_bool() ? 16 : 128 / e.bits();
+    const int vec = (f_.host_target() ? 64 : 16) * 8 / (e.is_bool() ? 8 : e.bits());
+    if (!f_.host_target()) return vec;
+    std::int64_t elements = 1;
+    for (std::int64_t x : shape(v)) elements *= x;
+    const std::int64_t per_thread = std::max<std::int64_t>(1, elements / (32 * std::int64_t{warps_}));
+    return static_cast<int>(std::min<std::int64_t>(vec, std::int64_t{1} << (63 - __builtin_clzll(static_cast<unsigned long long>(per_thread)))));
   }
   std::vector<std::int64_t> shape(ValueId v) const {
     auto s = f_.type_of(v).shape();

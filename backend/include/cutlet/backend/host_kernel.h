@@ -21,17 +21,23 @@ struct HostDim {
 };
 
 /// A kernel compiled for the host CPU, run with the GPU's execution model: per-thread kernels,
-/// and tile kernels whose ops have host lowerings (layouts, reductions, scans and
-/// conversions through shared memory, masked loads and stores, dots as FMAs).
+/// and tile kernels whose ops have host lowerings (tiles traced for the host hold up to 64
+/// bytes in a row per thread; masked vector loads and stores, dots as FMAs).
 ///
-/// Kernels whose threads never wait for each other run each block as a loop over its threads
-/// (x fastest), which LLVM vectorizes where it can. The others (barriers, warp shuffles,
-/// votes, match and redux, shared memory) run each thread as a fiber that switches to the
-/// next at each barrier and warp operation, so they behave as on the GPU: a barrier completes
-/// when every thread of the block that has not returned reaches it, a warp operation when
-/// every lane of its mask does. Atomics are the host's, every scope the process's. Blocks
-/// are spread over the host's hardware threads, in no particular order, as on the GPU. Math
-/// functions are the host C library's (expf for libdevice's __nv_expf, sin for __nv_sin, ...).
+/// Each block runs in phases: loops over its threads (x fastest), split where the threads wait
+/// for each other (barriers, warp shuffles, votes, match and redux over whole warps), which
+/// LLVM optimizes and vectorizes; values that live from one phase to the next are kept per
+/// thread. A tile op that moves elements between threads (a conversion, permute or reshape, a
+/// reduction or scan across threads, a dot) is a phase of its own: every thread's registers go
+/// to dense tiles, the op runs once for the block on those, and each thread reads its result.
+/// Kernels that phases cannot express (warp operations over part of a warp, grid_sync, device
+/// functions that wait) run each thread as a fiber that switches to the next at each barrier
+/// and warp operation. Either way they behave as on the GPU: a barrier completes when every
+/// thread of the block that has not returned reaches it, a warp operation when every lane of
+/// its mask does. Atomics are the host's, every scope the process's. Blocks are spread over
+/// the host's hardware threads, in no particular order, as on the GPU. Math functions are the
+/// host C library's (expf for libdevice's __nv_expf, sin for __nv_sin, ...), and on x86-64
+/// with AVX2 its vector variants (libmvec) of expf, sinf and cosf, as accurate as CUDA's.
 /// print() writes to stdout as it runs; a failed assert_ stops the launch with an error naming
 /// its message, line and thread. compile() refuses what does not run on the host yet, naming
 /// it: grid_sync and the GPU-only operations of tile kernels traced for a GPU (tensor-core
@@ -54,7 +60,10 @@ class HostKernel {
   /// Runs the kernel over `grid` blocks of `block` threads, each block with the kernel's own
   /// shared memory and `dynamic_shared_bytes` more (dynamic_shared()), and returns when every
   /// thread has finished. args[i] points to the value of the kernel's parameter i, as
-  /// cuLaunchKernel takes them (a pointer parameter's value is a host address). Throws
+  /// cuLaunchKernel takes them (a pointer parameter's value is a host address). A tile
+  /// kernel's blocks have its own 32 * tile_warps threads, whatever `block` says (for one
+  /// traced for the host, ir::choose_host_warps may have given it fewer warps than its launch
+  /// names). Throws
   /// cutlet::Error for an empty grid or block, a block of more than 1024 threads, threads
   /// that wait for each other forever (the message says where each waits) or a failed assert_.
   void run(HostDim grid, HostDim block, void** args, std::size_t dynamic_shared_bytes = 0) const;
@@ -66,6 +75,8 @@ class HostKernel {
   const std::vector<std::size_t>& param_sizes() const;
   /// The LLVM IR of the kernel and its block loop after optimization.
   const std::string& llvm_ir() const;
+  /// Whether its blocks run in phases (else each thread as a fiber).
+  bool runs_in_phases() const;
 
  private:
   struct Impl;

@@ -16,6 +16,18 @@ Function fold_dot_transposes(Function f);
 /// or wgmma with the transposes FP8 has not). So one kernel source builds for every target.
 Function upcast_fp8_dots(Function f);
 
+/// The warps of a tile kernel traced for the host (Function::host_target); others are left
+/// as they are. On the host a block's threads are iterations of loops, and what a tile
+/// kernel computes does not depend on how many there are: fewer threads each holding more
+/// elements run faster (longer vectors, fewer iterations). So the kernel keeps the most warps
+/// (a power of two, at most its own, at least one) that still give each thread at least
+/// kHostElementsPerThread elements of its largest tile. Its blocks on the CPU have that many
+/// threads whatever the launch asked (HostKernel::run). A kernel with per-thread code that
+/// sees its threads (thread indices, the block's shape, warp operations, scalar atomics,
+/// printing, device functions) keeps its warps.
+inline constexpr int kHostElementsPerThread = 16;
+Function choose_host_warps(Function f);
+
 /// Layout assignment (tile kernels only): gives every tile value its layout (layout.h) in its
 /// type and inserts a tile.convert_layout wherever a value must move to the layout its
 /// consumer takes. Sources (arange, splat) are made in the layout their uses want (the backward
