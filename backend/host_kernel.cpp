@@ -228,7 +228,7 @@ void optimize_for_host(llvm::Module& m, llvm::TargetMachine& tm, int opt_level) 
   llvm::PassBuilder pb(&tm);
   // The C library's math functions the kernel calls, with their vector variants.
   llvm::TargetLibraryInfoImpl tlii(llvm::Triple(m.getTargetTriple()));
-  backend::add_vector_math(tlii, llvm::Triple(m.getTargetTriple()));
+  backend::add_vector_math(tlii);
   fam.registerPass([&] { return llvm::TargetLibraryAnalysis(tlii); });
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cgam);

@@ -71,7 +71,7 @@ class Segments {
   explicit Segments(const ir::Function& fn)
       : fn_(fn), sync_(fn.num_insts(), -1), segment_(fn.num_insts(), kPhaseLevel),
         value_segment_(fn.num_values(), kPhaseLevel), escapes_(fn.num_values(), false),
-        lockstep_(fn.num_insts(), false), per_thread_(fn.num_values(), -1) {
+        lockstep_(fn.num_insts(), false), per_thread_(fn.num_values(), -1), remat_(fn.num_values(), -1) {
     assign(fn.body(), true);
     uses(fn.body());
     find_exits(fn.body());
@@ -100,8 +100,21 @@ class Segments {
   /// The segment value v is made in (kPhaseLevel: results of phase-level ops, arguments of
   /// their regions and the kernel's parameters).
   int value_segment(ir::ValueId v) const { return value_segment_[v]; }
-  /// Whether value v is read outside the segment that makes it.
+  /// Whether value v is read outside the segment that makes it (and kept for it).
   bool escapes(ir::ValueId v) const { return escapes_[v]; }
+  /// Whether value v, made in a segment, is cheaper made again where another segment reads it
+  /// than kept: index arithmetic (thread indices, parameters' fields, aranges, splats,
+  /// broadcasts, adds, compares, ...) of values made at the phase level or such values.
+  bool rematerializable(ir::ValueId v) const {
+    if (remat_[v] >= 0) return remat_[v] != 0;
+    const ir::Instruction* def = fn_.def_of(v);
+    bool r = def && def->regions.empty() && cheap(def->op) && value_segment_[v] != kPhaseLevel;
+    remat_[v] = 0;  // cycles (none in SSA) end here
+    if (r)
+      for (ir::ValueId o : def->operands) r = r && (value_segment_[o] == kPhaseLevel || rematerializable(o));
+    remat_[v] = r ? 1 : 0;
+    return r;
+  }
   bool is_terminator(Opcode op) const { return op == Opcode::Yield || op == Opcode::Condition; }
   /// Whether if `id` ends the kernel with nothing in its else and no results: the threads
   /// that skip it are done.
@@ -175,6 +188,32 @@ class Segments {
     per_thread_[v] = r ? 1 : 0;
     return r;
   }
+  static bool cheap(Opcode op) {
+    switch (op) {
+      case Opcode::Const:
+      case Opcode::Special:
+      case Opcode::Field:
+      case Opcode::PtrAdd:
+      case Opcode::Add:
+      case Opcode::Sub:
+      case Opcode::Mul:
+      case Opcode::Min:
+      case Opcode::Max:
+      case Opcode::And:
+      case Opcode::Or:
+      case Opcode::Xor:
+      case Opcode::Shl:
+      case Opcode::Shr:
+      case Opcode::Cmp:
+      case Opcode::Select:
+      case Opcode::Cast:
+      case Opcode::TileArange:
+      case Opcode::TileSplat:
+      case Opcode::TileBroadcast:
+      case Opcode::TileExpandDims: return true;
+      default: return false;
+    }
+  }
   void mark(ir::InstId id, int seg) {
     const ir::Instruction& inst = fn_.inst(id);
     segment_[id] = seg;
@@ -188,7 +227,9 @@ class Segments {
     for (ir::InstId id : r.body) {
       const ir::Instruction& inst = fn_.inst(id);
       for (ir::ValueId v : inst.operands)
-        if (value_segment_[v] != kPhaseLevel && value_segment_[v] != segment_[id]) escapes_[v] = true;
+        if (value_segment_[v] != kPhaseLevel && value_segment_[v] != segment_[id] &&
+            (segment_[id] == kPhaseLevel || !rematerializable(v)))
+          escapes_[v] = true;
       for (const ir::Region& sub : inst.regions) uses(sub);
     }
   }
@@ -201,6 +242,7 @@ class Segments {
   std::vector<bool> lockstep_;
   std::vector<ir::InstId> exits_;
   mutable std::vector<int> per_thread_;
+  mutable std::vector<int> remat_;
   int count_ = 0;
 };
 
@@ -482,8 +524,29 @@ class PhaseLowering {
       }
       lowered.push_back(id);
     }
-    return [this, outside, lowered](llvm::Value* t) {
-      for (ir::ValueId v : outside) c_.values[v] = value_in(v, t);
+    // Outside values made again here rather than kept (Segments::rematerializable), their
+    // ops in an order that makes operands first.
+    std::vector<ir::InstId> remade;
+    std::set<ir::InstId> seen;
+    std::set<ir::ValueId> kept;  // what the segment reads as it is
+    std::function<void(ir::ValueId)> remake = [&](ir::ValueId v) {
+      if (seg_.value_segment(v) == seg) return;
+      if (seg_.value_segment(v) == kPhaseLevel) {
+        kept.insert(v);
+        return;
+      }
+      const ir::InstId def = c_.fn.value(v).def;
+      if (!seen.insert(def).second) return;
+      for (ir::ValueId o : c_.fn.inst(def).operands) remake(o);
+      remade.push_back(def);
+    };
+    for (ir::ValueId v : outside) {
+      if (!memory_.count(v) && seg_.value_segment(v) != kPhaseLevel && !seg_.escapes(v) && seg_.rematerializable(v)) remake(v);
+      else kept.insert(v);
+    }
+    return [this, kept, remade, lowered](llvm::Value* t) {
+      for (ir::ValueId v : kept) c_.values[v] = value_in(v, t);
+      lower_instructions(c_, debug_, remade);
       lower_instructions(c_, debug_, lowered);
       for (ir::InstId id : lowered)
         for (ir::ValueId v : c_.fn.inst(id).results)

@@ -1,7 +1,9 @@
-// Internal: the vector variants of math functions for kernels on the host (glibc's libmvec),
-// so that LLVM's vectorizers turn a tile's or a thread loop's calls of expf into calls that
-// take 8 lanes at once. Each variant is as accurate as the CUDA math library's function (the
-// host math tests check them against its documented maximum errors).
+// Internal: the vector variants of math functions for kernels on the host, from SLEEF
+// (libsleef, loaded when the process runs), so that LLVM's vectorizers turn a thread loop's
+// calls of expf into calls that take 8 or 16 lanes at once, and a tile's registers go to such
+// calls directly. Only SLEEF's 1-ulp variants are used: each is as accurate as the CUDA math
+// library's function (the host math tests check them against its documented maximum errors).
+// Without SLEEF, or on other CPUs than x86-64 with AVX2, the C library's scalar functions run.
 #pragma once
 
 #include <map>
@@ -14,24 +16,25 @@
 
 namespace cutlet::backend {
 
-/// Whether the host has the vector math library for its CPU (x86-64 with AVX2, libmvec loaded).
+/// Whether the host has vector math: x86-64 with AVX2, and SLEEF's library loaded.
 bool host_vector_math();
 
 /// Where the host has vector math: gives the declarations of m's libdevice functions that have
 /// vector variants (math maps them to the C library's function) the C library's names, which
-/// LLVM knows, and renames them in `math` too.
+/// LLVM knows, declared without errno, and renames them in `math` too.
 void name_vectorizable_math(llvm::Module& m, std::map<std::string, void*>& math);
 
+/// Where the host has vector math: tells `tlii` about the vector variants.
+void add_vector_math(llvm::TargetLibraryInfoImpl& tlii);
+
 /// Where the host has vector math and libdevice function `libdevice_name` (__nv_expf) has a
-/// vector variant for f32: the function of each lane of the f32 vectors `args`, 8 lanes a
-/// call. Else nullptr.
+/// vector variant: the function of each lane of the f32 or f64 vectors `args`, 16 or 8 lanes
+/// (AVX-512, where the CPU has it and the vectors are that long) or 8 or 4 (AVX2) a call.
+/// Else nullptr.
 llvm::Value* host_vector_math_call(llvm::IRBuilder<>& b, llvm::Module& m, const std::string& libdevice_name,
                                    const std::vector<llvm::Value*>& args);
 
-/// Where the host has vector math: tells `tlii` about the vector variants.
-void add_vector_math(llvm::TargetLibraryInfoImpl& tlii, const llvm::Triple& triple);
-
-/// Adds to `symbols` the vector variants optimized module m calls, by name.
+/// Adds to `symbols` the vector variants module m calls, by name.
 void add_vector_math_symbols(const llvm::Module& m, std::map<std::string, void*>& symbols);
 
 }  // namespace cutlet::backend

@@ -55,10 +55,13 @@ const std::string& ObjectCode::lowered_name(const std::string& expression) const
               "); list it in ProgramOptions::name_expressions");
 }
 
+/// The first GPU's architecture, or sm_90 where none is the current device (no driver, or
+/// CUTLET_DEVICE=cpu: CUDA C++ is for GPUs whatever device runs the rest).
 std::string default_arch() {
   if (driver_available()) {
     try {
-      return "sm_" + std::to_string(Device(0).compute_capability().sm());
+      const Device d(0);
+      if (!d.is_cpu()) return "sm_" + std::to_string(d.compute_capability().sm());
     } catch (const Error&) {
     }
   }

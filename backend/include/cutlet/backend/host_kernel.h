@@ -37,7 +37,7 @@ struct HostDim {
 /// its mask does. Atomics are the host's, every scope the process's. Blocks are spread over
 /// the host's hardware threads, in no particular order, as on the GPU. Math functions are the
 /// host C library's (expf for libdevice's __nv_expf, sin for __nv_sin, ...), and on x86-64
-/// with AVX2 its vector variants (libmvec) of expf, sinf and cosf, as accurate as CUDA's.
+/// with AVX2 where SLEEF is installed (libsleef3) SLEEF's 1-ulp vector variants of them.
 /// print() writes to stdout as it runs; a failed assert_ stops the launch with an error naming
 /// its message, line and thread. compile() refuses what does not run on the host yet, naming
 /// it: grid_sync and the GPU-only operations of tile kernels traced for a GPU (tensor-core

@@ -11,7 +11,7 @@ namespace cutlet {
 /// How NVRTC compiles a Program.
 struct ProgramOptions {
   /// The architecture, e.g. "sm_90" (cubin and LTO-IR are for exactly it; PTX runs on it and
-  /// newer). Empty: the compute capability of device 0 when a driver is present, else sm_90.
+  /// newer). Empty: the compute capability of device 0 when it is a GPU, else sm_90.
   std::string arch;
   /// The C++ dialect NVRTC compiles (e.g. "c++17", "c++20").
   std::string std = "c++17";
