@@ -217,6 +217,29 @@ int vector_width(LoweringContext& c, const TileLayout& l, ir::ValueId ptr, ir::V
 
 const char* reg_constraint(unsigned bits) { return bits == 64 ? "l" : bits == 32 ? "r" : "h"; }
 
+/// Under checked execution on the host (checked_access): `access` of one element at `addr`,
+/// checked, where `pred` holds (null: always); `otherwise` (or nothing) where it does not.
+llvm::Value* checked_element(LoweringContext& c, const ir::Instruction& inst, llvm::Value* pred, llvm::Value* addr,
+                             unsigned bytes, bool write, bool atomic, const std::function<llvm::Value*()>& access,
+                             llvm::Value* otherwise) {
+  auto& b = c.b;
+  if (!pred) return checked_access(c, inst, addr, bytes, write, atomic, access);
+  llvm::BasicBlock* from = b.GetInsertBlock();
+  auto* then = llvm::BasicBlock::Create(c.ctx, "checked.element", c.kernel);
+  auto* done = llvm::BasicBlock::Create(c.ctx, "checked.element.done", c.kernel);
+  b.CreateCondBr(pred, then, done);
+  b.SetInsertPoint(then);
+  llvm::Value* r = checked_access(c, inst, addr, bytes, write, atomic, access);
+  llvm::BasicBlock* went = b.GetInsertBlock();
+  b.CreateBr(done);
+  b.SetInsertPoint(done);
+  if (!r) return nullptr;
+  llvm::PHINode* phi = b.CreatePHI(r->getType(), 2);
+  phi->addIncoming(r, went);
+  phi->addIncoming(otherwise, from);
+  return phi;
+}
+
 llvm::Value* lower_load(LoweringContext& c, const ir::Instruction& inst) {
   auto& b = c.b;
   const ir::ops::TileLoad load(inst);
@@ -234,6 +257,14 @@ llvm::Value* lower_load(LoweringContext& c, const ir::Instruction& inst) {
   const int f = l.order[0];
   const std::string space = c.fn.type_of(ptr).address_space() == ir::AddressSpace::Shared ? "shared" : "global";
   std::vector<llvm::Value*> out(l.num_regs());
+  if (c.options.host && c.options.checked) {  // element by element, each checked where its mask holds
+    for (int r = 0; r < l.num_regs(); ++r) {
+      llvm::Value* addr = b.CreateInBoundsGEP(lt, c.get(ptr), b.CreateSExt(offs[r], b.getInt64Ty()));
+      out[r] = checked_element(c, inst, mask == ir::kNone ? nullptr : preds[r], addr, bytes, false, false,
+                               [&] { return b.CreateAlignedLoad(lt, addr, llvm::Align(bytes)); }, other);
+    }
+    return pack(c, lt, out);
+  }
   for (int r = 0; r < l.num_regs(); ++r) {
     if (l.reg_indices(r)[f] % w != 0) continue;  // covered by the access of its group
     llvm::Value* addr = b.CreateInBoundsGEP(lt, c.get(ptr), b.CreateSExt(offs[r], b.getInt64Ty()));
@@ -306,6 +337,16 @@ llvm::Value* lower_store(LoweringContext& c, const ir::Instruction& inst) {
   const int w = vector_width(c, l, ptr, offsets, mask, bytes);
   const int f = l.order[0];
   const std::string space = c.fn.type_of(ptr).address_space() == ir::AddressSpace::Shared ? "shared" : "global";
+  if (c.options.host && c.options.checked) {  // element by element, each checked where its mask holds
+    for (int r = 0; r < l.num_regs(); ++r) {
+      llvm::Value* addr = b.CreateInBoundsGEP(lt, c.get(ptr), b.CreateSExt(offs[r], b.getInt64Ty()));
+      checked_element(c, inst, mask == ir::kNone ? nullptr : preds[r], addr, bytes, true, false, [&]() -> llvm::Value* {
+        b.CreateAlignedStore(vals[r], addr, llvm::Align(bytes));
+        return nullptr;
+      }, nullptr);
+    }
+    return nullptr;
+  }
   for (int r = 0; r < l.num_regs(); ++r) {
     if (l.reg_indices(r)[f] % w != 0) continue;
     llvm::Value* addr = b.CreateInBoundsGEP(lt, c.get(ptr), b.CreateSExt(offs[r], b.getInt64Ty()));
@@ -422,6 +463,12 @@ llvm::Value* lower_atomic(LoweringContext& c, const ir::Instruction& inst) {
       llvm::Value* raw = b.CreateAdd(b.CreateMul(coords[d], b.getInt32(l.spt[d])),
                                      b.getInt32(static_cast<std::uint32_t>(l.reg_offset(d, j[d]))));
       pred = b.CreateAnd(pred, b.CreateICmpULT(raw, b.getInt32(static_cast<std::uint32_t>(l.shape[d]))));
+    }
+    if (c.options.host && c.options.checked) {
+      out[r] = checked_element(c, inst, pred, addr, bits / 8, true, true,
+                               [&] { return host_tile_atomic(c, kind, et, addr, vals[r], b.getTrue()); },
+                               llvm::Constant::getNullValue(vals[r]->getType()));
+      continue;
     }
     if (c.options.host) {
       out[r] = host_tile_atomic(c, kind, et, addr, vals[r], pred);

@@ -121,4 +121,36 @@ TEST(CpuChecked, CorrectKernelsRunCheckedWithTheirResults) {
   EXPECT_EQ(h, want);
 }
 
+int tile_oob_line = 0;
+
+/// A tile kernel whose store mask lets one element past the end through.
+auto tile_off_by_one() {
+  return tile_kernel(
+      [](Tensor<float, 1> out, Tensor<float, 1> in) {
+        auto i = program_id(0) * 64 + arange(64);
+        auto x = load(in, {i}, i < in.shape(0), Value<float>(0.0f));
+        tile_oob_line = __LINE__ + 1;
+        store(out, {i}, x * 2.0f, i <= out.shape(0));  // <= : one too many
+      },
+      {.name = "checked_tile_off_by_one", .checked = true}, 2);
+}
+
+TEST(CpuChecked, ATileStorePastTheEndIsReportedWithItsLine) {
+  Stream s(Device::cpu());
+  const int n = 100;
+  Buffer<float> in(n, s), out(n, s);
+  in.copy_from_host(s, std::vector<float>(n, 1.5f));
+  try {
+    tile_off_by_one().launch(s, {.grid = 2}, tensor(out, {n}), tensor(in, {n}));
+    s.synchronize();
+    FAIL() << "a tile store past the end of a buffer ran unreported";
+  } catch (const Error& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("checked_tile_off_by_one"), std::string::npos) << m;
+    EXPECT_NE(m.find("out-of-bounds write of 4 bytes"), std::string::npos) << m;
+    EXPECT_NE(m.find("past the end of the buffer of 400 bytes"), std::string::npos) << m;
+    EXPECT_NE(m.find("cpu_checked_host_test.cpp:" + std::to_string(tile_oob_line)), std::string::npos) << m;
+  }
+}
+
 }  // namespace
