@@ -74,7 +74,7 @@ TEST(Device, PrimaryContextBecomesCurrent) {
 }
 
 TEST(Device, Equality) {
-  CUTLET_REQUIRE_CUDA("CUDA device attributes and primary contexts");
+  CUTLET_REQUIRE_GPU();
   EXPECT_EQ(cutlet::Device(0), cutlet::Device());
   if (cutlet::Device::count() > 1) {
     EXPECT_NE(cutlet::Device(0), cutlet::Device(1));

@@ -75,7 +75,7 @@ TEST(MemoryPool, ZeroReleaseThresholdReturnsMemoryAtSynchronization) {
 }
 
 TEST(MemoryPool, BufferKeepsItsStreamAndResourceAlive) {
-  CUTLET_REQUIRE_CUDA("the driver's memory pools");
+  CUTLET_REQUIRE_GPU();
   auto pool = std::make_shared<cutlet::PoolMemoryResource>(cutlet::Device(0));
   std::weak_ptr<cutlet::PoolMemoryResource> weak = pool;
   const std::vector<int> host(1000, 7);
@@ -97,7 +97,7 @@ TEST(MemoryPool, BufferKeepsItsStreamAndResourceAlive) {
 }
 
 TEST(MemoryPool, DefaultPoolIsStreamOrdered) {
-  CUTLET_REQUIRE_CUDA("the driver's memory pools");
+  CUTLET_REQUIRE_GPU();
   cutlet::Stream s(cutlet::Device(0));
   const auto& pool = cutlet::PoolMemoryResource::device_default(s.device());
   EXPECT_EQ(pool.get(), cutlet::PoolMemoryResource::device_default(s.device()).get());
