@@ -165,4 +165,42 @@ TEST(HostTileExchange, DotsInALoopThenASoftmaxRunInPhases) {
   }
 }
 
+/// Rows of 256: an even row's prefix sums, an odd row's maximum broadcast to every element;
+/// the exchanges inside an if whose condition is the block's.
+auto exchanges_in_branches(int warps) {
+  return tile_kernel(
+      [](Tensor<float, 2> out, Tensor<float, 2> in) {
+        auto row = program_id(0);
+        auto c = arange(256);
+        auto m = c < in.shape(1);
+        auto x = load(in, {row, c}, m, Value<float>(0.0f));
+        auto y = if_((row % 2) == 0, [&] { return cumsum(x, 0); },
+                     [&] { return zeros<float>({256}) + max(where(m, x, -INFINITY), 0); });
+        store(out, {row, c}, y, m);
+      },
+      host_options("exchange_in_branches"), warps);
+}
+
+TEST(HostTileExchange, ExchangesInsideBranchesRunInPhases) {
+  const int rows = 7, cols = 201;
+  for (const int warps : {1, 4}) {
+    const HostKernel k = HostKernel::compile(exchanges_in_branches(warps).trace_ir<Tensor<float, 2>, Tensor<float, 2>>());
+    EXPECT_TRUE(k.runs_in_phases());
+    std::vector<float> in = random_floats(std::size_t(rows) * cols, 5), out(in.size(), kPoison);
+    auto to = tensor_of(out, rows, cols), ti = tensor_of(in, rows, cols);
+    void* args[] = {&to, &ti};
+    k.run({rows}, {static_cast<std::uint32_t>(32 * warps)}, args);
+    for (int r = 0; r < rows; ++r) {
+      double s = 0;
+      float m = -INFINITY;
+      for (int c = 0; c < cols; ++c) m = std::max(m, in[r * cols + c]);
+      for (int c = 0; c < cols; ++c) {
+        s += in[r * cols + c];
+        if (r % 2 == 0) ASSERT_NEAR(out[r * cols + c], s, 1e-4) << r << ", " << c << " on " << warps << " warps";
+        else ASSERT_EQ(out[r * cols + c], m) << r << ", " << c << " on " << warps << " warps";
+      }
+    }
+  }
+}
+
 }  // namespace
