@@ -1,5 +1,5 @@
-// Checked execution on the host (KernelOptions::checked): every access of a per-thread
-// kernel's loads, stores and atomics is checked against the bounds of the CPU device's
+// Checked execution on the host (KernelOptions::checked): every access of a kernel's loads,
+// stores and atomics (a tile's element by element) is checked against the bounds of the CPU device's
 // buffers and of the block's shared memory, and shared-memory accesses of different threads
 // between two barriers with a write among them are reported as races, naming the kernel's
 // source lines, the threads, the block, the address and the buffer.

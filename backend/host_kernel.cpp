@@ -305,6 +305,8 @@ HostKernel HostKernel::compile(const ir::Function& kernel, const CompileOptions&
     lo.host_phases = false;
     module = backend::lower_to_llvm(kernel, *context, lo);
   }
+  // The math the kernel calls: libdevice's names resolved to the host's, and the vector
+  // functions tiles call (again after optimization, for those the vectorizers add).
   std::map<std::string, void*> math = host_math_symbols(*module);
   backend::add_vector_math_symbols(*module, math);
   check_runs_on_host(*module, kernel.name(), math);

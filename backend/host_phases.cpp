@@ -257,7 +257,7 @@ class PhaseLowering {
     // The block's exchange memory (host_tile_exchange.h) first, twice: an exchange scatters
     // its results in the loop over the threads that gathers the next one's operands. Then the
     // threads' slots.
-    exchange_bytes_ = host_exchange_bytes(c_.fn, c_.module.getDataLayout());
+    exchange_bytes_ = host_exchange_bytes(c_);
     exchange_ = f.getArg(6);
     scratch_ = b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), exchange_, 2 * exchange_bytes_);
     // The thread state the lowering reads special registers from: threadIdx and lane set by

@@ -15,8 +15,6 @@ namespace cutlet::backend {
 namespace {
 
 using ir::Opcode;
-using Tuple = std::vector<llvm::Value*>;
-using Combine = std::function<Tuple(const Tuple& left, const Tuple& right)>;
 /// The row-major position (i32) in a dense tile of the element at `coords`.
 using Position = std::function<llvm::Value*(const std::vector<llvm::Value*>& coords)>;
 
@@ -35,15 +33,28 @@ std::int64_t product(const std::vector<std::int64_t>& s, std::size_t from = 0, s
                          std::int64_t{1}, std::multiplies<>());
 }
 
-/// Whether reducing a tile in layout l along k combines elements of several threads (the
-/// lanes and warps lower_tile_reduce.cpp would combine).
+/// Whether reducing a tile in layout l along k combines elements of several threads.
 bool reduce_spreads(const TileLayout& l, int k) {
   if (l.is_slice()) return true;  // not along the layout's own dimensions: moved in any case
-  const std::int64_t extent = l.shape[static_cast<std::size_t>(k)];
-  const std::int64_t lanes = std::clamp<std::int64_t>(extent / l.spt[k], 1, l.tpw[k]);
-  const std::int64_t warps =
-      std::clamp<std::int64_t>(extent / (std::int64_t{l.spt[k]} * l.tpw[k] * l.lane_reps_along(k)), 1, l.wpc[k]);
+  const auto [lanes, warps] = reduce_lanes_and_warps(l, k);
   return lanes > 1 || warps > 1;
+}
+
+/// The axis of a reduction or scan.
+int axis_of(const ir::Instruction& inst) {
+  switch (inst.op) {
+    case Opcode::TileReduce: return ir::ops::TileReduce(inst).axis();
+    case Opcode::TileReduceWith: return ir::ops::TileReduceWith(inst).axis();
+    default: return ir::ops::TileScan(inst).axis();
+  }
+}
+
+/// The bytes a dense tile of `count` elements of `type` takes in the exchange memory, up to
+/// the next tile's alignment (booleans are kept as bytes).
+std::uint64_t dense_tile_bytes(llvm::LLVMContext& ctx, const llvm::DataLayout& dl, ir::Type type, std::int64_t count) {
+  llvm::Type* t = llvm_type(ctx, type);
+  const std::uint64_t size = t->isIntegerTy(1) ? 1 : dl.getTypeAllocSize(t);
+  return (static_cast<std::uint64_t>(count) * size + kAlign - 1) / kAlign * kAlign;
 }
 
 /// The dense tiles an exchange uses, in the order it takes them: (element type, elements).
@@ -155,8 +166,7 @@ void write_registers(LoweringContext& c, ir::ValueId x, llvm::Value* regs, const
   auto coords = thread_coords(c, l);
   for (const auto& [r, n] : register_runs(l, row_major)) {
     llvm::Value* at_r = position(element_coords(b, l, coords, r));
-    std::vector<llvm::Value*> run(values.begin() + r, values.begin() + r + n);
-    llvm::Value* v = n == 1 ? run[0] : pack(c, run[0]->getType(), run);
+    llvm::Value* v = n == 1 ? values[r] : pack(c, values[r]->getType(), {values.begin() + r, values.begin() + r + n});
     if (convert) v = convert(v);
     if (n == 1) {
       store(b, d, at_r, v);
@@ -268,12 +278,12 @@ void dense_scan(LoweringContext& c, const std::vector<Dense>& d, const std::vect
   });
 }
 
-Combine region_combine(LoweringContext& c, const ir::Instruction& inst) {
-  return [&c, &inst](const Tuple& a, const Tuple& b) {
-    Tuple args = a;
-    args.insert(args.end(), b.begin(), b.end());
-    return inline_region(c, inst.regions[0], args);
-  };
+/// A reduction's combine: its builtin (on scalars or vectors) or its region.
+Combine reduction_combine(LoweringContext& c, const ir::Instruction& inst) {
+  if (inst.op == Opcode::TileReduceWith) return region_combine(c, inst);
+  const ir::ReduceKind kind = ir::ops::TileReduce(inst).kind();
+  const ir::Type et = c.fn.type_of(inst.operands[0]).element();
+  return [&c, kind, et](const Tuple& x, const Tuple& y) { return Tuple{reduce_combine(c, kind, et, x[0], y[0])}; };
 }
 
 }  // namespace
@@ -288,42 +298,35 @@ bool host_tile_exchange(const ir::Function& fn, const ir::Instruction& inst) {
     case Opcode::TilePermute:
     case Opcode::TileReshape:
     case Opcode::TileDot: return true;
-    case Opcode::TileReduce: {
-      const TileLayout* l = layout(inst.operands[0]);
-      return l && reduce_spreads(*l, ir::ops::TileReduce(inst).axis());
-    }
+    case Opcode::TileReduce:
     case Opcode::TileReduceWith: {
       const TileLayout* l = layout(inst.operands[0]);
-      return l && reduce_spreads(*l, ir::ops::TileReduceWith(inst).axis());
+      return l && reduce_spreads(*l, axis_of(inst));
     }
     case Opcode::TileScan: {
       const TileLayout* l = layout(inst.results[0]);
-      const int k = ir::ops::TileScan(inst).axis();
+      const int k = axis_of(inst);
       return l && (l->is_slice() || l->tpw[k] > 1 || l->wpc[k] > 1);
     }
     default: return false;
   }
 }
 
-std::uint64_t host_exchange_bytes(const ir::Function& fn, const llvm::DataLayout& dl) {
+std::uint64_t host_exchange_bytes(const LoweringContext& c) {
   std::uint64_t most = 0;
-  llvm::LLVMContext ctx;
   std::function<void(const ir::Region&)> walk = [&](const ir::Region& r) {
     for (ir::InstId id : r.body) {
-      const ir::Instruction& inst = fn.inst(id);
-      if (host_tile_exchange(fn, inst)) {
+      const ir::Instruction& inst = c.fn.inst(id);
+      if (host_tile_exchange(c.fn, inst)) {
         std::uint64_t bytes = 0;
-        for (const auto& [type, count] : dense_tiles(fn, inst)) {
-          llvm::Type* t = llvm_type(ctx, type);
-          const std::uint64_t size = t->isIntegerTy(1) ? 1 : dl.getTypeAllocSize(t);
-          bytes += (static_cast<std::uint64_t>(count) * size + kAlign - 1) / kAlign * kAlign;
-        }
+        for (const auto& [type, count] : dense_tiles(c.fn, inst))
+          bytes += dense_tile_bytes(c.ctx, c.module.getDataLayout(), type, count);
         most = std::max(most, bytes);
       }
       for (const ir::Region& sub : inst.regions) walk(sub);
     }
   };
-  walk(fn.body());
+  walk(c.fn.body());
   return most;
 }
 
@@ -333,7 +336,7 @@ HostExchange::HostExchange(LoweringContext& c, const ir::Instruction& inst, llvm
     llvm::Type* elem = llvm_type(c.ctx, type);
     llvm::Type* stored = elem->isIntegerTy(1) ? c.b.getInt8Ty() : elem;
     tiles_.push_back({c.b.CreateConstInBoundsGEP1_64(c.b.getInt8Ty(), memory, offset), elem, stored});
-    offset += (static_cast<std::uint64_t>(count) * c.module.getDataLayout().getTypeAllocSize(stored) + kAlign - 1) / kAlign * kAlign;
+    offset += dense_tile_bytes(c.ctx, c.module.getDataLayout(), type, count);
   }
 }
 
@@ -358,14 +361,6 @@ Position move_source(LoweringContext& c, const ir::Instruction& inst) {
     for (std::size_t i = 0; i < dst.size(); ++i) src[static_cast<std::size_t>(perm[i])] = dst[i];
     return linear(c, src, sshape);
   };
-}
-
-int axis_of(const ir::Instruction& inst) {
-  switch (inst.op) {
-    case Opcode::TileReduce: return ir::ops::TileReduce(inst).axis();
-    case Opcode::TileReduceWith: return ir::ops::TileReduceWith(inst).axis();
-    default: return ir::ops::TileScan(inst).axis();
-  }
 }
 
 std::vector<std::int64_t> without(std::vector<std::int64_t> shape, int k) {
@@ -407,16 +402,11 @@ std::vector<std::pair<ir::ValueId, llvm::Value*>> HostExchange::compute() {
       const std::size_t n = inst_.operands.size();
       const std::vector<Dense> in(tiles_.begin(), tiles_.begin() + static_cast<std::ptrdiff_t>(n)),
           out(tiles_.begin() + static_cast<std::ptrdiff_t>(n), tiles_.end());
-      Combine combine = region_combine(c_, inst_);
-      int lanes = 1;
-      if (inst_.op == Opcode::TileReduce) {
-        const ir::ReduceKind kind = ir::ops::TileReduce(inst_).kind();
-        const ir::Type et = c_.fn.type_of(inst_.operands[0]).element();
-        combine = [this, kind, et](const Tuple& x, const Tuple& y) { return Tuple{reduce_combine(c_, kind, et, x[0], y[0])}; };
-        if (!in[0].elem->isIntegerTy(1))
-          lanes = static_cast<int>(kAccumulatorBytes / c_.module.getDataLayout().getTypeAllocSize(in[0].elem));
-      }
-      dense_reduce(c_, in, out, shape_of(c_.fn, inst_.operands[0]), axis_of(inst_), combine, lanes);
+      // Builtin combines also take vectors: 64 bytes of accumulators at a time.
+      const int lanes = inst_.op == Opcode::TileReduce && !in[0].elem->isIntegerTy(1)
+                            ? static_cast<int>(kAccumulatorBytes / c_.module.getDataLayout().getTypeAllocSize(in[0].elem))
+                            : 1;
+      dense_reduce(c_, in, out, shape_of(c_.fn, inst_.operands[0]), axis_of(inst_), reduction_combine(c_, inst_), lanes);
       for (std::size_t i = 0; i < n; ++i)
         if (!c_.fn.type_of(inst_.results[i]).is_tile()) uniform.emplace_back(inst_.results[i], load(b, out[i], i32(c_, 0)));
       break;

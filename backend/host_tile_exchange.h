@@ -24,8 +24,8 @@ namespace cutlet::backend {
 /// scan along an axis spread over several threads, a tile.dot.
 bool host_tile_exchange(const ir::Function& fn, const ir::Instruction& inst);
 
-/// The exchange memory (bytes per block, a multiple of 64) the largest exchange of `fn` needs.
-std::uint64_t host_exchange_bytes(const ir::Function& fn, const llvm::DataLayout& dl);
+/// The exchange memory (bytes per block, a multiple of 64) the largest exchange of c.fn needs.
+std::uint64_t host_exchange_bytes(const LoweringContext& c);
 
 /// Exchange `inst` (host_tile_exchange) for a block in phases, in three parts the phase
 /// lowering emits where it likes: each thread's gather (in the loop over the threads that

@@ -21,7 +21,8 @@ llvm::Value* lower_math(LoweringContext& c, const ir::Instruction& inst) {
   std::vector<llvm::Value*> args;
   for (auto v : math.args()) args.push_back(c.get(v));
   if (!t.is_tile()) return lower_scalar_math(c, fn, t, args);
-  // A tile on the host: eight registers a call of the function's vector variant, where it has one.
+  // A tile on the host: the function's vector variant, a call for each 4 to 16 registers,
+  // where it has one (host_vector_math.h).
   if (c.options.host)
     if (llvm::Value* v = host_vector_math_call(c.b, c.module, libdevice_name(c, fn, t.element()), args)) return v;
   // A tile: the function of each register.

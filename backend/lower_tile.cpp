@@ -2,6 +2,7 @@
 // (tile_layout.h); reductions combine in-thread, then across lanes with shuffles, then
 // across warps through shared memory; layouts change through shared memory; loads and
 // stores are 16-byte vector accesses where the axis analysis (ir/axis_info.h) proves them contiguous and aligned.
+#include <bit>
 #include <functional>
 
 #include <llvm/IR/Constants.h>
@@ -197,11 +198,7 @@ int vector_width(LoweringContext& c, const TileLayout& l, ir::ValueId ptr, ir::V
                  unsigned bytes) {
   if (l.is_slice()) return 1;
   const int f = l.order[0];
-  auto floor_pow2 = [](std::int64_t w) {
-    int p = 1;
-    while (p * 2 <= w) p *= 2;
-    return p;
-  };
+  auto floor_pow2 = [](std::int64_t w) { return static_cast<int>(std::bit_floor(static_cast<std::uint64_t>(std::max<std::int64_t>(w, 1)))); };
   if (c.options.host) {
     if (l.shape[f] < l.spt[f]) return 1;
     return floor_pow2(std::min<std::int64_t>({l.spt[f], 64 / bytes, ir::axis_info(c.fn, offsets).contiguity[f]}));

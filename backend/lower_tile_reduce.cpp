@@ -1,6 +1,7 @@
 // Lowering of tile reductions and scans along an axis, for builtin combines (sum, prod, min,
 // max) and user combine regions over tuples of tiles: first within each thread's registers,
 // then across the lanes of a warp with shuffles, then across warps through shared memory.
+#include <algorithm>
 #include <functional>
 
 #include <llvm/IR/Intrinsics.h>
@@ -25,11 +26,21 @@ llvm::Value* reduce_combine(LoweringContext& c, ir::ReduceKind kind, ir::Type t,
   return nullptr;
 }
 
-namespace {
+Combine region_combine(LoweringContext& c, const ir::Instruction& inst) {
+  return [&c, &inst](const Tuple& a, const Tuple& b) {
+    Tuple args = a;
+    args.insert(args.end(), b.begin(), b.end());
+    return inline_region(c, inst.regions[0], args);
+  };
+}
 
-/// A tuple of scalars (one per combined tile).
-using Tuple = std::vector<llvm::Value*>;
-using Combine = std::function<Tuple(const Tuple& left, const Tuple& right)>;
+std::pair<std::int64_t, std::int64_t> reduce_lanes_and_warps(const TileLayout& l, int k) {
+  const std::int64_t extent = l.shape[static_cast<std::size_t>(k)];
+  return {std::clamp<std::int64_t>(extent / l.spt[k], 1, l.tpw[k]),
+          std::clamp<std::int64_t>(extent / (std::int64_t{l.spt[k]} * l.tpw[k] * l.lane_reps_along(k)), 1, l.wpc[k])};
+}
+
+namespace {
 
 /// Each value of `v` shuffled over the whole warp.
 Tuple shuffle_tuple(LoweringContext& c, ir::ShuffleKind kind, const Tuple& v, llvm::Value* lane_or_delta) {
@@ -61,13 +72,11 @@ std::vector<Tuple> reduce_regs(LoweringContext& c, const std::vector<Tuple>& reg
   }
   // 2. Across the lanes holding different elements along k (butterfly: every lane gets it).
   const int lane_stride = l.lane_stride(k), warp_stride = l.warp_stride(k);
-  const std::int64_t lanes = std::clamp<std::int64_t>(extent / l.spt[k], 1, l.tpw[k]);
+  const auto [lanes, warps] = reduce_lanes_and_warps(l, k);
   for (std::int64_t off = lanes / 2; off >= 1; off /= 2)
     for (auto& p : part)
       p = combine(p, shuffle_tuple(c, ir::ShuffleKind::Xor, p, b.getInt32(static_cast<std::uint32_t>(off * lane_stride))));
   // 3. Across the warps along k, through shared memory.
-  const std::int64_t warps =
-      std::clamp<std::int64_t>(extent / (std::int64_t{l.spt[k]} * l.tpw[k] * l.lane_reps_along(k)), 1, l.wpc[k]);
   if (warps > 1) {
     const std::vector<std::int64_t> oshape = out.tile_shape();
     std::int64_t count = warps;
@@ -141,14 +150,6 @@ void scatter(LoweringContext& c, const ir::Instruction& inst, const std::vector<
     for (const auto& t : regs) comp.push_back(t[i]);
     c.values[inst.results[i]] = pack(c, comp[0]->getType(), comp);
   }
-}
-
-Combine region_combine(LoweringContext& c, const ir::Instruction& inst) {
-  return [&c, &inst](const Tuple& a, const Tuple& b) {
-    Tuple args = a;
-    args.insert(args.end(), b.begin(), b.end());
-    return inline_region(c, inst.regions[0], args);
-  };
 }
 
 llvm::Value* lower_reduce(LoweringContext& c, const ir::Instruction& inst) {

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <utility>
 #include <vector>
 
 #include <llvm/IR/GlobalVariable.h>
@@ -74,6 +75,14 @@ llvm::Value* lower_dot_wait(LoweringContext& c, const ir::Instruction& inst);
 llvm::Value* blocked(LoweringContext& c, ir::ValueId x, TileLayout* out);
 /// a combined with b by builtin reduction `kind` over elements of type t (scalars or vectors).
 llvm::Value* reduce_combine(LoweringContext& c, ir::ReduceKind kind, ir::Type t, llvm::Value* a, llvm::Value* b);
+/// A tuple of values (one per tile a reduction or scan combines), and a combine of two.
+using Tuple = std::vector<llvm::Value*>;
+using Combine = std::function<Tuple(const Tuple& left, const Tuple& right)>;
+/// The combine region of tile.reduce_with or tile.scan `inst`, inlined at each call.
+Combine region_combine(LoweringContext& c, const ir::Instruction& inst);
+/// How many lanes, and how many warps, hold distinct elements along k of a tile in layout
+/// l: what a reduction along k combines across threads (1 and 1: within each thread).
+std::pair<std::int64_t, std::int64_t> reduce_lanes_and_warps(const TileLayout& l, int k);
 /// Lowers region `r` inline with `args` as its arguments; returns its yielded values.
 std::vector<llvm::Value*> inline_region(LoweringContext& c, const ir::Region& r, const std::vector<llvm::Value*>& args);
 

@@ -2,6 +2,7 @@
 #include "layout_wishes.h"
 
 #include <algorithm>
+#include <bit>
 
 #include "cutlet/ir/ops.h"
 #include "cutlet/ir/tile_dot.h"
@@ -81,7 +82,7 @@ class Planner {
     std::int64_t elements = 1;
     for (std::int64_t x : shape(v)) elements *= x;
     const std::int64_t per_thread = std::max<std::int64_t>(1, elements / (32 * std::int64_t{warps_}));
-    return static_cast<int>(std::min<std::int64_t>(vec, std::int64_t{1} << (63 - __builtin_clzll(static_cast<unsigned long long>(per_thread)))));
+    return static_cast<int>(std::min<std::uint64_t>(vec, std::bit_floor(static_cast<std::uint64_t>(per_thread))));
   }
   std::vector<std::int64_t> shape(ValueId v) const {
     auto s = f_.type_of(v).shape();
