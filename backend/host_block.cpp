@@ -56,7 +56,7 @@ class FiberStack {
   std::size_t page_ = 0;
 };
 
-enum class Wait : std::uint8_t { None, Barrier, Warp };
+enum class Wait : std::uint8_t { None, Barrier, Warp, Grid };
 
 struct Thread {
   std::uint32_t state[kHostThreadStateWords] = {};
@@ -85,6 +85,7 @@ struct HostBlockRunner::Block {
   std::string failure;  ///< what a thread that stopped the block reported ("" while none has)
   std::uint32_t failed_thread = 0;
   Thread* current = nullptr;
+  std::shared_ptr<HostBlockCheck> check;  ///< its own check state, in a cooperative grid
 
   std::uint32_t index_of(const Thread& t) const { return static_cast<std::uint32_t>(&t - threads.data()); }
   /// The lanes of warp w that have not returned.
@@ -258,7 +259,7 @@ void HostBlockRunner::Block::throw_stuck() const {
   std::vector<Group> groups;
   for (const Thread& t : threads) {
     if (t.done || t.wait == Wait::None) continue;
-    std::string where = "a barrier";
+    std::string where = t.wait == Wait::Grid ? "grid_sync()" : "a barrier";
     if (t.wait == Wait::Warp) {
       char mask[16];
       std::snprintf(mask, sizeof mask, "%08x", t.mask);
@@ -284,6 +285,16 @@ HostBlockRunner::~HostBlockRunner() = default;
 void HostBlockRunner::run(const std::string& kernel, HostThreadEntry entry, void** args, const std::uint32_t (&grid)[3],
                           const std::uint32_t (&block)[3], const std::uint32_t (&block_index)[3], std::size_t shared_bytes,
                           bool checked) {
+  start(kernel, entry, args, grid, block, block_index, shared_bytes, false);
+  if (checked) host_check_begin_block(block_->shared.data(), shared_bytes);
+  if (!resume())
+    throw Error("cutlet: kernel '" + kernel + "' on the CPU reached grid_sync() in " + name() +
+                " of a launch that is not cooperative; launch it with config.cooperative = true");
+}
+
+void HostBlockRunner::start(const std::string& kernel, HostThreadEntry entry, void** args, const std::uint32_t (&grid)[3],
+                            const std::uint32_t (&block)[3], const std::uint32_t (&block_index)[3], std::size_t shared_bytes,
+                            bool checked) {
   Block& b = *block_;
   const std::size_t n = std::size_t{block[0]} * block[1] * block[2];
   b.kernel = kernel;
@@ -292,7 +303,13 @@ void HostBlockRunner::run(const std::string& kernel, HostThreadEntry entry, void
   b.threads.assign(n, Thread{});
   while (b.stacks.size() < n) b.stacks.push_back(std::make_unique<FiberStack>());
   b.shared.resize(shared_bytes);
-  if (checked) host_check_begin_block(b.shared.data(), shared_bytes);
+  b.check = nullptr;
+  if (checked) {
+    b.check = host_check_new_state();
+    host_check_use(b.check.get());
+    host_check_begin_block(b.shared.data(), shared_bytes);
+    host_check_use(nullptr);
+  }
   b.live = static_cast<std::uint32_t>(n);
   b.arrived = b.count = b.any = b.reduced = 0;
   b.all = 1;
@@ -309,9 +326,18 @@ void HostBlockRunner::run(const std::string& kernel, HostThreadEntry entry, void
     }
     s[12] = static_cast<std::uint32_t>(i % 32);
   }
+}
+
+bool HostBlockRunner::resume() {
+  Block& b = *block_;
+  const std::size_t n = b.threads.size();
   tls_block = &b;
+  if (b.check) host_check_use(b.check.get());
   struct Reset {
-    ~Reset() { tls_block = nullptr; }
+    ~Reset() {
+      tls_block = nullptr;
+      host_check_use(nullptr);
+    }
   } reset;
   for (;;) {
     bool progress = false;
@@ -327,7 +353,7 @@ void HostBlockRunner::run(const std::string& kernel, HostThreadEntry entry, void
       b.current = nullptr;
       progress = true;
       if (!b.failure.empty())
-        throw Error("cutlet: kernel '" + kernel + "' on the CPU: " + b.failure + " in " +
+        throw Error("cutlet: kernel '" + b.kernel + "' on the CPU: " + b.failure + " in " +
                     thread_name(b.threads[b.failed_thread].state));
       if (t.done) {
         // Its exit may complete what the others wait for.
@@ -335,9 +361,31 @@ void HostBlockRunner::run(const std::string& kernel, HostThreadEntry entry, void
         b.complete_warp_collectives(static_cast<std::uint32_t>(i / 32));
       }
     }
-    if (b.live == 0) return;
-    if (!progress) b.throw_stuck();
+    if (b.check && !host_check_failure().empty())
+      throw Error("cutlet: kernel '" + b.kernel + "' on the CPU, checked: " + host_check_failure());
+    if (b.live == 0) return true;
+    if (progress) continue;
+    if (std::all_of(b.threads.begin(), b.threads.end(), [](const Thread& t) { return t.done || t.wait == Wait::Grid; }))
+      return false;
+    b.throw_stuck();
   }
+}
+
+void HostBlockRunner::release_grid_sync() {
+  Block& b = *block_;
+  for (Thread& t : b.threads)
+    if (t.wait == Wait::Grid) t.wait = Wait::None;
+  if (b.check) {
+    host_check_use(b.check.get());
+    host_check_barrier();
+    host_check_use(nullptr);
+  }
+}
+
+std::string HostBlockRunner::name() const {
+  const std::uint32_t* s = block_->threads.empty() ? nullptr : block_->threads.front().state;
+  if (!s) return "a block";
+  return "block (" + std::to_string(s[6]) + ", " + std::to_string(s[7]) + ", " + std::to_string(s[8]) + ")";
 }
 
 }  // namespace cutlet::backend
@@ -352,6 +400,14 @@ extern "C" std::uint32_t cutlet_host_special(std::uint32_t reg) {
 extern "C" void* cutlet_host_shared() { return cutlet::backend::block_here().shared.data(); }
 
 extern "C" void cutlet_host_barrier() { cutlet_host_barrier_reduce(0, 0); }
+
+extern "C" void cutlet_host_grid_sync() {
+  // The thread may go on on another host thread: nothing here is read after the switch.
+  auto& b = cutlet::backend::block_here();
+  auto& t = *b.current;
+  t.wait = cutlet::backend::Wait::Grid;
+  b.yield(t);
+}
 
 extern "C" std::uint32_t cutlet_host_barrier_reduce(std::uint32_t kind, std::uint32_t pred) {
   auto& b = cutlet::backend::block_here();

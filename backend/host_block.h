@@ -3,7 +3,7 @@
 // (barriers, warp operations), behind the cutlet_host_* functions host-lowered kernels call.
 //
 // Most kernels run a block in phases (host_phases.h). Those that phases cannot express (warp
-// operations over part of a warp) run each thread as a fiber (a stack of its own, switched
+// operations over part of a warp, grid_sync) run each thread as a fiber (a stack of its own, switched
 // with Boost.Context's fcontext):
 // a thread runs until it reaches a barrier or a warp operation, then the next thread runs; a
 // barrier completes when every thread of the block that has not exited has arrived, a warp
@@ -52,9 +52,26 @@ class HostBlockRunner {
   /// progress (some wait at a barrier or warp operation the others never reach), naming
   /// where each waits, or when a thread's assert_ failed.
   /// `checked`: the kernel's accesses are checked (host_check.h); the block starts the check.
+  /// A thread that reaches grid_sync() here (outside a cooperative run) throws too.
   void run(const std::string& kernel, HostThreadEntry entry, void** args, const std::uint32_t (&grid)[3],
            const std::uint32_t (&block)[3], const std::uint32_t (&block_index)[3], std::size_t shared_bytes,
            bool checked = false);
+
+  /// For a cooperative grid, whose blocks are all resident at once: sets the block up as
+  /// run() does, without running it. A checked block keeps its own check state, since the
+  /// blocks of the grid take turns on each host thread.
+  void start(const std::string& kernel, HostThreadEntry entry, void** args, const std::uint32_t (&grid)[3],
+             const std::uint32_t (&block)[3], const std::uint32_t (&block_index)[3], std::size_t shared_bytes,
+             bool checked);
+  /// Runs the started block's threads (on whatever host thread calls it) until all have
+  /// returned (true) or every thread that has not waits at grid_sync() (false). Throws as
+  /// run() does, also for a checked access that failed.
+  bool resume();
+  /// Every block of the grid reached grid_sync(): the block's threads waiting there go on
+  /// at the next resume(). Like a barrier, it orders the block's shared-memory accesses.
+  void release_grid_sync();
+  /// "block (x, y, z)", for messages.
+  std::string name() const;
 
   struct Block;
 
@@ -77,6 +94,10 @@ extern "C" {
 std::uint32_t cutlet_host_special(std::uint32_t reg);
 /// The calling block's shared memory.
 void* cutlet_host_shared();
+/// grid_sync() of a cooperative launch: waits until every thread of every block of the grid
+/// that has not returned has arrived (HostBlockRunner::resume returns, and the grid's runner
+/// releases the block once all blocks are there).
+void cutlet_host_grid_sync();
 /// bar.sync 0: waits until every thread of the block that has not exited has arrived.
 void cutlet_host_barrier();
 /// bar.red: the barrier, returning the count of threads whose `pred` was non-zero (kind 0),

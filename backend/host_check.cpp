@@ -20,7 +20,9 @@ struct SharedByte {
   const char* read_where = nullptr;
 };
 
-struct BlockCheck {
+}  // namespace
+
+struct HostBlockCheck {
   const std::uint8_t* shared = nullptr;
   std::size_t shared_bytes = 0;
   std::uint32_t epoch = 1;
@@ -28,7 +30,13 @@ struct BlockCheck {
   std::string failure;
 };
 
-thread_local BlockCheck block;
+namespace {
+
+thread_local HostBlockCheck own_state;
+thread_local HostBlockCheck* current_state = nullptr;
+
+/// The calling host thread's current check state.
+HostBlockCheck& state() { return current_state ? *current_state : own_state; }
 
 std::string hex(std::uint64_t v) {
   char text[32];
@@ -49,7 +57,7 @@ std::string block_of(const std::uint32_t* s) {
 const char* verb(std::uint32_t flags) { return flags & kHostAccessWrite ? "write" : "read"; }
 
 void fail(std::string message) {
-  if (block.failure.empty()) block.failure = std::move(message);
+  if (state().failure.empty()) state().failure = std::move(message);
 }
 
 /// Where a global access outside every buffer lies, relative to the buffers around it.
@@ -85,6 +93,7 @@ bool check_global(std::uint64_t address, std::uint64_t bytes, std::uint32_t flag
 }
 
 bool check_shared(std::uint64_t address, std::uint64_t bytes, std::uint32_t flags, const char* where, const std::uint32_t* s) {
+  HostBlockCheck& block = state();
   const auto base = reinterpret_cast<std::uint64_t>(block.shared);
   if (address < base || address + bytes > base + block.shared_bytes) {
     fail("out-of-bounds " + std::string(verb(flags)) + " of " + std::to_string(bytes) + " bytes of shared memory at offset " +
@@ -121,7 +130,12 @@ bool check_shared(std::uint64_t address, std::uint64_t bytes, std::uint32_t flag
 
 }  // namespace
 
+std::shared_ptr<HostBlockCheck> host_check_new_state() { return std::make_shared<HostBlockCheck>(); }
+
+void host_check_use(HostBlockCheck* s) { current_state = s; }
+
 void host_check_begin_block(const void* shared, std::size_t shared_bytes) {
+  HostBlockCheck& block = state();
   block.shared = static_cast<const std::uint8_t*>(shared);
   block.shared_bytes = shared_bytes;
   block.bytes.assign(shared_bytes, SharedByte{});
@@ -129,9 +143,9 @@ void host_check_begin_block(const void* shared, std::size_t shared_bytes) {
   block.failure.clear();
 }
 
-void host_check_barrier() { ++block.epoch; }
+void host_check_barrier() { ++state().epoch; }
 
-const std::string& host_check_failure() { return block.failure; }
+const std::string& host_check_failure() { return state().failure; }
 
 }  // namespace cutlet::backend
 

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 
 namespace cutlet::backend {
@@ -17,6 +18,14 @@ enum HostAccessFlags : std::uint32_t {
   kHostAccessShared = 2,  ///< to shared memory
   kHostAccessAtomic = 4,  ///< an atomic: in bounds, never a race
 };
+
+/// A block's check state. Each host thread has one of its own; runners that interleave
+/// several blocks on one host thread (a cooperative grid's) keep one per block and switch.
+struct HostBlockCheck;
+/// A new, empty check state.
+std::shared_ptr<HostBlockCheck> host_check_new_state();
+/// Makes `state` the calling host thread's current check state (null: its own again).
+void host_check_use(HostBlockCheck* state);
 
 /// Starts checking a block on the calling host thread: its shared memory, its thread
 /// indices' shape (threads are named by their state), no failure yet.

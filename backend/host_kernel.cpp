@@ -33,6 +33,7 @@
 
 #include "host_block.h"
 #include "host_check.h"
+#include "host_cooperative_grid.h"
 #include "host_phases.h"
 #include "host_thread_pool.h"
 #include "host_vector_math.h"
@@ -59,6 +60,7 @@ const HostFunction kHostFunctions[] = {
     {"cutlet_host_special", reinterpret_cast<void*>(&cutlet_host_special), true},
     {"cutlet_host_shared", reinterpret_cast<void*>(&cutlet_host_shared), true},
     {"cutlet_host_barrier", reinterpret_cast<void*>(&cutlet_host_barrier), true},
+    {"cutlet_host_grid_sync", reinterpret_cast<void*>(&cutlet_host_grid_sync), true},
     {"cutlet_host_barrier_reduce", reinterpret_cast<void*>(&cutlet_host_barrier_reduce), true},
     {"cutlet_host_warp", reinterpret_cast<void*>(&cutlet_host_warp), true},
     {"cutlet_host_active_mask", reinterpret_cast<void*>(&cutlet_host_active_mask), true},
@@ -269,6 +271,7 @@ struct HostKernel::Impl {
   std::uint32_t tile_threads = 0;                   ///< a tile kernel's block
   std::vector<std::string> phase_errors;            ///< what the phases may stop a block with
   bool waits_for_other_blocks = false;              ///< a block may spin until an earlier one wrote
+  bool grid_syncs = false;                          ///< its threads call grid_sync(): a cooperative grid
   bool checked = false;                             ///< its accesses are checked (host_check.h)
   std::size_t reserved_shared = 0;                  ///< the kernel's own shared memory (its arena)
   std::vector<std::size_t> param_sizes;             ///< bytes of each parameter's value
@@ -282,6 +285,7 @@ HostKernel::~HostKernel() = default;
 const std::string& HostKernel::name() const { return impl_->name; }
 const std::string& HostKernel::llvm_ir() const { return impl_->llvm_ir; }
 bool HostKernel::runs_in_phases() const { return impl_->phases != nullptr; }
+std::size_t HostKernel::static_shared_bytes() const { return impl_->reserved_shared; }
 const std::vector<std::size_t>& HostKernel::param_sizes() const { return impl_->param_sizes; }
 
 HostKernel HostKernel::compile(const ir::Function& kernel, const CompileOptions& options) {
@@ -339,6 +343,8 @@ HostKernel HostKernel::compile(const ir::Function& kernel, const CompileOptions&
     llvm::Function* fn = module->getFunction(kernel.name());
     CUTLET_ASSERT(fn != nullptr, "the host lowering made no kernel function");
     add_thread_entry(*module, *fn, kernel);
+    const llvm::Function* sync = module->getFunction("cutlet_host_grid_sync");
+    impl->grid_syncs = sync && !sync->use_empty();
   }
   if (kernel.shared_bytes() > 0) impl->reserved_shared = static_cast<std::size_t>((kernel.shared_bytes() + 15) / 16 * 16);
   {
@@ -394,6 +400,9 @@ void HostKernel::run(HostDim grid, HostDim block, void** args, std::size_t dynam
   const std::uint32_t grid_dims[3] = {grid.x, grid.y, grid.z}, block_dims[3] = {block.x, block.y, block.z};
   const std::size_t shared_bytes = impl_->reserved_shared + dynamic_shared_bytes;
   const std::uint64_t blocks = grid.count();
+  if (impl_->grid_syncs)
+    return backend::run_cooperative_grid(impl_->name, impl_->thread, args, grid_dims, block_dims, shared_bytes,
+                                         impl_->checked);
   // Each worker takes the next `chunk` blocks at a time: neighbouring blocks, whose memory
   // is mostly neighbouring too, run one after the other on one core. Blocks that may wait
   // for earlier ones (a scan's look-back) go one at a time, so that the block one waits for

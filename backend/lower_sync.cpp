@@ -45,11 +45,13 @@ llvm::Value* lower_fence(LoweringContext& c, const ir::Instruction& inst) {
 /// its second word is the barrier. One thread per block adds 1 (block 0 adds 2^31 - (blocks
 /// - 1)) with release semantics, so the top bit flips when the last block arrives; each
 /// waits with acquire loads until it has flipped. Without a workspace (a launch that was
-/// not cooperative) the kernel traps instead of deadlocking.
+/// not cooperative) the kernel traps instead of deadlocking. On the host, the runtime's
+/// cutlet_host_grid_sync (its threads are fibers; all blocks of the grid take turns).
 llvm::Value* lower_grid_sync(LoweringContext& c, const ir::Instruction&) {
-  if (c.options.host)
-    throw CompileError("cutlet: kernel '" + c.fn.name() + "' uses grid_sync(), which the CPU target does not run yet; "
-                       "run it on a GPU, or split it into one kernel per phase");
+  if (c.options.host) {
+    host_call(c, "cutlet_host_grid_sync", c.b.getVoidTy());
+    return nullptr;
+  }
   auto& b = c.b;
   auto* i32 = b.getInt32Ty();
   auto* i64 = b.getInt64Ty();

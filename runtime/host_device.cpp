@@ -42,18 +42,22 @@ void fill_cpu_state(DeviceState& s) {
   l.warp_size = 32;
   l.sm_count = threads;
   l.sm = 0;
+  l.cooperative_launch = true;  // every block of the grid resident at once, as fibers
   DeviceProperties& p = s.props;
   p.name = s.name;
   p.sm_count = threads;
   p.warp_size = 32;
   p.max_threads_per_block = l.max_threads_per_block;
-  p.max_threads_per_sm = 2048;
+  // Each hardware thread keeps up to 1024 threads of a cooperative grid resident, each a fiber
+  // with a stack of its own (occupancy.h).
+  p.max_threads_per_sm = 1024;
   p.max_blocks_per_sm = 32;
   p.shared_per_block = l.max_shared_per_block;
   p.shared_per_block_optin = l.max_shared_per_block_optin;
   p.shared_per_sm = 228 * 1024;
   p.total_memory = s.total_memory;
   p.unified_addressing = true;
+  p.cooperative_launch = true;
   p.integrated = true;
 }
 

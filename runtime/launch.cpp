@@ -208,6 +208,8 @@ void launch_on_cpu(const Stream& stream, const Function& function, const LaunchC
     bad_config(function.name().c_str(), config,
                "thread-block clusters and programmatic dependent launch are GPU features the CPU device does not "
                "have; launch without them there");
+  if (config.cooperative)
+    detail::check_co_residency(function, config, detail::device_state(Device::kCpuOrdinal));
   std::shared_ptr<const HostEntry> entry = function.host_entry();
   const std::vector<std::size_t>& sizes = entry->param_sizes();
   std::vector<std::size_t> offsets;

@@ -7,8 +7,6 @@
 #include "launch_internal.h"
 
 namespace cutlet::detail {
-namespace {
-
 /// Throws unless a cooperative grid of `c` fits on the device at once.
 void check_co_residency(const Function& function, const LaunchConfig& c, const DeviceState& s) {
   const long long threads = c.block.count();
@@ -25,7 +23,6 @@ void check_co_residency(const Function& function, const LaunchConfig& c, const D
                    " blocks (max_cooperative_blocks gives the limit)");
 }
 
-}  // namespace
 
 void launch_extended(const Stream& stream, const Function& function, const LaunchConfig& c,
                      void** args, const DeviceState& s) {

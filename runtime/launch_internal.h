@@ -42,6 +42,10 @@ inline bool needs_shared_opt_in(const Function& f, const LaunchConfig& c, const 
 /// device state `s` when `green`); throws CudaError naming the limit when the driver refuses.
 void opt_in_shared(const Function& f, const LaunchConfig& c, const DeviceState& s, bool green);
 
+/// Throws unless a cooperative grid of `config` fits on device state `s` at once
+/// (max_cooperative_blocks), naming the limit.
+void check_co_residency(const Function& function, const LaunchConfig& config, const DeviceState& s);
+
 /// The launch path for configs with extended attributes and for streams of green contexts:
 /// checks the whole config, checks a cooperative grid's co-residency, raises the dynamic
 /// shared memory limit when needed, and queues one cuLaunchKernelEx (with the context-free

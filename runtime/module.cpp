@@ -75,7 +75,7 @@ const char* intern(const std::string& name) {
 
 Function Function::host(std::shared_ptr<const HostEntry> entry, const std::string& name) {
   // Launch records keep the name past the Function's life, as for GPU kernels.
-  Function f(nullptr, nullptr, Device::cpu(), name, intern(name), 0);
+  Function f(nullptr, nullptr, Device::cpu(), name, intern(name), static_cast<int>(entry->static_shared_bytes()));
   f.host_ = std::move(entry);
   return f;
 }
@@ -84,6 +84,7 @@ FunctionAttributes Function::attributes() const {
   if (host_) {
     FunctionAttributes out;
     out.max_threads_per_block = detail::device_state(Device::kCpuOrdinal).limits.max_threads_per_block;
+    out.shared_size_bytes = static_shared_bytes_;
     return out;
   }
   const detail::DriverApi& api = detail::driver();

@@ -1,6 +1,7 @@
 // Occupancy queries through the driver's occupancy calculator.
 #include "cutlet/runtime/occupancy.h"
 
+#include <algorithm>
 #include <string>
 
 #include "cutlet/runtime/launch.h"
@@ -8,9 +9,26 @@
 #include "device_state.h"
 
 namespace cutlet {
+namespace {
+
+/// The CPU device's occupancy: what one hardware thread keeps resident (its properties'
+/// limits of blocks, threads and shared memory per SM).
+int host_blocks_per_sm(const Function& function, int block_threads, std::size_t dynamic_shared_bytes) {
+  const DeviceProperties& p = detail::device_state(Device::kCpuOrdinal).props;
+  if (block_threads <= 0 || block_threads > p.max_threads_per_block) return 0;
+  const int warps = (block_threads + p.warp_size - 1) / p.warp_size;
+  int blocks = std::min(p.max_blocks_per_sm, p.max_threads_per_sm / (warps * p.warp_size));
+  const std::size_t shared = static_cast<std::size_t>(function.static_shared_bytes()) + dynamic_shared_bytes;
+  if (shared > p.shared_per_block_optin) return 0;
+  if (shared > 0) blocks = std::min<std::size_t>(blocks, p.shared_per_sm / shared);
+  return blocks;
+}
+
+}  // namespace
 
 int max_active_blocks_per_sm(const Function& function, int block_threads,
                              std::size_t dynamic_shared_bytes) {
+  if (function.host_entry()) return host_blocks_per_sm(function, block_threads, dynamic_shared_bytes);
   const detail::DeviceState& s = detail::device_state(function.device().ordinal());
   detail::ensure_current(s);
   int blocks = 0;
@@ -27,6 +45,14 @@ int max_active_blocks_per_sm(const Function& function, int block_threads,
 
 BlockSizeSuggestion suggest_block_size(const Function& function, std::size_t dynamic_shared_bytes,
                                        int block_size_limit) {
+  if (function.host_entry()) {
+    // Every block size fills a hardware thread's residency alike: the largest, in whole warps.
+    const DeviceProperties& p = detail::device_state(Device::kCpuOrdinal).props;
+    int size = block_size_limit > 0 ? std::min(block_size_limit, p.max_threads_per_block) : p.max_threads_per_block;
+    if (size > p.warp_size) size -= size % p.warp_size;
+    while (size > 1 && host_blocks_per_sm(function, size, dynamic_shared_bytes) == 0) size /= 2;
+    return {host_blocks_per_sm(function, size, dynamic_shared_bytes) * p.sm_count, size};
+  }
   const detail::DeviceState& s = detail::device_state(function.device().ordinal());
   detail::ensure_current(s);
   BlockSizeSuggestion out;
@@ -45,6 +71,8 @@ long long max_cooperative_blocks(const Function& function, int block_threads,
 }
 
 int max_active_clusters(const Function& function, const LaunchConfig& config) {
+  if (function.host_entry())
+    throw Error("max_active_clusters: the CPU device has no thread-block clusters (a GPU feature of sm_90 and newer)");
   const detail::DeviceState& s = detail::device_state(function.device().ordinal());
   if (!s.limits.cluster_launch)
     throw Error("max_active_clusters: " + s.label + " (sm_" + std::to_string(s.limits.sm) +

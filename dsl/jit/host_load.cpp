@@ -23,6 +23,7 @@ class HostKernelEntry final : public HostEntry {
     kernel_.run(dim(grid), dim(block), args, dynamic_shared_bytes);
   }
   const std::vector<std::size_t>& param_sizes() const override { return kernel_.param_sizes(); }
+  std::size_t static_shared_bytes() const override { return kernel_.static_shared_bytes(); }
   const HostKernel& kernel() const { return kernel_; }
 
  private:

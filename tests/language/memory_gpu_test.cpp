@@ -185,7 +185,7 @@ TEST(MemoryGpu, CacheHintsReadTheSameData) {
 // Rounds of a stencil over the whole array, each reading what other blocks wrote in the
 // round before: correct only if grid_sync() orders every block's writes.
 TEST(MemoryGpu, GridSyncOrdersRoundsAcrossTheWholeGrid) {
-  CUTLET_REQUIRE_CUDA("grid_sync in cooperative launches");
+  CUTLET_REQUIRE_GPU();
   constexpr int rounds = 6;
   auto k = kernel([](Ptr<float> a, Ptr<float> b, i32 n) {
     i32 first = block_idx().x * block_dim().x + thread_idx().x;

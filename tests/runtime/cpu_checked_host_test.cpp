@@ -153,4 +153,44 @@ TEST(CpuChecked, ATileStorePastTheEndIsReportedWithItsLine) {
   }
 }
 
+int grid_race_line = 0;
+
+/// A cooperative grid whose blocks each stage their slice in shared memory, synchronize the
+/// grid, and read a neighbour's element of the slice without a barrier after rewriting it.
+auto grid_then_race() {
+  return kernel(
+      [](Ptr<int> out, Ptr<int> in) {
+        auto buf = shared_array<int>(64);
+        i32 t = thread_idx().x, i = block_idx().x * 64 + t;
+        buf[t] = in[i];
+        syncthreads();
+        grid_sync();  // orders shared memory like a barrier: no race across it
+        out[i] = buf[(t + 1) % 64] + in[(i + 64) % (64 * grid_dim().x)];
+        grid_sync();
+        buf[t] = out[i];
+        grid_race_line = __LINE__ + 1;
+        out[i] = buf[(t + 3) % 64].load();
+      },
+      {.name = "checked_grid_race", .checked = true});
+}
+
+TEST(CpuChecked, BlocksOfACooperativeGridAreCheckedEachOnItsOwn) {
+  Stream s(Device::cpu());
+  const int blocks = 3, n = 64 * blocks;
+  std::vector<int> h(n);
+  for (int i = 0; i < n; ++i) h[i] = 3 * i - 50;
+  Buffer<int> in(s, h), out(n, s);
+  try {
+    grid_then_race().launch(s, {.grid = blocks, .block = 64, .cooperative = true}, out, in);
+    s.synchronize();
+    FAIL() << "a shared-memory race after a grid_sync() ran unreported";
+  } catch (const Error& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("checked_grid_race"), std::string::npos) << m;
+    EXPECT_NE(m.find("a shared-memory race"), std::string::npos) << m;
+    EXPECT_NE(m.find("cpu_checked_host_test.cpp:" + std::to_string(grid_race_line)), std::string::npos) << m;
+    EXPECT_EQ(m.find("cpu_checked_host_test.cpp:" + std::to_string(grid_race_line - 4)), std::string::npos) << m;
+  }
+}
+
 }  // namespace

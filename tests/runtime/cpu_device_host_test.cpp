@@ -177,6 +177,88 @@ TEST(CpuDevice, ABf16MatmulWithABiasAndGeluEpilogueMatchesTheCpp) {
     }
 }
 
+/// Rounds of a stencil over the whole grid, each reading what the others wrote in the last:
+/// grid_sync() between them, a block barrier and shared memory inside each.
+auto grid_rounds_kernel(const char* name) {
+  // ab holds two arrays of n: round r reads the one at (r % 2) * n and writes the other.
+  return kernel([](Ptr<float> ab, i32 n, i32 rounds) {
+    auto staged = shared_array<float>(128);
+    i32 first = block_idx().x * block_dim().x + thread_idx().x;
+    i32 stride = grid_dim().x * block_dim().x;
+    for_range(0, rounds, [&](i32 r) {
+      i32 src = (r % 2) * n, dst = n - src;
+      for_range(first, n, stride, [&](i32 i) {
+        staged[thread_idx().x] = ab[src + (i + 1 + 7 * r) % n];
+        syncthreads();
+        ab[dst + i] = ab[src + i] * 0.5f + staged[(thread_idx().x + 1) % block_dim().x];
+        syncthreads();
+      });
+      grid_sync();
+    });
+  }, {.name = name});
+}
+
+TEST(CpuDevice, GridSyncOrdersRoundsOfACooperativeGrid) {
+  auto k = grid_rounds_kernel("cpu_grid_rounds");
+  Stream s(Device::cpu());
+  const int rounds = 5;
+  for (int n : {128 * 37, 1000 * 128}) {  // whole blocks' worth per thread-stride step
+    const auto h = random_floats(n, 11);
+    std::vector<float> both(h);
+    both.resize(2 * std::size_t(n), -3.0f);
+    Buffer<float> ab(s, both);
+    const int grid = 2 * Device::cpu().sm_count() + 1;
+    k.launch(s, {.grid = grid, .block = 128, .cooperative = true}, ab, n, rounds);
+    // The reference: thread t of block g stages src[(i + 1 + 7r) % n] for its i, and reads
+    // the staged value of the next thread of its block (wrapping within the block).
+    std::vector<float> src = h, dst(n);
+    const int stride = grid * 128;
+    for (int r = 0; r < rounds; ++r) {
+      for (int base = 0; base < n; base += stride)
+        for (int i = base; i < std::min(n, base + stride); ++i) {
+          const int t = (i - base) % 128, next = (t + 1) % 128;
+          const int j = i - t + next;  // the element the next thread of the block handles
+          dst[i] = src[i] * 0.5f + src[(j + 1 + 7 * r) % n];
+        }
+      src.swap(dst);
+    }
+    const auto got = ab.to_host(s);
+    const std::size_t at = rounds % 2 == 0 ? 0 : n;
+    for (int i = 0; i < n; ++i) ASSERT_NEAR(got[at + i], src[i], 1e-5f * (1 + std::fabs(src[i]))) << n << ": " << i;
+  }
+  // The largest cooperative grid runs; one block more is refused before it could hang.
+  const long long most = max_cooperative_blocks(k.last_specialization()->function, 128);
+  EXPECT_EQ(most, static_cast<long long>(Device::cpu().sm_count()) * (Device::cpu().properties().max_threads_per_sm / 128));
+  const int n = 4099 * 128;
+  Buffer<float> ab(s, random_floats(2 * std::size_t(n), 12));
+  k.launch(s, {.grid = static_cast<int>(most), .block = 128, .cooperative = true}, ab, n, 2);
+  s.synchronize();
+  try {
+    k.launch(s, {.grid = static_cast<int>(most) + 1, .block = 128, .cooperative = true}, ab, n, 2);
+    FAIL() << "a cooperative grid larger than the CPU keeps resident was launched";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("at most " + std::to_string(most)), std::string::npos) << e.what();
+  }
+}
+
+TEST(CpuDevice, AGridSyncThatSomeBlocksNeverReachIsReportedNotHung) {
+  auto k = kernel([](Ptr<int> out) {
+    if_(block_idx().x != 0, [&] { grid_sync(); });  // block 0 returns without it
+    out[block_idx().x] = 1;
+  }, {.name = "cpu_grid_sync_skipped"});
+  Stream s(Device::cpu());
+  Buffer<int> out(4, s);
+  try {
+    k.launch(s, {.grid = 4, .block = 64, .cooperative = true}, out);
+    s.synchronize();
+    FAIL() << "blocks waiting at a grid_sync() block 0 never reaches did not throw";
+  } catch (const Error& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("3 blocks wait at grid_sync()"), std::string::npos) << m;
+    EXPECT_NE(m.find("returned without reaching (the first: block (0, 0, 0))"), std::string::npos) << m;
+  }
+}
+
 TEST(CpuDevice, GpuOnlyLaunchFeaturesAreRefusedWithAReason) {
   auto k = kernel([](Ptr<float> y) { y[thread_idx().x] = 1.0f; }, {.name = "cpu_refused"});
   Stream s(Device::cpu());

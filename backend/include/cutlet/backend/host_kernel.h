@@ -32,7 +32,8 @@ struct HostDim {
 /// to dense tiles, the op runs once for the block on those, and each thread reads its result.
 /// Kernels that phases cannot express (warp operations over part of a warp, grid_sync, device
 /// functions that wait) run each thread as a fiber that switches to the next at each barrier
-/// and warp operation. Either way they behave as on the GPU: a barrier completes when every
+/// and warp operation. A kernel that calls grid_sync() runs as a cooperative grid: all its
+/// blocks resident at once, taking turns on the host's threads between grid_sync()s. Either way they behave as on the GPU: a barrier completes when every
 /// thread of the block that has not returned reaches it, a warp operation when every lane of
 /// its mask does. Atomics are the host's, every scope the process's. Blocks are spread over
 /// the host's hardware threads, in no particular order, as on the GPU. Math functions are the
@@ -40,7 +41,7 @@ struct HostDim {
 /// with AVX2 where SLEEF is installed (libsleef3) SLEEF's 1-ulp vector variants of them.
 /// print() writes to stdout as it runs; a failed assert_ stops the launch with an error naming
 /// its message, line and thread. compile() refuses what does not run on the host yet, naming
-/// it: grid_sync and the GPU-only operations of tile kernels traced for a GPU (tensor-core
+/// it: the GPU-only operations of tile kernels traced for a GPU (tensor-core
 /// dots, asynchronous copies, TMA); tile kernels traced for the host (ir::Function::host_target,
 /// as the CPU device traces them) have none.
 class HostKernel {
@@ -65,7 +66,8 @@ class HostKernel {
   /// traced for the host, ir::choose_host_warps may have given it fewer warps than its launch
   /// names). Throws
   /// cutlet::Error for an empty grid or block, a block of more than 1024 threads, threads
-  /// that wait for each other forever (the message says where each waits) or a failed assert_.
+  /// that wait for each other forever (the message says where each waits, also at a
+  /// grid_sync() some blocks never reach) or a failed assert_.
   void run(HostDim grid, HostDim block, void** args, std::size_t dynamic_shared_bytes = 0) const;
 
   /// The kernel's name.
@@ -77,6 +79,8 @@ class HostKernel {
   const std::string& llvm_ir() const;
   /// Whether its blocks run in phases (else each thread as a fiber).
   bool runs_in_phases() const;
+  /// The shared memory each block has of its own (its shared_arrays), before the dynamic bytes.
+  std::size_t static_shared_bytes() const;
 
  private:
   struct Impl;

@@ -27,6 +27,8 @@ class HostEntry {
   /// The bytes of each parameter's value, in order: what a launch copies from `args`, since
   /// the kernel runs when its stream gets there.
   virtual const std::vector<std::size_t>& param_sizes() const = 0;
+  /// The shared memory the kernel declares itself (its shared_arrays), per block.
+  virtual std::size_t static_shared_bytes() const { return 0; }
 };
 
 /// Static properties of a compiled kernel, as cuFuncGetAttribute reports them.

@@ -11,7 +11,9 @@ struct LaunchConfig;
 /// The most blocks of `block_threads` threads, each with `dynamic_shared_bytes` of dynamic
 /// shared memory, that can be resident on one SM at once for `function`, given its registers
 /// and static shared memory (cuOccupancyMaxActiveBlocksPerMultiprocessor). 0 when a block
-/// does not fit at all.
+/// does not fit at all. For a kernel of the CPU device, an SM is a hardware thread, which
+/// keeps up to DeviceProperties::max_threads_per_sm threads resident (and
+/// max_blocks_per_sm blocks, shared_per_sm bytes of shared memory).
 int max_active_blocks_per_sm(const Function& function, int block_threads,
                              std::size_t dynamic_shared_bytes = 0);
 
