@@ -64,8 +64,10 @@ void check_layout(const char* op, const DeviceMemory& memory, DLDataType dtype,
 }
 
 /// Where `memory` lives, as DLPack names it: the device ordinal for device memory, 0 for
-/// pinned and managed memory (as DLPack prescribes).
+/// pinned and managed memory (as DLPack prescribes); all memory of the CPU device is host
+/// memory (kDLCPU).
 DLDevice device_of(const DeviceMemory& memory) {
+  if (memory.device().is_cpu()) return DLDevice{kDLCPU, 0};
   if (const auto& r = memory.resource()) {
     if (r->kind() == MemoryKind::pinned_host) return DLDevice{kDLCUDAHost, 0};
     if (r->kind() == MemoryKind::managed) return DLDevice{kDLCUDAManaged, 0};

@@ -149,7 +149,7 @@ DLDeviceType DLPackTensor::device_type() const { return tensor("device_type").de
 
 int DLPackTensor::device_id() const { return tensor("device_id").device.device_id; }
 
-Device DLPackTensor::device() const { return Device(device_id()); }
+Device DLPackTensor::device() const { return device_type() == kDLCPU ? Device::cpu() : Device(device_id()); }
 
 void DLPackTensor::check_view(DLDataType want, std::size_t element_size, bool write) const {
   using detail::dlpack_shape_text;

@@ -90,16 +90,17 @@ const char* device_type_name(std::int32_t type) {
 
 std::string dlpack_device_problem(DLDevice device) {
   const std::int32_t type = device.device_type;
-  if (type == kDLCUDA || type == kDLCUDAHost || type == kDLCUDAManaged) {
+  if (type == kDLCUDA && Device::cpu_selected())
+    return "its memory is CUDA device memory, and CUTLET_DEVICE=cpu runs every kernel on the CPU device, which "
+           "cannot read it: copy the tensor to the host first (PyTorch: .cpu(), CuPy: .get()), or unset "
+           "CUTLET_DEVICE";
+  if (type == kDLCUDA || type == kDLCUDAHost || type == kDLCUDAManaged || type == kDLCPU) {
     if (device.device_id >= 0) return "";
     return "its device_id is " + std::to_string(device.device_id) + ", not a device ordinal";
   }
   const std::string takes =
       "cutlet takes CUDA memory: kDLCUDA (device memory), kDLCUDAManaged (managed memory) or kDLCUDAHost "
-      "(page-locked host memory)";
-  if (type == kDLCPU)
-    return "its memory is host memory (kDLCPU), not CUDA memory, and kernels cannot read it; " + takes +
-           ": copy the tensor to a CUDA device first (PyTorch: .cuda(), CuPy: cupy.asarray, JAX: jax.device_put)";
+      "(page-locked host memory), and host memory (kDLCPU) for the CPU device";
   if (type == kDLROCM || type == kDLROCMHost)
     return std::string("its memory is AMD ROCm memory (") + device_type_name(type) +
            "), not CUDA memory: cutlet runs on NVIDIA GPUs only; " + takes;

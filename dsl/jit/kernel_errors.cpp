@@ -97,6 +97,18 @@ void throw_null_buffer(const std::string& kernel, const std::source_location& la
               to_string(launched) + " is an empty Buffer (no device memory); allocate it before launching");
 }
 
+void check_buffer_reachable(const std::string& kernel, const std::source_location& launched, std::size_t index,
+                            const Device& buffer_device, const MemoryResource* resource, const Device& device) {
+  const std::string arg = "cutlet: argument " + std::to_string(index + 1) + " of kernel '" + kernel + "' launched at " +
+                          to_string(launched);
+  if (buffer_device.is_cpu())
+    throw Error(arg + " on " + device.name() + " is a Buffer of the CPU device (host memory), which a GPU kernel " +
+                "cannot read; copy it to the GPU first (Buffer<T>(stream, host_vector), or DeviceMemory::copy_from)");
+  if (resource == nullptr || resource->host_accessible()) return;  // pinned or managed memory the CPU reads too
+  throw Error(arg + " on the CPU device is a Buffer of device memory of " + buffer_device.name() +
+              ", which the CPU cannot read; copy it to the host (to_host) or into a Buffer of the CPU device");
+}
+
 void throw_tile_block(const std::string& kernel, const std::source_location& launched, int warps, long long threads) {
   throw Error("cutlet: tile kernel '" + kernel + "' launched at " + to_string(launched) + " with " +
               std::to_string(threads) + " threads per block, but it runs on " + std::to_string(warps) + " warps (" +

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cutlet/cutlet.h>
+#include <cutlet/runtime/dlpack.h>
 
 #include <atomic>
 #include <chrono>
@@ -257,6 +258,43 @@ TEST(CpuDevice, AGridSyncThatSomeBlocksNeverReachIsReportedNotHung) {
     EXPECT_NE(m.find("3 blocks wait at grid_sync()"), std::string::npos) << m;
     EXPECT_NE(m.find("returned without reaching (the first: block (0, 0, 0))"), std::string::npos) << m;
   }
+}
+
+TEST(CpuDevice, HostArraysPassThroughDLPackWithoutCopies) {
+  auto scale = kernel([](Ptr<float> y, f32 a, i32 n) {
+    i32 i = block_idx().x * block_dim().x + thread_idx().x;
+    if_(i < n, [&] { y[i] = a * y[i]; });
+  }, {.name = "cpu_dlpack_scale"});
+  Stream s(Device::cpu());
+  // A host array as NumPy or a CPU tensor of PyTorch exports it (kDLCPU).
+  const int n = 1003;
+  std::vector<float> host = random_floats(n, 21), want = host;
+  for (float& v : want) v *= -2.0f;
+  std::int64_t shape = n;
+  bool deleted = false;
+  auto* managed = new DLManagedTensor{};
+  managed->dl_tensor = DLTensor{host.data(), DLDevice{kDLCPU, 0}, 1, dlpack_dtype<float>(), &shape, nullptr, 0};
+  managed->manager_ctx = &deleted;
+  managed->deleter = [](DLManagedTensor* m) {
+    *static_cast<bool*>(m->manager_ctx) = true;
+    delete m;
+  };
+  {
+    DLPackTensor imported(managed);
+    EXPECT_TRUE(imported.device().is_cpu());
+    scale.launch(s, {.grid = ceil_div(n, 128), .block = 128}, imported.buffer<float>(), -2.0f, n);
+    s.synchronize();
+  }
+  EXPECT_TRUE(deleted);
+  EXPECT_EQ(host, want);  // written in place
+  // A buffer of the CPU device leaves as host memory, readable where it is.
+  Buffer<float> b(s, want);
+  const auto* address = reinterpret_cast<const float*>(b.data());
+  DLManagedTensorVersioned* exported = to_dlpack_versioned(std::move(b), {n});
+  EXPECT_EQ(exported->dl_tensor.device.device_type, kDLCPU);
+  EXPECT_EQ(exported->dl_tensor.data, address);
+  EXPECT_EQ(std::vector<float>(address, address + n), want);
+  exported->deleter(exported);
 }
 
 TEST(CpuDevice, GpuOnlyLaunchFeaturesAreRefusedWithAReason) {

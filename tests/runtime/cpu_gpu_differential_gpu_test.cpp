@@ -83,4 +83,20 @@ TEST(CpuGpuDifferential, AScanWithALookBackAgrees) {
   EXPECT_EQ(c, g);
 }
 
+TEST(CpuGpuDifferential, BuffersTheOtherSideCannotReadAreRefusedAtLaunch) {
+  CUTLET_REQUIRE_CUDA("a GPU beside the CPU device");
+  auto k = kernel([](Ptr<int> y) { y[thread_idx().x] = 3; }, {.name = "reads_one_side"});
+  Stream gpu(Device(0)), cpu(Device::cpu());
+  Buffer<int> on_cpu(32, cpu), on_gpu(32, gpu);
+  EXPECT_NE(test::message_of([&] { k.launch(gpu, {.grid = 1, .block = 32}, on_cpu); }).find("Buffer of the CPU device"),
+            std::string::npos);
+  EXPECT_NE(test::message_of([&] { k.launch(cpu, {.grid = 1, .block = 32}, on_gpu); }).find("which the CPU cannot read"),
+            std::string::npos);
+  // Managed memory is the GPU's and the host's: the CPU device's kernels use it in place.
+  Buffer<int> managed(32, std::make_shared<ManagedMemoryResource>(Device(0)));
+  k.launch(cpu, {.grid = 1, .block = 32}, managed);
+  cpu.synchronize();
+  EXPECT_EQ(managed.to_host(gpu), std::vector<int>(32, 3));
+}
+
 }  // namespace

@@ -1,6 +1,6 @@
 // DLPack round trips of cutlet buffers, unversioned (0.x) and versioned (1.x): shape, strides,
 // dtype (f16 and bf16 too), device type, read-only flags, and freeing through the deleter
-// (needs a GPU).
+// (on a GPU, or on the CPU device, whose memory is all host memory: kDLCPU).
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -15,8 +15,14 @@
 
 namespace {
 
+/// The DLPack device type of memory of `device` that a GPU's memory of type `gpu_type` has:
+/// on the CPU device, all memory is host memory.
+DLDeviceType memory_type(const cutlet::Device& device, DLDeviceType gpu_type) {
+  return device.is_cpu() ? kDLCPU : gpu_type;
+}
+
 TEST(DLPack, RoundTripOfAPoolBuffer) {
-  CUTLET_REQUIRE_CUDA("DLPack's CUDA device type");
+  CUTLET_REQUIRE_GPU();
   cutlet::Stream s(cutlet::Device(0));
   auto pool = std::make_shared<cutlet::PoolMemoryResource>(s.device());
   const std::int64_t rows = 37, cols = 129;
@@ -30,7 +36,7 @@ TEST(DLPack, RoundTripOfAPoolBuffer) {
   DLManagedTensor* exported = cutlet::to_dlpack(std::move(b), {rows, cols});
   EXPECT_TRUE(b.empty());  // the tensor owns the memory now
   const DLTensor& t = exported->dl_tensor;
-  EXPECT_EQ(t.device.device_type, kDLCUDA);
+  EXPECT_EQ(t.device.device_type, memory_type(s.device(), kDLCUDA));
   EXPECT_EQ(t.device.device_id, 0);
   EXPECT_EQ(t.ndim, 2);
   EXPECT_EQ(t.shape[0], rows);
@@ -54,12 +60,12 @@ TEST(DLPack, RoundTripOfAPoolBuffer) {
 }
 
 TEST(DLPack, StridedPinnedAndManagedExports) {
-  CUTLET_REQUIRE_CUDA("DLPack's CUDA device type");
+  CUTLET_REQUIRE_GPU();
   cutlet::Device d(0);
   auto pinned = std::make_shared<cutlet::PinnedMemoryResource>(d);
   cutlet::Buffer<std::int16_t> p(100, pinned);
   DLManagedTensor* t = cutlet::to_dlpack(std::move(p), {10, 5}, {10, 2});  // every other column
-  EXPECT_EQ(t->dl_tensor.device.device_type, kDLCUDAHost);
+  EXPECT_EQ(t->dl_tensor.device.device_type, memory_type(d, kDLCUDAHost));
   EXPECT_EQ(t->dl_tensor.device.device_id, 0);
   EXPECT_EQ(t->dl_tensor.dtype.code, kDLInt);
   EXPECT_EQ(t->dl_tensor.dtype.bits, 16);
@@ -68,7 +74,7 @@ TEST(DLPack, StridedPinnedAndManagedExports) {
   EXPECT_CONTAINS(cutlet::test::error_message([&] { (void)imported.buffer<std::int16_t>(); }), "not contiguous");
   auto managed = std::make_shared<cutlet::ManagedMemoryResource>(d);
   DLManagedTensor* m = cutlet::to_dlpack(cutlet::Buffer<double>(8, managed), {8});
-  EXPECT_EQ(m->dl_tensor.device.device_type, kDLCUDAManaged);
+  EXPECT_EQ(m->dl_tensor.device.device_type, memory_type(d, kDLCUDAManaged));
   EXPECT_EQ(m->dl_tensor.device.device_id, 0);  // as DLPack prescribes for managed memory
   m->deleter(m);
   // A view that reaches past the memory is refused.
@@ -77,7 +83,7 @@ TEST(DLPack, StridedPinnedAndManagedExports) {
 }
 
 TEST(DLPack, VersionedRoundTripOfAPoolBuffer) {
-  CUTLET_REQUIRE_CUDA("DLPack's CUDA device type");
+  CUTLET_REQUIRE_GPU();
   cutlet::Stream s(cutlet::Device(0));
   auto pool = std::make_shared<cutlet::PoolMemoryResource>(s.device());
   const std::int64_t rows = 19, cols = 77;
@@ -92,7 +98,7 @@ TEST(DLPack, VersionedRoundTripOfAPoolBuffer) {
   EXPECT_TRUE(b.empty());
   EXPECT_EQ(exported->version.major, 1u);
   EXPECT_EQ(exported->flags, 0u);
-  EXPECT_EQ(exported->dl_tensor.device.device_type, kDLCUDA);
+  EXPECT_EQ(exported->dl_tensor.device.device_type, memory_type(s.device(), kDLCUDA));
   EXPECT_EQ(exported->dl_tensor.strides[0], cols);
   EXPECT_EQ(reinterpret_cast<std::uintptr_t>(exported->dl_tensor.data), address);
   {
@@ -123,7 +129,7 @@ void expect_16_bit_round_trip(const cutlet::Stream& s, const std::vector<T>& val
 }
 
 TEST(DLPack, HalfAndBfloat16RoundTrips) {
-  CUTLET_REQUIRE_CUDA("DLPack's CUDA device type");
+  CUTLET_REQUIRE_GPU();
   cutlet::Stream s(cutlet::Device(0));
   std::vector<cutlet::half> h;
   std::vector<cutlet::bfloat16> bf;
@@ -136,7 +142,7 @@ TEST(DLPack, HalfAndBfloat16RoundTrips) {
 }
 
 TEST(DLPack, ReadOnlyExportsViewOnlyForReading) {
-  CUTLET_REQUIRE_CUDA("DLPack's CUDA device type");
+  CUTLET_REQUIRE_GPU();
   cutlet::Stream s(cutlet::Device(0));
   const std::vector<std::int32_t> host = {5, -4, 3, -2, 1};
   DLManagedTensorVersioned* exported = cutlet::to_dlpack_versioned(
@@ -147,6 +153,19 @@ TEST(DLPack, ReadOnlyExportsViewOnlyForReading) {
   EXPECT_TRUE(imported.copied());
   EXPECT_CONTAINS(cutlet::test::error_message([&] { (void)imported.buffer<std::int32_t>(); }), "read-only");
   EXPECT_EQ(imported.read_only_buffer<std::int32_t>().to_host(s), host);
+}
+
+TEST(DLPack, CudaDeviceMemoryIsRefusedWhereKernelsRunOnTheCpu) {
+  CUTLET_REQUIRE_GPU();
+  if (!cutlet::Device::cpu_selected()) GTEST_SKIP() << "a check of CUTLET_DEVICE=cpu (this run has CUDA devices)";
+  DLManagedTensor managed = {};
+  std::int64_t shape = 4;
+  managed.dl_tensor.device = {kDLCUDA, 0};
+  managed.dl_tensor.ndim = 1;
+  managed.dl_tensor.shape = &shape;
+  managed.dl_tensor.dtype = cutlet::dlpack_dtype<float>();
+  EXPECT_CONTAINS(cutlet::test::error_message([&] { cutlet::DLPackTensor t(&managed); }),
+                  "CUDA device memory, and CUTLET_DEVICE=cpu");
 }
 
 }  // namespace

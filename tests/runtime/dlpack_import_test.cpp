@@ -228,17 +228,35 @@ TEST(DLPackNoGpu, OtherDevicesAreRefusedSayingWhatToPass) {
   const auto fake_on = [&](DLDeviceType type, int id = 0) {
     return fake_versioned(dlpack_dtype<float>(), {4}, {}, &deleted, 0, DLDevice{type, id});
   };
-  expect_refused(fake_on(kDLCPU), deleted, "host memory (kDLCPU), not CUDA memory");
-  expect_refused(fake_on(kDLCPU), deleted, ".cuda()");
   expect_refused(fake_on(kDLROCM), deleted, "AMD ROCm memory (kDLROCM)");
   expect_refused(fake_on(kDLOpenCL), deleted, "device type 4 (kDLOpenCL), not CUDA memory");
   expect_refused(fake_on(kDLVulkan), deleted,
                  "kDLCUDA (device memory), kDLCUDAManaged (managed memory) or kDLCUDAHost");
+  expect_refused(fake_on(kDLVulkan), deleted, "host memory (kDLCPU) for the CPU device");
   expect_refused(fake_on(static_cast<DLDeviceType>(99)), deleted, "device type 99, not CUDA memory");
   expect_refused(fake_on(kDLCUDA, -1), deleted, "device_id is -1");
+  expect_refused(fake_on(kDLCPU, -2), deleted, "device_id is -2");
   // The same for unversioned tensors.
-  expect_refused(fake_unversioned(dlpack_dtype<float>(), {4}, {}, &deleted, {kDLCPU, 0}), deleted, "kDLCPU");
+  expect_refused(fake_unversioned(dlpack_dtype<float>(), {4}, {}, &deleted, {kDLROCM, 0}), deleted, "kDLROCM");
   EXPECT_EQ(deleted, 8);
+}
+
+TEST(DLPackNoGpu, HostTensorsAreViewsOnTheCpuDevice) {
+  int deleted = 0;
+  float values[6] = {1, -2, 3, -4, 5, -6};
+  DLManagedTensorVersioned* t = fake_versioned(dlpack_dtype<float>(), {2, 3}, {}, &deleted, 0, DLDevice{kDLCPU, 0});
+  t->dl_tensor.data = values;
+  t->dl_tensor.byte_offset = 0;
+  {
+    DLPackTensor imported(t);
+    EXPECT_EQ(imported.device_type(), kDLCPU);
+    EXPECT_TRUE(imported.device().is_cpu());
+    const cutlet::Buffer<float> view = imported.buffer<float>();
+    EXPECT_TRUE(view.device().is_cpu());
+    EXPECT_EQ(view.data(), reinterpret_cast<std::uintptr_t>(values));
+    EXPECT_EQ(view.size(), 6u);
+  }
+  EXPECT_EQ(deleted, 1);
 }
 
 TEST(DLPackNoGpu, DtypesCutletCannotAddressAreRefused) {

@@ -113,8 +113,11 @@ DLManagedTensorVersioned* to_dlpack_versioned(Buffer<T>&& buffer, std::vector<st
 ///
 /// Device types: kDLCUDA is device memory of device `device_id`; kDLCUDAManaged is managed
 /// memory and kDLCUDAHost page-locked host memory, both addressed through unified addressing,
-/// whose device_id DLPack sets to 0; views of all three are on Device(device_id). Other device
-/// types are refused.
+/// whose device_id DLPack sets to 0; views of all three are on Device(device_id). kDLCPU is
+/// host memory (a NumPy array, a CPU tensor): its views are on Device::cpu(), whose kernels
+/// read it in place (a GPU kernel launched with one is refused). Under CUTLET_DEVICE=cpu,
+/// kDLCUDA device memory is refused: no kernel there can read it. Other device types are
+/// refused.
 ///
 /// Read-only tensors (DLPACK_FLAG_BITMASK_READ_ONLY, versioned only) are imported, and
 /// read_only() says so; buffer() refuses them, since a Buffer can be written, and
@@ -122,8 +125,8 @@ DLManagedTensorVersioned* to_dlpack_versioned(Buffer<T>&& buffer, std::vector<st
 class DLPackTensor {
  public:
   /// Takes ownership of the unversioned `tensor` (Error when null). Throws Error, after calling the
-  /// tensor's deleter, when its memory is not CUDA memory cutlet can use (kDLCUDA,
-  /// kDLCUDAHost or kDLCUDAManaged; the message says what to pass instead), or its dtype is
+  /// tensor's deleter, when its memory is not memory cutlet can use (kDLCUDA, kDLCUDAHost,
+  /// kDLCUDAManaged or kDLCPU; the message says what to pass instead), or its dtype is
   /// one cutlet cannot address (vector lanes, sub-byte or opaque elements, an unknown code),
   /// or its shape is missing, negative or has more than 2^63 elements.
   explicit DLPackTensor(DLManagedTensor* tensor);
@@ -167,12 +170,12 @@ class DLPackTensor {
   bool contiguous() const;
   /// The address of element [0, ..., 0] (data + byte_offset).
   std::uint64_t data() const;
-  /// The DLPack device type (kDLCUDA, kDLCUDAHost or kDLCUDAManaged).
+  /// The DLPack device type (kDLCUDA, kDLCUDAHost, kDLCUDAManaged or kDLCPU).
   DLDeviceType device_type() const;
   /// The device ordinal the producer gave (0 for pinned and managed memory).
   int device_id() const;
-  /// The device of the views, Device(device_id()) (throws NoDriverError without a driver,
-  /// Error when the ordinal is out of range).
+  /// The device of the views: Device::cpu() for kDLCPU, else Device(device_id()) (throws
+  /// NoDriverError without a driver, Error when the ordinal is out of range).
   Device device() const;
   /// The raw unversioned tensor (still owned); null when empty or versioned.
   DLManagedTensor* get() const noexcept { return unversioned_; }

@@ -26,6 +26,11 @@ namespace detail {
 [[noreturn]] void throw_argument_error(const std::string& kernel, const std::source_location& defined,
                                        const std::source_location& launched, const std::string& what);
 [[noreturn]] void throw_null_buffer(const std::string& kernel, const std::source_location& launched, std::size_t index);
+/// Throws unless argument `index`, a buffer of `buffer_device` from `resource` (null when
+/// wrapped), can be read by kernels on `device` (one of them the CPU device): the CPU device
+/// reads host-accessible memory (pinned, managed) of a GPU, a GPU nothing of the CPU device.
+void check_buffer_reachable(const std::string& kernel, const std::source_location& launched, std::size_t index,
+                            const Device& buffer_device, const MemoryResource* resource, const Device& device);
 [[noreturn]] void throw_tile_block(const std::string& kernel, const std::source_location& launched, int warps,
                                    long long threads);
 /// Throws for a launch of `threads` threads per block, more than the kernel's max_block_threads.
@@ -103,7 +108,7 @@ class Kernel {
         if (!spec) [[unlikely]]
           spec = &specialize<Params>(stream.device(), generation, consts, wide);
       }
-      check_buffers(config.where, std::index_sequence_for<Args...>{}, args...);
+      check_buffers(stream.device(), config.where, std::index_sequence_for<Args...>{}, args...);
       if (spec->needs_cooperative && !config.cooperative) [[unlikely]]
         detail::throw_needs_cooperative(options_.name, config.where, spec->loaded->grid_sync_at);
       if (options_.tile_warps > 0) [[unlikely]] {
@@ -415,11 +420,16 @@ class Kernel {
   }
 
   template <class... Args, std::size_t... I>
-  void check_buffers(const std::source_location& where, std::index_sequence<I...>, const Args&... args) const {
+  void check_buffers(const Device& device, const std::source_location& where, std::index_sequence<I...>,
+                     const Args&... args) const {
     auto one = [&](std::size_t index, const auto& a) {
-      if constexpr (detail::is_buffer<std::remove_cvref_t<decltype(a)>>::value)
+      if constexpr (detail::is_buffer<std::remove_cvref_t<decltype(a)>>::value) {
         if (a.data() == 0) [[unlikely]]
           detail::throw_null_buffer(options_.name, where, index);
+        // Host memory of the CPU device on a GPU, or GPU memory on the CPU, cannot be read.
+        if (a.device().is_cpu() != device.is_cpu()) [[unlikely]]
+          detail::check_buffer_reachable(options_.name, where, index, a.device(), a.resource().get(), device);
+      }
     };
     (one(I, args), ...);
   }
