@@ -19,4 +19,9 @@ std::string byte_text(std::size_t bytes);
                                          std::size_t bytes, const std::string& what,
                                          const std::string& extra = {});
 
+/// The same for the CPU device, whose device memory is the host's: CUDA_ERROR_OUT_OF_MEMORY,
+/// with the host's free and total memory.
+[[noreturn]] void throw_host_allocation_error(const std::string& call, std::size_t bytes, const std::string& what,
+                                              const std::string& extra = {});
+
 }  // namespace cutlet::detail

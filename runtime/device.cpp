@@ -174,8 +174,8 @@ int Device::count() { return cpu_selected() ? 1 : detail::device_count(); }
 Device::Device(int ordinal) : ordinal_(ordinal) {
   if (cpu_selected()) {
     if (ordinal != 0)
-      throw Error("device " + std::to_string(ordinal) + " requested but CUTLET_DEVICE=cpu makes the CPU device the only "
-                  "one (device 0); use device 0, or unset CUTLET_DEVICE for the CUDA devices");
+      throw Error("device " + std::to_string(ordinal) + " requested but 1 device is present: CUTLET_DEVICE=cpu makes the "
+                  "CPU device the only one (device 0); use device 0, or unset CUTLET_DEVICE for the CUDA devices");
     ordinal_ = kCpuOrdinal;
     return;
   }

@@ -5,6 +5,7 @@
 #include <thread>
 #include <utility>
 
+#include "cutlet/runtime/cuda_error.h"
 #include "cutlet/runtime/stream.h"
 #include "device_state.h"
 #include "host_queue.h"
@@ -144,14 +145,18 @@ float Event::elapsed_ms(const Event& start, const Event& end) {
   if (start.device_.is_cpu() || end.device_.is_cpu()) {
     if (start.device_ != end.device_)
       throw Error("Event::elapsed_ms: one event is of the CPU device and the other of a GPU; time both on one device");
+    // The driver's codes for the same mistakes, so that programs catching them behave alike.
+    auto fail = [](int code, const char* name, const char* what) {
+      throw CudaError(code, "cuEventElapsedTime (the CPU device)", name, std::string("Event::elapsed_ms: ") + what);
+    };
     std::shared_ptr<detail::HostEvent> x = detail::host_event(start.handle_), y = detail::host_event(end.handle_);
     if (!x->timing || !y->timing)
-      throw Error("Event::elapsed_ms: both events must be timing events (timing = true)");
+      fail(CUDA_ERROR_INVALID_HANDLE, "CUDA_ERROR_INVALID_HANDLE", "both events must be timing events (timing = true)");
     std::scoped_lock lock(x->mutex, y->mutex);
     if (x->recorded == 0 || y->recorded == 0)
-      throw Error("Event::elapsed_ms: both events must be recorded before they are timed");
+      fail(CUDA_ERROR_INVALID_HANDLE, "CUDA_ERROR_INVALID_HANDLE", "both events must be recorded before they are timed");
     if (x->completed < x->recorded || y->completed < y->recorded)
-      throw Error("Event::elapsed_ms: an event has not completed yet: synchronize the end event first");
+      fail(CUDA_ERROR_NOT_READY, "CUDA_ERROR_NOT_READY", "an event has not completed yet: synchronize the end event first");
     return std::chrono::duration<float, std::milli>(y->when - x->when).count();
   }
   float ms = 0;

@@ -11,6 +11,7 @@
 
 #include "cutlet/error.h"
 #include "cutlet/runtime/host_allocations.h"
+#include "allocation_error.h"
 #include "device_state.h"
 #include "host_queue.h"
 
@@ -88,17 +89,26 @@ Allocations& allocations() {
 
 }  // namespace
 
-std::uint64_t host_allocate(std::size_t bytes, const std::string& what) {
+std::uint64_t host_try_allocate(std::size_t bytes) noexcept {
   constexpr std::size_t kAlign = 256;
   const std::size_t rounded = (bytes + kAlign - 1) / kAlign * kAlign;
   void* p = rounded >= bytes ? std::aligned_alloc(kAlign, rounded) : nullptr;
-  if (!p)
-    throw Error("cannot allocate " + std::to_string(bytes) + " bytes of host memory for " + what +
-                "; the host has no such memory free");
+  if (!p) return 0;
   const auto address = reinterpret_cast<std::uint64_t>(p);
-  Allocations& a = allocations();
-  std::lock_guard<std::mutex> lock(a.mutex);
-  a.sizes[address] = bytes;
+  try {
+    Allocations& a = allocations();
+    std::lock_guard<std::mutex> lock(a.mutex);
+    a.sizes[address] = bytes;
+  } catch (...) {
+    std::free(p);
+    return 0;
+  }
+  return address;
+}
+
+std::uint64_t host_allocate(std::size_t bytes, const std::string& what) {
+  const std::uint64_t address = host_try_allocate(bytes);
+  if (address == 0) throw_host_allocation_error("host allocation (" + std::to_string(bytes) + " bytes)", bytes, what);
   return address;
 }
 
@@ -109,6 +119,12 @@ void host_free(std::uint64_t address) noexcept {
     a.sizes.erase(address);
   }
   std::free(reinterpret_cast<void*>(address));
+}
+
+void host_note_size(std::uint64_t address, std::size_t bytes) noexcept {
+  Allocations& a = allocations();
+  std::lock_guard<std::mutex> lock(a.mutex);
+  if (auto it = a.sizes.find(address); it != a.sizes.end()) it->second = bytes;
 }
 
 void host_free_after_work(std::uint64_t address) noexcept {

@@ -8,6 +8,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <map>
 #include <unordered_map>
 
 namespace cutlet::detail {
@@ -19,8 +20,11 @@ struct DeviceState;
 DeviceState& cpu_device_state();
 
 /// `bytes` bytes of host memory for the CPU device, 256-byte aligned as cuMemAlloc's are.
-/// Throws Error naming the size when the host has no such memory.
+/// Throws CudaError (CUDA_ERROR_OUT_OF_MEMORY) naming the size, `what` was asked and the
+/// host's free memory when the host has no such memory.
 std::uint64_t host_allocate(std::size_t bytes, const std::string& what);
+/// As host_allocate, but 0 when the host has no such memory.
+std::uint64_t host_try_allocate(std::size_t bytes) noexcept;
 /// Frees memory from host_allocate.
 void host_free(std::uint64_t address) noexcept;
 /// Frees memory from host_allocate once the CPU device's work queued so far, which may still
@@ -28,13 +32,45 @@ void host_free(std::uint64_t address) noexcept;
 /// stream-ordered.
 void host_free_after_work(std::uint64_t address) noexcept;
 
-/// A memory pool of the CPU device (where PoolMemoryResource::handle() points): its blocks
-/// come from host_allocate, and it keeps the counters a GPU pool reports (reserved is used:
-/// freed memory goes back to the host at once).
-struct HostPool {
-  std::mutex mutex;
-  std::size_t used = 0, used_high = 0, release_threshold = 0;
-  std::unordered_map<std::uint64_t, std::size_t> sizes;  ///< live blocks
+/// Records that the allocation of host_allocate at `address` now serves `bytes` (a pool's
+/// block reused for a smaller request): checked kernels see those bounds.
+void host_note_size(std::uint64_t address, std::size_t bytes) noexcept;
+
+/// A memory pool of the CPU device (PoolMemoryResource::handle() points to a
+/// std::shared_ptr of it), as the
+/// driver's pools behave: its blocks come from host_allocate; a freed block is kept for later
+/// allocations once its stream reaches the free, while the pool reserves at most
+/// release_threshold bytes; and it keeps the counters a GPU pool reports. Thread-safe.
+class HostPool {
+ public:
+  explicit HostPool(std::size_t release_threshold) : release_threshold_(release_threshold) {}
+  ~HostPool();
+  HostPool(const HostPool&) = delete;
+  HostPool& operator=(const HostPool&) = delete;
+
+  /// A block of at least `bytes`: a kept one of at most twice the size, else a new one.
+  /// Throws CudaError (CUDA_ERROR_OUT_OF_MEMORY) naming the request, the pool (`what`) and
+  /// the host's free memory when the host has none.
+  std::uint64_t allocate(std::size_t bytes, const std::string& what);
+  /// Whether `address` is a live block of this pool.
+  bool owns(std::uint64_t address);
+  /// Block `address` is free (its stream reached the free): kept, or given back to the host
+  /// past the threshold.
+  void release(std::uint64_t address) noexcept;
+  /// Gives kept blocks back (the largest first) until at most `keep` bytes are reserved.
+  void trim_to(std::size_t keep) noexcept;
+
+  std::size_t used() const, used_high() const, reserved() const, reserved_high() const, release_threshold() const;
+  void set_release_threshold(std::size_t bytes);
+  /// The high-water marks start again from the current use.
+  void reset_peaks();
+
+ private:
+  void trim_locked(std::size_t keep) noexcept;
+  mutable std::mutex mutex_;
+  std::size_t used_ = 0, used_high_ = 0, reserved_ = 0, reserved_high_ = 0, release_threshold_;
+  std::unordered_map<std::uint64_t, std::size_t> live_;  ///< block -> its size
+  std::multimap<std::size_t, std::uint64_t> kept_;       ///< freed blocks by size
 };
 
 /// An event of the CPU device (Event::handle() points to a std::shared_ptr<HostEvent>, which

@@ -28,6 +28,10 @@ void set_attribute(CUmemoryPool pool, CUmemPool_attribute attr, std::size_t v, c
   if (r != CUDA_SUCCESS) detail::throw_cuda_error(r, std::string("cuMemPoolSetAttribute(") + what + ")");
 }
 
+/// The CPU device's pool behind a PoolMemoryResource's handle (a std::shared_ptr<HostPool>,
+/// which stream-ordered frees share until their stream reaches them).
+detail::HostPool* host_pool(void* handle) { return static_cast<std::shared_ptr<detail::HostPool>*>(handle)->get(); }
+
 void require_pools(const detail::DeviceState& s) {
   if (!s.props.memory_pools)
     throw Error("PoolMemoryResource: " + s.label +
@@ -40,9 +44,7 @@ void require_pools(const detail::DeviceState& s) {
 PoolMemoryResource::PoolMemoryResource(Device device, PoolOptions options)
     : MemoryResource(device) {
   if (device.is_cpu()) {
-    auto* pool = new detail::HostPool;
-    pool->release_threshold = options.release_threshold;
-    pool_ = pool;
+    pool_ = new std::shared_ptr<detail::HostPool>(std::make_shared<detail::HostPool>(options.release_threshold));
     owning_ = true;
     return;
   }
@@ -78,8 +80,9 @@ const std::shared_ptr<PoolMemoryResource>& PoolMemoryResource::device_default(De
   std::lock_guard lock(mu);
   if (device.is_cpu()) {
     static auto* cpu = new std::shared_ptr<PoolMemoryResource>(
-        new PoolMemoryResource(device, new detail::HostPool{.release_threshold = std::numeric_limits<std::size_t>::max()},
-                               Default{}));
+        new PoolMemoryResource(
+        device, new std::shared_ptr<detail::HostPool>(std::make_shared<detail::HostPool>(std::numeric_limits<std::size_t>::max())),
+        Default{}));
     return *cpu;
   }
   if (table->empty()) table->resize(static_cast<std::size_t>(Device::count()));
@@ -104,7 +107,7 @@ const std::shared_ptr<PoolMemoryResource>& PoolMemoryResource::device_default(De
 PoolMemoryResource::~PoolMemoryResource() {
   if (!owning_ || !pool_) return;
   if (device().is_cpu()) {
-    delete static_cast<detail::HostPool*>(pool_);
+    delete static_cast<std::shared_ptr<detail::HostPool>*>(pool_);  // the last queued free may outlive it
     return;
   }
   if (const detail::DriverApi* api = detail::g_driver_api.load(std::memory_order_acquire))
@@ -118,9 +121,8 @@ std::string PoolMemoryResource::describe() const {
 
 PoolUsage PoolMemoryResource::usage() const {
   if (device().is_cpu()) {
-    auto* pool = static_cast<detail::HostPool*>(pool_);
-    std::lock_guard lock(pool->mutex);
-    return {pool->used, pool->used_high, pool->used, pool->used_high};
+    auto* pool = host_pool(pool_);
+    return {pool->reserved(), pool->reserved_high(), pool->used(), pool->used_high()};
   }
   auto pool = static_cast<CUmemoryPool>(pool_);
   PoolUsage u;
@@ -133,9 +135,7 @@ PoolUsage PoolMemoryResource::usage() const {
 
 void PoolMemoryResource::reset_peaks() {
   if (device().is_cpu()) {
-    auto* pool = static_cast<detail::HostPool*>(pool_);
-    std::lock_guard lock(pool->mutex);
-    pool->used_high = pool->used;
+    host_pool(pool_)->reset_peaks();
     return;
   }
   auto pool = static_cast<CUmemoryPool>(pool_);
@@ -145,9 +145,7 @@ void PoolMemoryResource::reset_peaks() {
 
 void PoolMemoryResource::set_release_threshold(std::size_t bytes) {
   if (device().is_cpu()) {
-    auto* pool = static_cast<detail::HostPool*>(pool_);
-    std::lock_guard lock(pool->mutex);
-    pool->release_threshold = bytes;
+    host_pool(pool_)->set_release_threshold(bytes);
     return;
   }
   set_attribute(static_cast<CUmemoryPool>(pool_), CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, bytes,
@@ -156,16 +154,14 @@ void PoolMemoryResource::set_release_threshold(std::size_t bytes) {
 
 std::size_t PoolMemoryResource::release_threshold() const {
   if (device().is_cpu()) {
-    auto* pool = static_cast<detail::HostPool*>(pool_);
-    std::lock_guard lock(pool->mutex);
-    return pool->release_threshold;
+    return host_pool(pool_)->release_threshold();
   }
   return get_attribute(static_cast<CUmemoryPool>(pool_), CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
                        "RELEASE_THRESHOLD");
 }
 
 void PoolMemoryResource::trim_to(std::size_t keep_bytes) {
-  if (device().is_cpu()) return;  // it reserves nothing beyond what is in use
+  if (device().is_cpu()) return host_pool(pool_)->trim_to(keep_bytes);
   CUresult r = detail::driver().cuMemPoolTrimTo(static_cast<CUmemoryPool>(pool_), keep_bytes);
   if (r != CUDA_SUCCESS) detail::throw_cuda_error(r, "cuMemPoolTrimTo(" + std::to_string(keep_bytes) + " bytes)");
 }
@@ -189,13 +185,7 @@ void PoolMemoryResource::set_access(Device peer, bool enabled) {
 
 std::uint64_t PoolMemoryResource::do_allocate(std::size_t bytes, const Stream* stream) {
   if (device().is_cpu()) {
-    const std::uint64_t address = detail::host_allocate(bytes, describe());
-    auto* pool = static_cast<detail::HostPool*>(pool_);
-    std::lock_guard lock(pool->mutex);
-    pool->sizes.emplace(address, bytes);
-    pool->used += bytes;
-    pool->used_high = std::max(pool->used_high, pool->used);
-    return address;
+    return host_pool(pool_)->allocate(bytes, describe());
   }
   const detail::DeviceState& s = detail::device_state(device().ordinal());
   const Stream fallback = Stream::legacy_default(device());
@@ -228,23 +218,18 @@ std::uint64_t PoolMemoryResource::do_allocate(std::size_t bytes, const Stream* s
 
 void PoolMemoryResource::do_deallocate(std::uint64_t address, std::size_t, const Stream* stream) noexcept {
   if (device().is_cpu()) {
-    auto* pool = static_cast<detail::HostPool*>(pool_);
-    {
-      std::lock_guard lock(pool->mutex);
-      auto it = pool->sizes.find(address);
-      if (it == pool->sizes.end()) return;  // not this pool's
-      pool->used -= it->second;
-      pool->sizes.erase(it);
-    }
+    const std::shared_ptr<detail::HostPool>& pool = *static_cast<std::shared_ptr<detail::HostPool>*>(pool_);
+    if (!pool->owns(address)) return;
     if (stream) {
-      // After the work queued on the stream so far, which may still use the memory.
+      // Reusable once the stream reaches the free: the work queued so far may still use it.
       try {
-        detail::host_queue(*stream).push([address] { detail::host_free(address); });
+        detail::host_queue(*stream).push([pool, address] { pool->release(address); });
         return;
       } catch (...) {  // no memory to queue it: wait instead
       }
     }
-    detail::host_free_after_work(address);
+    detail::synchronize_host_queues();
+    pool->release(address);
     return;
   }
   try {

@@ -26,6 +26,21 @@ std::string byte_text(std::size_t bytes) {
   return out + text;
 }
 
+namespace {
+
+/// "N bytes were requested (X TiB) from <what>, where <free_text>[; <extra>]".
+std::string allocation_text(std::size_t bytes, const std::string& what, const std::string& free_text,
+                            const std::string& extra) {
+  const std::string asked = byte_text(bytes);
+  const std::size_t space = asked.find(' ', asked.find(' ') + 1);  // after "N bytes"
+  const std::string requested = space == std::string::npos
+                                    ? asked + " were requested"
+                                    : asked.substr(0, space) + " were requested" + asked.substr(space);
+  return requested + " from " + what + ", where " + free_text + (extra.empty() ? "" : "; " + extra);
+}
+
+}  // namespace
+
 void throw_allocation_error(CUresult result, const std::string& call, std::size_t bytes,
                             const std::string& what, const std::string& extra) {
   std::size_t free_bytes = 0, total_bytes = 0;
@@ -33,15 +48,17 @@ void throw_allocation_error(CUresult result, const std::string& call, std::size_
   if (driver().cuMemGetInfo(&free_bytes, &total_bytes) == CUDA_SUCCESS)
     free_text = byte_text(free_bytes) + " of " + byte_text(total_bytes) +
                 " of device memory are free";
-  const std::string asked = byte_text(bytes);
-  const std::size_t space = asked.find(' ', asked.find(' ') + 1);  // after "N bytes"
-  // "N bytes were requested (1.00 TiB) from ...".
-  const std::string requested = space == std::string::npos
-                                    ? asked + " were requested"
-                                    : asked.substr(0, space) + " were requested" + asked.substr(space);
-  throw_cuda_error(result, call,
-                   requested + " from " + what + ", where " + free_text +
-                       (extra.empty() ? "" : "; " + extra));
+  throw_cuda_error(result, call, allocation_text(bytes, what, free_text, extra));
+}
+
+void throw_host_allocation_error(const std::string& call, std::size_t bytes, const std::string& what,
+                                 const std::string& extra) {
+  const Device cpu = Device::cpu();
+  throw CudaError(CUDA_ERROR_OUT_OF_MEMORY, call, "CUDA_ERROR_OUT_OF_MEMORY",
+                  allocation_text(bytes, what,
+                                  byte_text(cpu.free_memory()) + " of " + byte_text(cpu.total_memory()) +
+                                      " of device memory are free (the CPU device's memory is the host's)",
+                                  extra));
 }
 
 }  // namespace detail

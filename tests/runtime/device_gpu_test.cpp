@@ -51,7 +51,7 @@ TEST(Device, LimitsAreSaneAndCached) {
 }
 
 TEST(Device, OutOfRangeOrdinalNamesTheCount) {
-  CUTLET_REQUIRE_CUDA("CUDA device attributes and primary contexts");
+  CUTLET_REQUIRE_GPU();
   const int n = cutlet::Device::count();
   const std::string msg = cutlet::test::error_message([&] { cutlet::Device bad(n); });
   EXPECT_CONTAINS(msg, "device " + std::to_string(n) + " requested but " + std::to_string(n));

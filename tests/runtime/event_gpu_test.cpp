@@ -42,7 +42,7 @@ TEST(Event, NeverRecordedIsComplete) {
 }
 
 TEST(Event, NonTimingEventCannotBeTimed) {
-  CUTLET_REQUIRE_CUDA("the driver's error codes");
+  CUTLET_REQUIRE_GPU();
   cutlet::Stream s(cutlet::Device(0));
   cutlet::Event a(s.device(), false);
   cutlet::Event b(s.device(), false);

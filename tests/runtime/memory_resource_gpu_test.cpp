@@ -23,7 +23,7 @@ namespace {
 constexpr std::size_t kMiB = std::size_t{1} << 20;
 
 TEST(MemoryPool, SecondAllocationAfterAFreeReusesThePool) {
-  CUTLET_REQUIRE_CUDA("the driver's memory pools");
+  CUTLET_REQUIRE_GPU();
   cutlet::Stream s(cutlet::Device(0));
   auto pool = std::make_shared<cutlet::PoolMemoryResource>(
       s.device(), cutlet::PoolOptions{.release_threshold = std::numeric_limits<std::size_t>::max()});
@@ -53,7 +53,7 @@ TEST(MemoryPool, SecondAllocationAfterAFreeReusesThePool) {
 }
 
 TEST(MemoryPool, ZeroReleaseThresholdReturnsMemoryAtSynchronization) {
-  CUTLET_REQUIRE_CUDA("the driver's memory pools");
+  CUTLET_REQUIRE_GPU();
   cutlet::Stream s(cutlet::Device(0));
   auto pool = std::make_shared<cutlet::PoolMemoryResource>(s.device());
   EXPECT_EQ(pool->release_threshold(), 0u);
@@ -108,7 +108,7 @@ TEST(MemoryPool, DefaultPoolIsStreamOrdered) {
 }
 
 TEST(MemoryPool, DefaultPoolKeepsFreedMemoryAcrossSynchronizations) {
-  CUTLET_REQUIRE_CUDA("the driver's memory pools");
+  CUTLET_REQUIRE_GPU();
   cutlet::Stream s(cutlet::Device(0));
   const auto& pool = cutlet::PoolMemoryResource::device_default(s.device());
   EXPECT_EQ(pool->release_threshold(), std::numeric_limits<std::size_t>::max());
@@ -121,7 +121,7 @@ TEST(MemoryPool, DefaultPoolKeepsFreedMemoryAcrossSynchronizations) {
 }
 
 TEST(MemoryPool, FailureSaysAskedAndFree) {
-  CUTLET_REQUIRE_CUDA("the driver's memory pools");
+  CUTLET_REQUIRE_GPU();
   cutlet::Stream s(cutlet::Device(0));
   auto pool = std::make_shared<cutlet::PoolMemoryResource>(s.device());
   const std::size_t huge = std::size_t{1} << 50;
