@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what cutlet needs to build on Debian 12 / Ubuntu 24.04 (as root, or with sudo):
 # a C++20 compiler, CMake, Ninja, LLVM 19, Boost.Context, GoogleTest, Google Benchmark,
-# DLPack and SLEEF (vector math for kernels on the CPU, loaded when they run). The CUDA 13
+# DLPack, SLEEF (vector math for kernels on the CPU, loaded when they run) and gdb (the test
+# of debugging a kernel on the CPU). The CUDA 13
 # toolkit is expected at /usr/local/cuda (CUDA_HOME overrides); it is not
 # an apt package here.
 # Then scripts/fetch_headers.sh fetches, with pip, the headers the distribution has too old or
@@ -9,7 +10,7 @@
 set -euo pipefail
 
 packages=(g++ cmake ninja-build llvm-19-dev llvm-19-tools libzstd-dev zlib1g-dev libgtest-dev libbenchmark-dev libdlpack-dev
-          libboost-context-dev libsleef3)
+          libboost-context-dev libsleef3 gdb)
 # pip downloads the wheels those headers come from; any python3 with pip does.
 python3 -m pip --version >/dev/null 2>&1 || packages+=(python3-pip)
 missing=()

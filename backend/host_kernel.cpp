@@ -303,7 +303,8 @@ HostKernel HostKernel::compile(const ir::Function& kernel, const CompileOptions&
   lo.checked = options.checked;
   // Threads that wait for each other run in phases where the kernel allows, else as fibers
   // (where its ops wait inside their own lowering, or its device functions need their thread).
-  lo.host_phases = backend::runs_in_phases(kernel);
+  // With line info each thread is a fiber of its own, whose variables a debugger can show.
+  lo.host_phases = backend::runs_in_phases(kernel) && !options.line_info;
   std::unique_ptr<llvm::Module> module = backend::lower_to_llvm(kernel, *context, lo);
   if (lo.host_phases && calls_host_runtime(*module)) {
     lo.host_phases = false;

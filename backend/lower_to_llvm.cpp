@@ -130,6 +130,9 @@ class Walker {
     if (!ir::has_trait(inst.op, ir::TileOp) && has_tile_operand(inst)) check_elementwise_layouts(c_, inst);
     llvm::Value* v = fn(c_, inst);
     if (!inst.results.empty()) c_.values[inst.results[0]] = v;
+    if (inst.op == ir::Opcode::Alloca && debug_ && debug_->describes_variables())
+      debug_->declare(c_.entry, v, debug_->local_name(inst.loc), c_.fn.type_of(inst.results[0]).element(),
+                      ir::ops::Alloca(inst).count(), inst.loc);
     // Each tile is made in the layout its type gives it (the layouts are the IR's decision).
     for (ir::ValueId r : inst.results)
       if (c_.fn.type_of(r).is_tile())
@@ -256,6 +259,29 @@ class Walker {
 
 namespace {
 
+/// For debuggers, a host kernel's thread: its parameters as arg1, arg2, ... and its indices
+/// as threadIdx, blockIdx, blockDim and gridDim (copies in the entry block, which the
+/// thread's state never changes after).
+void describe_thread(LoweringContext& c, DebugInfo& debug) {
+  llvm::IRBuilder<>& entry = c.entry;
+  for (std::size_t i = 0; i < c.fn.params().size(); ++i) {
+    const ir::Type t = c.fn.type_of(c.fn.params()[i]);
+    if (!t.is_scalar() && !t.is_pointer()) continue;
+    llvm::Value* v = c.values[c.fn.params()[i]];
+    llvm::AllocaInst* slot = entry.CreateAlloca(v->getType());
+    entry.CreateStore(v, slot);
+    debug.declare(entry, slot, "arg" + std::to_string(i + 1), t, 1, {});
+  }
+  llvm::Type* dim3 = llvm::ArrayType::get(entry.getInt32Ty(), 3);
+  const std::pair<const char*, unsigned> dims[] = {{"threadIdx", 0}, {"blockDim", 3}, {"blockIdx", 6}, {"gridDim", 9}};
+  for (const auto& [name, word] : dims) {
+    llvm::AllocaInst* slot = entry.CreateAlloca(dim3);
+    entry.CreateMemCpy(slot, llvm::Align(4), entry.CreateConstInBoundsGEP1_32(entry.getInt32Ty(), c.host_thread_state, word),
+                       llvm::Align(4), 12);
+    debug.declare_dim3(entry, slot, name);
+  }
+}
+
 /// The module flag that carries the dynamic shared memory a kernel reserved for itself.
 constexpr const char* kReservedSharedFlag = "cutlet.reserved_dynamic_shared";
 
@@ -379,7 +405,8 @@ llvm::Function* lower_function(const ir::Function& fn, llvm::Module& module, con
   LoweringContext c{fn, ctx, module, function, b, entry, std::vector<llvm::Value*>(fn.num_values(), nullptr), options};
   std::unique_ptr<DebugInfo> debug;
   if (options.line_info) {
-    debug = std::make_unique<DebugInfo>(module, *function, fn);
+    // On the host, debuggers read the kernel's variables too (each thread runs as a fiber).
+    debug = std::make_unique<DebugInfo>(module, *function, fn, options.host && !phases);
     debug->set_location(b, {});
     debug->set_location(entry, {});
   }
@@ -394,6 +421,7 @@ llvm::Function* lower_function(const ir::Function& fn, llvm::Module& module, con
   } else {
     for (std::size_t i = 0; i < fn.params().size(); ++i) c.values[fn.params()[i]] = function->getArg(static_cast<unsigned>(i));
     if (host_kernel) c.host_thread_state = function->getArg(static_cast<unsigned>(fn.params().size()));
+    if (debug && debug->describes_variables() && host_kernel) describe_thread(c, *debug);
     returned = Walker(c, debug.get()).region(fn.body());
   }
   if (fn.shared_bytes() > 0) {

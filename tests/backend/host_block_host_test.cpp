@@ -361,6 +361,10 @@ TEST(HostBlock, WithLineInfoTheKernelsLinesReachDebuggers) {
   const HostKernel host = HostKernel::compile(k.trace_ir<Ptr<int>>(), options);
   EXPECT_NE(host.llvm_ir().find("!DILocation(line: " + std::to_string(line)), std::string::npos) << host.llvm_ir();
   EXPECT_NE(host.llvm_ir().find("host_block_host_test.cpp"), std::string::npos);
+  // The thread's indices and the kernel's parameters are described for debuggers too.
+  EXPECT_NE(host.llvm_ir().find("!DILocalVariable(name: \"threadIdx\""), std::string::npos) << host.llvm_ir();
+  EXPECT_NE(host.llvm_ir().find("!DILocalVariable(name: \"arg1\""), std::string::npos);
+  EXPECT_FALSE(host.runs_in_phases()) << "with line info each thread is a fiber a debugger can stop in";
   std::vector<int> out(64, -1);
   int* po = out.data();
   void* args[] = {&po};

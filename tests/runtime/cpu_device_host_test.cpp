@@ -61,7 +61,9 @@ TEST(CpuDevice, BuffersCopyFillAndFreeInHostMemory) {
     Buffer<float> c(256, s, pool);
     EXPECT_EQ(pool->usage().used, 1024u);
   }
+  s.synchronize();  // freed on s: back in the pool once s reaches the free, as on a GPU
   EXPECT_EQ(pool->usage().used, 0u);
+  EXPECT_EQ(pool->usage().reserved, 0u);  // a new pool's threshold is 0: nothing kept
   EXPECT_EQ(pool->usage().used_high, 1024u);
   a.free();
   EXPECT_THROW(a.to_host(s), Error);
