@@ -22,7 +22,9 @@
 #include <llvm/IR/DIBuilder.h>
 #include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Verifier.h>
+#include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/DynamicLibrary.h>
 #include <llvm/Support/TargetSelect.h>
@@ -33,6 +35,7 @@
 
 #include "host_block.h"
 #include "host_check.h"
+#include "host_kernel_image.h"
 #include "host_cooperative_grid.h"
 #include "host_phases.h"
 #include "host_thread_pool.h"
@@ -253,6 +256,83 @@ T unwrap(llvm::Expected<T> v, const std::string& kernel, const char* stage) {
   return std::move(*v);
 }
 
+/// The host CPU as the JIT compiles for it: its name and features (AVX-512 where it has it),
+/// FMA contraction as `fma_contraction` asks.
+llvm::orc::JITTargetMachineBuilder host_machine(const std::string& kernel, int opt_level, bool fma_contraction) {
+  auto jtmb = unwrap(llvm::orc::JITTargetMachineBuilder::detectHost(), kernel, "finding the host CPU");
+  jtmb.setCPU(llvm::sys::getHostCPUName().str());
+  llvm::SubtargetFeatures features;
+  for (const auto& [feature, on] : llvm::sys::getHostCPUFeatures()) features.AddFeature(feature, on);
+  jtmb.addFeatures(features.getFeatures());
+  jtmb.setCodeGenOptLevel(opt_level <= 0 ? llvm::CodeGenOptLevel::None : llvm::CodeGenOptLevel::Aggressive);
+  jtmb.getOptions().AllowFPOpFusion = fma_contraction ? llvm::FPOpFusion::Fast : llvm::FPOpFusion::Standard;
+  return jtmb;
+}
+
+/// The object file of optimized module `m`, as the JIT would make it.
+std::string emit_object(llvm::Module& m, llvm::TargetMachine& tm, const std::string& kernel) {
+  llvm::SmallVector<char, 0> bytes;
+  llvm::raw_svector_ostream os(bytes);
+  llvm::legacy::PassManager pm;
+  if (tm.addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::ObjectFile))
+    throw CompileError("cutlet: the host target cannot emit object code for kernel '" + kernel + "'");
+  pm.run(m);
+  return std::string(bytes.begin(), bytes.end());
+}
+
+/// What a host kernel runs: its JIT and entry point.
+struct Linked {
+  std::unique_ptr<llvm::orc::LLJIT> jit;
+  PhasesFn phases = nullptr;                  ///< the block in phases, or
+  backend::HostThreadEntry thread = nullptr;  ///< one thread, run as a fiber
+};
+
+/// Loads the object code of `image` into a JIT of its own, the runtime functions and `math`
+/// (the math functions it calls, by name) defined for it, and finds its entry point.
+Linked link(const backend::HostKernelImage& image, llvm::orc::JITTargetMachineBuilder jtmb,
+            const std::map<std::string, void*>& math) {
+  const std::string& kernel = image.name;
+  Linked impl;
+  llvm::orc::LLJITBuilder builder;
+  builder.setJITTargetMachineBuilder(std::move(jtmb));
+  // With line info, the code is announced to debuggers (GDB's JIT interface, which LLDB reads
+  // too), so that they can set breakpoints on the kernel's source lines and step through them.
+  if (image.line_info)
+    builder.setObjectLinkingLayerCreator([](llvm::orc::ExecutionSession& session, const llvm::Triple&)
+                                             -> llvm::Expected<std::unique_ptr<llvm::orc::ObjectLayer>> {
+      auto layer = std::make_unique<llvm::orc::RTDyldObjectLinkingLayer>(
+          session, [] { return std::make_unique<llvm::SectionMemoryManager>(); });
+      layer->registerJITEventListener(*llvm::JITEventListener::createGDBRegistrationListener());
+      return layer;
+    });
+  impl.jit = unwrap(builder.create(), kernel, "starting the JIT");
+  llvm::orc::SymbolMap runtime;
+  for (const HostFunction& h : kHostFunctions)
+    runtime[impl.jit->mangleAndIntern(h.name)] = {llvm::orc::ExecutorAddr::fromPtr(h.address), llvm::JITSymbolFlags::Exported};
+  for (const auto& [name, address] : math)
+    runtime[impl.jit->mangleAndIntern(name)] = {llvm::orc::ExecutorAddr::fromPtr(address), llvm::JITSymbolFlags::Exported};
+  if (llvm::Error e = impl.jit->getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(runtime))))
+    throw CompileError("cutlet: preparing the JIT for kernel '" + kernel + "' failed: " + llvm::toString(std::move(e)));
+  if (llvm::Error e = impl.jit->addObjectFile(llvm::MemoryBuffer::getMemBufferCopy(image.object, kernel)))
+    throw CompileError("cutlet: loading kernel '" + kernel + "' for the CPU failed: " + llvm::toString(std::move(e)));
+  auto address = unwrap(impl.jit->lookup(image.phases ? backend::kPhasesEntry : kThreadEntry), kernel, "linking");
+  if (image.phases) impl.phases = address.toPtr<PhasesFn>();
+  else impl.thread = address.toPtr<backend::HostThreadEntry>();
+  return impl;
+}
+
+/// Where the host has math function `name` of a kernel's object code: host_math's or the C
+/// library's for a libdevice name (as host_math_symbols resolves it), SLEEF's vector
+/// functions, the C library's names otherwise. Null when this process has none.
+void* math_symbol(const std::string& name) {
+  if (name.starts_with("__nv_")) {
+    if (void* own = backend::host_libdevice_function(name)) return own;
+    return llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(name.substr(name.starts_with("__nv_fast_") ? 10 : 5));
+  }
+  if (void* vector = backend::vector_math_symbol(name)) return vector;
+  return llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(name);
+}
+
 /// Frees what ::operator new with 64-byte alignment gave.
 struct AlignedDelete {
   void operator()(std::byte* p) const { ::operator delete(p, std::align_val_t{64}); }
@@ -261,20 +341,9 @@ struct AlignedDelete {
 }  // namespace
 
 struct HostKernel::Impl {
-  std::string name;
-  std::string llvm_ir;
-  std::unique_ptr<llvm::orc::LLJIT> jit;
-  PhasesFn phases = nullptr;                        ///< the block in phases, or
-  backend::HostThreadEntry thread = nullptr;        ///< one thread, run as a fiber
-  std::size_t scratch_per_thread = 0;               ///< the phases' scratch memory per thread
-  std::size_t exchange_bytes = 0;                   ///< and per block (host_tile_exchange.h)
-  std::uint32_t tile_threads = 0;                   ///< a tile kernel's block
-  std::vector<std::string> phase_errors;            ///< what the phases may stop a block with
-  bool waits_for_other_blocks = false;              ///< a block may spin until an earlier one wrote
-  bool grid_syncs = false;                          ///< its threads call grid_sync(): a cooperative grid
-  bool checked = false;                             ///< its accesses are checked (host_check.h)
-  std::size_t reserved_shared = 0;                  ///< the kernel's own shared memory (its arena)
-  std::vector<std::size_t> param_sizes;             ///< bytes of each parameter's value
+  backend::HostKernelImage image;        ///< what it is (HostKernel::image)
+  std::vector<std::size_t> param_sizes;  ///< bytes of each parameter's value
+  Linked linked;
 };
 
 HostKernel::HostKernel(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -282,10 +351,10 @@ HostKernel::HostKernel(HostKernel&&) noexcept = default;
 HostKernel& HostKernel::operator=(HostKernel&&) noexcept = default;
 HostKernel::~HostKernel() = default;
 
-const std::string& HostKernel::name() const { return impl_->name; }
-const std::string& HostKernel::llvm_ir() const { return impl_->llvm_ir; }
-bool HostKernel::runs_in_phases() const { return impl_->phases != nullptr; }
-std::size_t HostKernel::static_shared_bytes() const { return impl_->reserved_shared; }
+const std::string& HostKernel::name() const { return impl_->image.name; }
+const std::string& HostKernel::llvm_ir() const { return impl_->image.llvm_ir; }
+bool HostKernel::runs_in_phases() const { return impl_->linked.phases != nullptr; }
+std::size_t HostKernel::static_shared_bytes() const { return impl_->image.reserved_shared; }
 const std::vector<std::size_t>& HostKernel::param_sizes() const { return impl_->param_sizes; }
 
 HostKernel HostKernel::compile(const ir::Function& kernel, const CompileOptions& options) {
@@ -293,10 +362,10 @@ HostKernel HostKernel::compile(const ir::Function& kernel, const CompileOptions&
     throw CompileError("cutlet: '" + kernel.name() + "' is a device function; only kernels run on the CPU");
   initialize_host_llvm();
   auto impl = std::make_unique<Impl>();
-  impl->name = kernel.name();
-  impl->waits_for_other_blocks = may_wait_for_other_blocks(kernel, kernel.body());
-  impl->checked = options.checked;
-  if (kernel.tile_warps() > 0) impl->tile_threads = static_cast<std::uint32_t>(32 * kernel.tile_warps());
+  impl->image.name = kernel.name();
+  impl->image.waits_for_other_blocks = may_wait_for_other_blocks(kernel, kernel.body());
+  impl->image.checked = options.checked;
+  if (kernel.tile_warps() > 0) impl->image.tile_threads = static_cast<std::uint32_t>(32 * kernel.tile_warps());
 
   auto context = std::make_unique<llvm::LLVMContext>();
   backend::LoweringOptions lo{options.fma_contraction, options.flush_denormals, options.approx_math, options.line_info, true};
@@ -317,14 +386,7 @@ HostKernel HostKernel::compile(const ir::Function& kernel, const CompileOptions&
   check_runs_on_host(*module, kernel.name(), math);
   backend::name_vectorizable_math(*module, math);
 
-  auto jtmb = unwrap(llvm::orc::JITTargetMachineBuilder::detectHost(), kernel.name(), "finding the host CPU");
-  jtmb.setCPU(llvm::sys::getHostCPUName().str());
-  llvm::SubtargetFeatures features;
-  for (const auto& [feature, on] : llvm::sys::getHostCPUFeatures()) features.AddFeature(feature, on);
-  jtmb.addFeatures(features.getFeatures());
-  jtmb.setCodeGenOptLevel(options.opt_level <= 0 ? llvm::CodeGenOptLevel::None : llvm::CodeGenOptLevel::Aggressive);
-  llvm::TargetOptions& to = jtmb.getOptions();
-  to.AllowFPOpFusion = options.fma_contraction ? llvm::FPOpFusion::Fast : llvm::FPOpFusion::Standard;
+  llvm::orc::JITTargetMachineBuilder jtmb = host_machine(kernel.name(), options.opt_level, options.fma_contraction);
   auto tm = unwrap(jtmb.createTargetMachine(), kernel.name(), "making a host target machine");
   module->setTargetTriple(tm->getTargetTriple().str());
   module->setDataLayout(tm->createDataLayout());
@@ -335,19 +397,20 @@ HostKernel HostKernel::compile(const ir::Function& kernel, const CompileOptions&
     impl->param_sizes.push_back(t.is_record() ? static_cast<std::size_t>(t.record_size())
                                               : module->getDataLayout().getTypeAllocSize(backend::llvm_type(*context, t)));
   }
+  impl->image.param_sizes.assign(impl->param_sizes.begin(), impl->param_sizes.end());
   const bool phases = lo.host_phases;
   if (phases) {
-    impl->scratch_per_thread = backend::phases_scratch_per_thread(*module);
-    impl->exchange_bytes = backend::phases_exchange_bytes(*module);
-    impl->phase_errors = backend::phases_errors(*module);
+    impl->image.scratch_per_thread = backend::phases_scratch_per_thread(*module);
+    impl->image.exchange_bytes = backend::phases_exchange_bytes(*module);
+    impl->image.phase_errors = backend::phases_errors(*module);
   } else {
     llvm::Function* fn = module->getFunction(kernel.name());
     CUTLET_ASSERT(fn != nullptr, "the host lowering made no kernel function");
     add_thread_entry(*module, *fn, kernel);
     const llvm::Function* sync = module->getFunction("cutlet_host_grid_sync");
-    impl->grid_syncs = sync && !sync->use_empty();
+    impl->image.grid_syncs = sync && !sync->use_empty();
   }
-  if (kernel.shared_bytes() > 0) impl->reserved_shared = static_cast<std::size_t>((kernel.shared_bytes() + 15) / 16 * 16);
+  if (kernel.shared_bytes() > 0) impl->image.reserved_shared = static_cast<std::size_t>((kernel.shared_bytes() + 15) / 16 * 16);
   {
     std::string err;
     llvm::raw_string_ostream es(err);
@@ -357,60 +420,72 @@ HostKernel HostKernel::compile(const ir::Function& kernel, const CompileOptions&
   }
   optimize_for_host(*module, *tm, options.opt_level);
   backend::add_vector_math_symbols(*module, math);
-  impl->llvm_ir = text_of(*module);
+  impl->image.llvm_ir = text_of(*module);
 
-  llvm::orc::LLJITBuilder builder;
-  builder.setJITTargetMachineBuilder(std::move(jtmb));
-  // With line info, the code is announced to debuggers (GDB's JIT interface, which LLDB reads
-  // too), so that they can set breakpoints on the kernel's source lines and step through them.
-  if (options.line_info)
-    builder.setObjectLinkingLayerCreator([](llvm::orc::ExecutionSession& session, const llvm::Triple&)
-                                             -> llvm::Expected<std::unique_ptr<llvm::orc::ObjectLayer>> {
-      auto layer = std::make_unique<llvm::orc::RTDyldObjectLinkingLayer>(
-          session, [] { return std::make_unique<llvm::SectionMemoryManager>(); });
-      layer->registerJITEventListener(*llvm::JITEventListener::createGDBRegistrationListener());
-      return layer;
-    });
-  impl->jit = unwrap(builder.create(), kernel.name(), "starting the JIT");
-  llvm::orc::SymbolMap runtime;
-  for (const HostFunction& h : kHostFunctions)
-    runtime[impl->jit->mangleAndIntern(h.name)] = {llvm::orc::ExecutorAddr::fromPtr(h.address), llvm::JITSymbolFlags::Exported};
-  for (const auto& [name, address] : math)
-    runtime[impl->jit->mangleAndIntern(name)] = {llvm::orc::ExecutorAddr::fromPtr(address), llvm::JITSymbolFlags::Exported};
-  if (llvm::Error e = impl->jit->getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(runtime))))
-    throw CompileError("cutlet: preparing the JIT for kernel '" + kernel.name() + "' failed: " + llvm::toString(std::move(e)));
-  if (llvm::Error e = impl->jit->addIRModule(llvm::orc::ThreadSafeModule(std::move(module), std::move(context))))
-    throw CompileError("cutlet: loading kernel '" + kernel.name() + "' for the CPU failed: " + llvm::toString(std::move(e)));
-  auto address = unwrap(impl->jit->lookup(phases ? backend::kPhasesEntry : kThreadEntry), kernel.name(), "compiling");
-  if (phases) impl->phases = address.toPtr<PhasesFn>();
-  else impl->thread = address.toPtr<backend::HostThreadEntry>();
+  impl->image.object = emit_object(*module, *tm, kernel.name());
+  impl->image.phases = phases;
+  impl->image.line_info = options.line_info;
+  impl->image.opt_level = options.opt_level;
+  impl->image.fma_contraction = options.fma_contraction;
+  for (const auto& [name, address] : math) impl->image.math_symbols.push_back(name);
+  impl->linked = link(impl->image, std::move(jtmb), math);
   return HostKernel(std::move(impl));
+}
+
+std::string HostKernel::image() const { return impl_->image.serialize(); }
+
+HostKernel HostKernel::load(std::string_view image) {
+  initialize_host_llvm();
+  std::optional<backend::HostKernelImage> parsed = backend::HostKernelImage::parse(image);
+  if (!parsed) throw CompileError("cutlet: not the image of a host kernel of this cutlet (another format, or damaged)");
+  auto impl = std::make_unique<Impl>();
+  impl->image = std::move(*parsed);
+  impl->param_sizes.assign(impl->image.param_sizes.begin(), impl->image.param_sizes.end());
+  std::map<std::string, void*> math;
+  for (const std::string& name : impl->image.math_symbols) {
+    void* address = math_symbol(name);
+    if (!address)
+      throw CompileError("cutlet: the host code of kernel '" + impl->image.name + "' calls " + name +
+                         ", which this process does not have (was it compiled where SLEEF is installed?)");
+    math[name] = address;
+  }
+  impl->linked = link(impl->image, host_machine(impl->image.name, static_cast<int>(impl->image.opt_level), impl->image.fma_contraction), math);
+  return HostKernel(std::move(impl));
+}
+
+std::string HostKernel::host_identity() {
+  initialize_host_llvm();
+  std::string text = llvm::sys::getProcessTriple() + " " + llvm::sys::getHostCPUName().str();
+  for (const auto& [feature, on] : llvm::sys::getHostCPUFeatures())
+    if (on) text += " +" + feature.str();
+  text += backend::host_vector_math() ? " sleef" : " libm";
+  return text;
 }
 
 void HostKernel::run(HostDim grid, HostDim block, void** args, std::size_t dynamic_shared_bytes) const {
   if (grid.count() == 0 || block.count() == 0)
-    throw Error("cutlet: kernel '" + impl_->name + "' launched on the CPU with an empty grid or block (" +
+    throw Error("cutlet: kernel '" + impl_->image.name + "' launched on the CPU with an empty grid or block (" +
                 std::to_string(grid.x) + "x" + std::to_string(grid.y) + "x" + std::to_string(grid.z) + " blocks of " +
                 std::to_string(block.x) + "x" + std::to_string(block.y) + "x" + std::to_string(block.z) +
                 " threads); every dimension must be at least 1");
   if (block.count() > 1024)
-    throw Error("cutlet: kernel '" + impl_->name + "' launched on the CPU with blocks of " +
+    throw Error("cutlet: kernel '" + impl_->image.name + "' launched on the CPU with blocks of " +
                 std::to_string(block.count()) + " threads; a block has at most 1024, as on the GPU");
-  if (impl_->tile_threads > 0) block = {impl_->tile_threads, 1, 1};  // a tile kernel's own (ir::choose_host_warps)
+  if (impl_->image.tile_threads > 0) block = {impl_->image.tile_threads, 1, 1};  // a tile kernel's own (ir::choose_host_warps)
   const std::uint32_t shape[6] = {block.x, block.y, block.z, grid.x, grid.y, grid.z};
   const std::uint32_t grid_dims[3] = {grid.x, grid.y, grid.z}, block_dims[3] = {block.x, block.y, block.z};
-  const std::size_t shared_bytes = impl_->reserved_shared + dynamic_shared_bytes;
+  const std::size_t shared_bytes = impl_->image.reserved_shared + dynamic_shared_bytes;
   const std::uint64_t blocks = grid.count();
-  if (impl_->grid_syncs)
-    return backend::run_cooperative_grid(impl_->name, impl_->thread, args, grid_dims, block_dims, shared_bytes,
-                                         impl_->checked);
+  if (impl_->image.grid_syncs)
+    return backend::run_cooperative_grid(impl_->image.name, impl_->linked.thread, args, grid_dims, block_dims, shared_bytes,
+                                         impl_->image.checked);
   // Each worker takes the next `chunk` blocks at a time: neighbouring blocks, whose memory
   // is mostly neighbouring too, run one after the other on one core. Blocks that may wait
   // for earlier ones (a scan's look-back) go one at a time, so that the block one waits for
   // runs beside it rather than after it on the same core.
   backend::HostThreadPool& pool = backend::HostThreadPool::instance();
   const std::uint64_t chunk =
-      impl_->waits_for_other_blocks ? 1 : std::clamp<std::uint64_t>(blocks / (16 * (std::uint64_t{pool.size()} + 1)), 1, 64);
+      impl_->image.waits_for_other_blocks ? 1 : std::clamp<std::uint64_t>(blocks / (16 * (std::uint64_t{pool.size()} + 1)), 1, 64);
   std::atomic<std::uint64_t> next{0};
   std::atomic<bool> stop{false};
   std::mutex failure_mutex;
@@ -420,28 +495,28 @@ void HostKernel::run(HostDim grid, HostDim block, void** args, std::size_t dynam
     std::vector<std::byte> shared;
     std::unique_ptr<std::byte[], AlignedDelete> scratch;
     try {
-      if (impl_->thread) runner = std::make_unique<backend::HostBlockRunner>();
-      if (impl_->phases) {
+      if (impl_->linked.thread) runner = std::make_unique<backend::HostBlockRunner>();
+      if (impl_->linked.phases) {
         shared.resize(shared_bytes);
         scratch.reset(static_cast<std::byte*>(
-            ::operator new(std::max<std::size_t>(64, impl_->exchange_bytes + impl_->scratch_per_thread * block.count()),
+            ::operator new(std::max<std::size_t>(64, impl_->image.exchange_bytes + impl_->image.scratch_per_thread * block.count()),
                            std::align_val_t{64})));
       }
       auto run_block = [&](std::uint64_t i) {
         const auto bx = static_cast<std::uint32_t>(i % grid.x);
         const auto by = static_cast<std::uint32_t>(i / grid.x % grid.y);
         const auto bz = static_cast<std::uint32_t>(i / (std::uint64_t{grid.x} * grid.y));
-        if (impl_->checked && !runner) backend::host_check_begin_block(shared.data(), shared_bytes);
+        if (impl_->image.checked && !runner) backend::host_check_begin_block(shared.data(), shared_bytes);
         if (runner) {
-          runner->run(impl_->name, impl_->thread, args, grid_dims, block_dims, {bx, by, bz}, shared_bytes, impl_->checked);
-        } else if (const std::uint32_t failed = impl_->phases(args, shape, bx, by, bz, shared.data(), scratch.get())) {
+          runner->run(impl_->image.name, impl_->linked.thread, args, grid_dims, block_dims, {bx, by, bz}, shared_bytes, impl_->image.checked);
+        } else if (const std::uint32_t failed = impl_->linked.phases(args, shape, bx, by, bz, shared.data(), scratch.get())) {
           if (failed == backend::kPhasesAssertFailed)
-            throw Error("cutlet: kernel '" + impl_->name + "' on the CPU: " + backend::host_phases_failure());
-          throw Error("cutlet: kernel '" + impl_->name + "' on the CPU stopped in block (" + std::to_string(bx) + ", " +
-                      std::to_string(by) + ", " + std::to_string(bz) + "): " + impl_->phase_errors.at(failed - 1));
+            throw Error("cutlet: kernel '" + impl_->image.name + "' on the CPU: " + backend::host_phases_failure());
+          throw Error("cutlet: kernel '" + impl_->image.name + "' on the CPU stopped in block (" + std::to_string(bx) + ", " +
+                      std::to_string(by) + ", " + std::to_string(bz) + "): " + impl_->image.phase_errors.at(failed - 1));
         }
-        if (impl_->checked && !backend::host_check_failure().empty())
-          throw Error("cutlet: kernel '" + impl_->name + "' on the CPU, checked: " + backend::host_check_failure());
+        if (impl_->image.checked && !backend::host_check_failure().empty())
+          throw Error("cutlet: kernel '" + impl_->image.name + "' on the CPU, checked: " + backend::host_check_failure());
       };
       for (std::uint64_t first = next.fetch_add(chunk); first < blocks; first = next.fetch_add(chunk)) {
         const std::uint64_t last = std::min(blocks, first + chunk);

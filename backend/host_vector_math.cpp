@@ -154,6 +154,11 @@ llvm::Value* host_vector_math_call(llvm::IRBuilder<>& b, llvm::Module& m, const 
   return out;
 }
 
+void* vector_math_symbol(const std::string& name) {
+  if (!name.starts_with("Sleef_") || !host_vector_math()) return nullptr;
+  return dlsym(sleef(), name.c_str());
+}
+
 void add_vector_math_symbols(const llvm::Module& m, std::map<std::string, void*>& symbols) {
   if (!host_vector_math()) return;
   for (const llvm::Function& f : m)

@@ -34,6 +34,9 @@ void add_vector_math(llvm::TargetLibraryInfoImpl& tlii);
 llvm::Value* host_vector_math_call(llvm::IRBuilder<>& b, llvm::Module& m, const std::string& libdevice_name,
                                    const std::vector<llvm::Value*>& args);
 
+/// SLEEF's function `name` (a vector variant a kernel's code calls), or null without it.
+void* vector_math_symbol(const std::string& name);
+
 /// Adds to `symbols` the vector variants module m calls, by name.
 void add_vector_math_symbols(const llvm::Module& m, std::map<std::string, void*>& symbols);
 

@@ -32,19 +32,18 @@ class HostKernelEntry final : public HostEntry {
 
 }  // namespace
 
-std::shared_ptr<LoadedKernel> load_on_cpu(const ir::Function& fn, const CompileOptions& options) {
-  const auto t0 = std::chrono::steady_clock::now();
-  auto entry = std::make_shared<HostKernelEntry>(HostKernel::compile(fn, options));
-  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+std::shared_ptr<LoadedKernel> loaded_on_cpu(HostKernel kernel, double ms, CompileSource source) {
+  const std::string name = kernel.name();
+  auto entry = std::make_shared<HostKernelEntry>(std::move(kernel));
   auto compiled = std::make_shared<CompiledKernel>();
-  compiled->name = fn.name();
+  compiled->name = name;
   compiled->llvm_ir_opt = entry->kernel().llvm_ir();
   // HostKernel gives each block the kernel's own shared memory itself: a launch reserves none.
   compiled->resources.dynamic_shared_bytes = 0;
   compiled->timings.lower_ms = ms;
-  auto lk = std::make_shared<LoadedKernel>(LoadedKernel{compiled, std::nullopt, Function::host(entry, fn.name())});
+  auto lk = std::make_shared<LoadedKernel>(LoadedKernel{compiled, std::nullopt, Function::host(entry, name)});
   lk->compile_ms = ms;
-  lk->source = CompileSource::Compiled;
+  lk->source = source;
   return lk;
 }
 

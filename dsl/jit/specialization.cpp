@@ -11,6 +11,8 @@
 #include "cutlet/ir/pipeline.h"
 #include "cutlet/ir/printer.h"
 #include "cutlet/ir/structural_hash.h"
+#include "cutlet/backend/host_kernel.h"
+#include "cutlet/ir/hash.h"
 #include "cutlet/jit/disk_cache.h"
 #include "host_load.h"
 #include "cutlet/language/trace.h"
@@ -179,6 +181,64 @@ std::shared_ptr<const CompiledKernel> compile_through_disk(const ir::Function& f
     log_message(LogLevel::Info, kernel_text(fn.name(), options) + ": compiled in " + ms_text(compile_ms) + why);
   }
   return compiled;
+}
+
+/// Kernel `fn` for the CPU device: its host code read from the disk cache, else compiled (and
+/// stored there). Host code depends on the host as well as on the IR and options: the key's
+/// extra input is the hash of HostKernel::host_identity().
+std::shared_ptr<LoadedKernel> load_on_cpu_through_disk(const ir::Function& fn, std::uint64_t ir_hash,
+                                                       const CompileOptions& options) {
+  auto& st = stats();
+  const auto cache = disk_cache();
+  const auto t0 = Clock::now();
+  if (!cache->enabled() || compiler_stage_dumped(fn.name())) {
+    st.compiles.fetch_add(1, std::memory_order_relaxed);
+    return loaded_on_cpu(HostKernel::compile(fn, options), ms_since(t0), CompileSource::Compiled);
+  }
+  static const std::uint64_t host = [] {
+    Hasher h;
+    h.add(HostKernel::host_identity());
+    return h.value();
+  }();
+  const DiskCacheKey key = DiskCacheKey::make(ir_hash, fn.name(), options, {host});
+  std::optional<HostKernel> fresh;
+  DiskFill fill = cache->load_or_compile(key, [&] {
+    fresh.emplace(HostKernel::compile(fn, options));
+    CompiledKernel k;
+    k.name = fn.name();
+    const std::string image = fresh->image();
+    k.cubin.assign(image.begin(), image.end());  // the binary of the host target: its image
+    return k;
+  });
+  if (!fill.compiled) {
+    try {
+      HostKernel loaded = HostKernel::load(std::string_view(fill.kernel->cubin.data(), fill.kernel->cubin.size()));
+      st.disk_hits.fetch_add(1, std::memory_order_relaxed);
+      st.disk_bytes_read.fetch_add(fill.lookup.bytes, std::memory_order_relaxed);
+      st.time_saved_us.fetch_add(static_cast<std::uint64_t>(fill.lookup.compile_ms * 1000), std::memory_order_relaxed);
+      if (log_enabled(LogLevel::Info))
+        log_message(LogLevel::Info, kernel_text(fn.name(), options) + ": disk cache hit, loaded in " + ms_text(ms_since(t0)) +
+                                        " (its compile took " + ms_text(fill.lookup.compile_ms) + ")");
+      return loaded_on_cpu(std::move(loaded), ms_since(t0), CompileSource::Disk);
+    } catch (const CompileError& e) {
+      log_message(LogLevel::Warn, kernel_text(fn.name(), options) + ": its disk cache entry " +
+                                      cache->kernels_dir().string() + "/" + key.file_stem() +
+                                      ".entry holds host code this process cannot load (" + e.what() + "); compiled again");
+      fresh.emplace(HostKernel::compile(fn, options));
+    }
+  } else {
+    if (fill.first != DiskLookupStatus::Disabled) st.disk_misses.fetch_add(1, std::memory_order_relaxed);
+    if (fill.bytes_written) {
+      st.disk_writes.fetch_add(1, std::memory_order_relaxed);
+      st.disk_bytes_written.fetch_add(fill.bytes_written, std::memory_order_relaxed);
+    }
+  }
+  st.compiles.fetch_add(1, std::memory_order_relaxed);
+  if (log_enabled(LogLevel::Info))
+    log_message(LogLevel::Info, kernel_text(fn.name(), options) + ": compiled for the CPU in " + ms_text(ms_since(t0)) +
+                                    (fill.bytes_written ? ", stored " + std::to_string(fill.bytes_written) + " bytes"
+                                                        : std::string(", not stored")));
+  return loaded_on_cpu(std::move(*fresh), ms_since(t0), CompileSource::Compiled);
 }
 
 /// Restores the previous trace even when tracing throws.
@@ -398,8 +458,7 @@ std::shared_ptr<const LoadedKernel> load_cached(const ir::Function& fn, const Ke
   return loaded_map().get(LoadKey{compile_key(fn, options), device.ordinal(), device.generation()}, [&] {
     if (device.is_cpu()) {
       ScopedRange range{"host-compile", fn.name(), "the CPU device"};
-      auto lk = load_on_cpu(fn, options);
-      stats().compiles.fetch_add(1, std::memory_order_relaxed);
+      auto lk = load_on_cpu_through_disk(fn, std::get<0>(compile_key(fn, options)), options);
       lk->trace_ms = trace_ms;
       lk->passes_ms = passes_ms;
       if (const ir::Instruction* sync = ir::find_instruction(fn, ir::Opcode::GridSync))

@@ -181,6 +181,34 @@ TEST(HostKernel, WhatTheCpuDoesNotRunYetIsRefusedNamingIt) {
   }
 }
 
+TEST(HostKernel, AnImageLoadsAndRunsWithoutCompiling) {
+  CompileOptions options;
+  const HostKernel compiled = HostKernel::compile(saxpy(), options);
+  const std::string image = compiled.image();
+  const HostKernel loaded = HostKernel::load(image);
+  EXPECT_EQ(loaded.name(), "saxpy");
+  EXPECT_EQ(loaded.param_sizes(), compiled.param_sizes());
+  EXPECT_EQ(loaded.runs_in_phases(), compiled.runs_in_phases());
+  EXPECT_EQ(loaded.llvm_ir(), compiled.llvm_ir());
+  const int n = 3001;
+  std::vector<float> x(n), y(n), want(n);
+  for (int i = 0; i < n; ++i) {
+    x[i] = 0.25f * static_cast<float>(i % 97) - 3.0f;
+    y[i] = static_cast<float>(i % 13) - 6.5f;
+    want[i] = std::fma(-2.0f, x[i], y[i]);
+  }
+  float a = -2.0f;
+  float* px = x.data();
+  float* py = y.data();
+  void* args[] = {&a, &px, &py, const_cast<int*>(&n)};
+  loaded.run({(n + 255) / 256}, {256}, args);
+  EXPECT_EQ(y, want);
+  // Bytes that are no image, or a damaged one, are refused.
+  EXPECT_THROW(HostKernel::load("not an image"), CompileError);
+  EXPECT_THROW(HostKernel::load(std::string_view(image).substr(0, image.size() / 2)), CompileError);
+  EXPECT_FALSE(HostKernel::host_identity().empty());
+}
+
 TEST(HostKernel, AnEmptyOrOversizedLaunchIsRefused) {
   const HostKernel k = HostKernel::compile(saxpy());
   float a = 1, x = 1, y = 1;

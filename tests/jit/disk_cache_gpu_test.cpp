@@ -1,5 +1,6 @@
-// The persistent kernel cache on the GPU: a second process launches a kernel from the disk
-// cache, without LLVM or nvJitLink, and it computes the same result.
+// The persistent kernel cache: a second process launches a kernel from the disk cache, without
+// LLVM or nvJitLink (on the CPU device: without LLVM's optimizer and code generator, only its
+// JIT linker), and it computes the same result.
 #include <gtest/gtest.h>
 
 #include <stdlib.h>
@@ -29,7 +30,7 @@ auto make_axpb() {
 
 // The child: one first launch, timed from the call to its return (the kernel enqueued).
 TEST(DiskCacheGpuChild, DISABLED_Launch) {
-  CUTLET_REQUIRE_CUDA("cubins from the disk cache (host code is compiled in each process)");
+  CUTLET_REQUIRE_GPU();  // on the CPU device: its host code from the disk cache
   auto k = make_axpb();
   Stream s;
   const int n = 1000;
@@ -48,7 +49,7 @@ TEST(DiskCacheGpuChild, DISABLED_Launch) {
 }
 
 TEST(DiskCacheGpu, SecondProcessLaunchesFromTheDisk) {
-  CUTLET_REQUIRE_CUDA("cubins from the disk cache (host code is compiled in each process)");
+  CUTLET_REQUIRE_GPU();  // on the CPU device: its host code from the disk cache
   std::string t = (fs::temp_directory_path() / "cutlet-disk-cache-gpu-XXXXXX").string();
   const fs::path dir = ::mkdtemp(t.data());
   const std::vector<std::string> env = {"CUTLET_CACHE_DIR=" + dir.string()};

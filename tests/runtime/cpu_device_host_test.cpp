@@ -291,6 +291,7 @@ TEST(CpuDevice, HostArraysPassThroughDLPackWithoutCopies) {
   EXPECT_EQ(host, want);  // written in place
   // A buffer of the CPU device leaves as host memory, readable where it is.
   Buffer<float> b(s, want);
+  s.synchronize();  // the copy into b is queued on s
   const auto* address = reinterpret_cast<const float*>(b.data());
   DLManagedTensorVersioned* exported = to_dlpack_versioned(std::move(b), {n});
   EXPECT_EQ(exported->dl_tensor.device.device_type, kDLCPU);

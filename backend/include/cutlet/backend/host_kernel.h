@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cutlet/backend/compiler.h"
@@ -53,6 +54,17 @@ class HostKernel {
   /// lldb) stops there while the kernel runs (opt_level 0 keeps every line). Throws
   /// CompileError for a kernel that uses what the host target cannot run yet.
   static HostKernel compile(const ir::Function& kernel, const CompileOptions& options = {});
+
+  /// The kernel as bytes: its object code and what running it needs, for load() in another
+  /// process on the same kind of host (the disk cache keys it by host_identity()).
+  std::string image() const;
+  /// The kernel image() gave, linked into this process (no LLVM optimization or code
+  /// generation runs). Throws CompileError for bytes that are no image of this cutlet, or
+  /// code calling a math function this process lacks.
+  static HostKernel load(std::string_view image);
+  /// What host code depends on besides the IR and options: the host's triple, CPU and its
+  /// features, and whether SLEEF's vector math is there.
+  static std::string host_identity();
 
   HostKernel(HostKernel&&) noexcept;
   HostKernel& operator=(HostKernel&&) noexcept;
