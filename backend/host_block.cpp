@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cerrno>
 #include <cstring>
 #include <cstdio>
 #include <limits>
@@ -34,7 +35,10 @@ class FiberStack {
   FiberStack() {
     page_ = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
     void* p = mmap(nullptr, kStackBytes + page_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (p == MAP_FAILED) throw Error("cutlet: could not map a stack for a thread of a kernel run on the CPU");
+    if (p == MAP_FAILED)
+      throw Error(std::string("cutlet: could not map a stack for a thread of a kernel run on the CPU (") +
+                  std::strerror(errno) + "); each resident thread takes two memory mappings: launch fewer blocks at "
+                  "once, or raise vm.max_map_count");
     mprotect(p, page_, PROT_NONE);  // overflowing the stack faults instead of writing past it
     base_ = static_cast<char*>(p);
   }

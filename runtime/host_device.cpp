@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <iterator>
 #include <map>
@@ -50,8 +51,10 @@ void fill_cpu_state(DeviceState& s) {
   p.warp_size = 32;
   p.max_threads_per_block = l.max_threads_per_block;
   // Each hardware thread keeps up to 1024 threads of a cooperative grid resident, each a fiber
-  // with a stack of its own (occupancy.h).
-  p.max_threads_per_sm = 1024;
+  // with a stack of its own (occupancy.h): 16384 in all where that leaves 512 per hardware
+  // thread (a stack and its guard page take two of Linux's memory mappings, of which
+  // vm.max_map_count allows 65530 by default).
+  p.max_threads_per_sm = std::clamp(16384 / threads / 32 * 32, 512, 1024);
   p.max_blocks_per_sm = 32;
   p.shared_per_block = l.max_shared_per_block;
   p.shared_per_block_optin = l.max_shared_per_block_optin;
