@@ -49,9 +49,11 @@ class HostKernel {
  public:
   /// Compiles kernel `kernel` (ir::Function::is_kernel) for the host. Of `options`, the
   /// optimization level, FMA contraction, approximate math and line_info count; the target is
-  /// the host. With line_info the code carries line tables of the kernel's source lines and is
-  /// announced to debuggers through GDB's JIT interface: `break my_kernel.cpp:42` in gdb (or
-  /// lldb) stops there while the kernel runs (opt_level 0 keeps every line). Throws
+  /// the host. With line_info each thread runs as a fiber, the code carries line tables of the
+  /// kernel's source lines and is announced to debuggers through GDB's JIT interface: `break
+  /// my_kernel.cpp:42` in gdb (or lldb) stops there while the kernel runs (opt_level 0 keeps
+  /// every line), and the thread's threadIdx, blockIdx, blockDim and gridDim, its parameters
+  /// (arg1, arg2, ...) and its variables (var_L<line>) can be printed. Throws
   /// CompileError for a kernel that uses what the host target cannot run yet.
   static HostKernel compile(const ir::Function& kernel, const CompileOptions& options = {});
 
