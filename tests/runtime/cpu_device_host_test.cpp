@@ -262,6 +262,35 @@ TEST(CpuDevice, AGridSyncThatSomeBlocksNeverReachIsReportedNotHung) {
   }
 }
 
+TEST(CpuDevice, ThreadsSplitBetweenGridSyncAndABarrierAreReported) {
+  auto k = kernel([](Ptr<int> out) {
+    if_(thread_idx().x == 0, [&] { grid_sync(); }, [&] { syncthreads(); });
+    out[block_idx().x * block_dim().x + thread_idx().x] = 1;
+  }, {.name = "cpu_grid_sync_split"});
+  Stream s(Device::cpu());
+  Buffer<int> out(2 * 64, s);
+  try {
+    k.launch(s, {.grid = 2, .block = 64, .cooperative = true}, out);
+    s.synchronize();
+    FAIL() << "threads waiting at different barriers did not throw";
+  } catch (const Error& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("can make no progress"), std::string::npos) << m;
+    EXPECT_NE(m.find("1 thread waits at grid_sync()"), std::string::npos) << m;
+    EXPECT_NE(m.find("63 threads wait at a barrier"), std::string::npos) << m;
+  }
+  // A grid of one block synchronizes with itself.
+  auto one = kernel([](Ptr<int> a, Ptr<int> b) {
+    a[thread_idx().x] = thread_idx().x;
+    grid_sync();
+    b[thread_idx().x] = a[(thread_idx().x + 1) % 64] + 100;
+  }, {.name = "cpu_grid_sync_one_block"});
+  Buffer<int> a(s, std::vector<int>(64, -5)), b(s, std::vector<int>(64, -5));
+  one.launch(s, {.grid = 1, .block = 64, .cooperative = true}, a, b);
+  const auto got = b.to_host(s);
+  for (int t = 0; t < 64; ++t) EXPECT_EQ(got[t], (t + 1) % 64 + 100) << t;
+}
+
 TEST(CpuDevice, HostArraysPassThroughDLPackWithoutCopies) {
   auto scale = kernel([](Ptr<float> y, f32 a, i32 n) {
     i32 i = block_idx().x * block_dim().x + thread_idx().x;
