@@ -143,4 +143,26 @@ TEST(AlgorithmsReduceGpu, ArgumentChecks) {
             std::string::npos);
 }
 
+TEST(AlgorithmsReduceGpu, MoreThanTwoToThe31Elements) {
+  CUTLET_REQUIRE_GPU();
+  Stream st;
+  const std::size_t n = (std::size_t{1} << 31) + 4099;  // three chunks, the last partial
+  if (st.device().total_memory() < (std::size_t{16} << 30))
+    GTEST_SKIP() << "needs 16 GiB of device memory for 2^31 + 4099 u32 elements (" << st.device().name() << " has "
+                 << (st.device().total_memory() >> 30) << " GiB)";
+  Buffer<std::uint32_t> in(n, st);
+  in.fill_bytes(st, 0x01);  // every element 0x01010101
+  // Values of their own at the chunks' edges and at the very end.
+  const std::size_t marked[] = {0, (std::size_t{1} << 30) - 1, std::size_t{1} << 30, std::size_t{1} << 31, n - 1};
+  const std::uint32_t value[] = {5, 1u << 30, 77, 3, 0xfffffff0u};
+  std::uint32_t want_sum = static_cast<std::uint32_t>(n) * 0x01010101u;
+  for (int i = 0; i < 5; ++i) {
+    Buffer<std::uint32_t>::wrap(in.data() + marked[i] * 4, 1, st.device()).copy_from_host(st, std::span(&value[i], 1));
+    want_sum += value[i] - 0x01010101u;
+  }
+  EXPECT_EQ(alg::reduce_value(st, in, alg::plus{}, std::uint32_t{9}), want_sum + 9);
+  EXPECT_EQ(alg::reduce_value(st, in, alg::maximum{}, std::uint32_t{0}), 0xfffffff0u);  // the last element's
+  EXPECT_EQ(alg::reduce_value(st, in, alg::minimum{}, std::uint32_t{~0u}), 3u);
+}
+
 }  // namespace

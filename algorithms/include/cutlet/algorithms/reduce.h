@@ -33,7 +33,11 @@ inline constexpr int kReduceUnroll = 4;
 /// Blocks per SM of the first pass (a full SM of 2048 threads).
 inline constexpr int kReduceBlocksPerSm = 8;
 /// The most elements reduce takes.
-inline constexpr std::int64_t kReduceMaxCount = std::numeric_limits<std::int32_t>::max();
+inline constexpr std::int64_t kReduceMaxCount = std::int64_t{1} << 40;
+/// Elements one launch of reduce's first pass takes (its kernel counts them in 32 bits):
+/// larger inputs go in chunks of this many, each launch writing its blocks' partials after
+/// the last one's.
+inline constexpr std::int64_t kReduceChunk = std::int64_t{1} << 30;
 
 namespace detail {
 
@@ -148,12 +152,25 @@ detail::ReduceKernels<T, Op>& reduce_kernels() {
   return kernels;
 }
 
+namespace detail {
+
+/// The blocks of reduce's first pass over `n` elements of T on `device`, every chunk's
+/// (kReduceChunk elements, the last the rest) together: the partials it writes.
+template <class T>
+std::int64_t reduce_partial_count(const Device& device, std::int64_t n) {
+  std::int64_t blocks = 0;
+  for (std::int64_t at = 0; at < n; at += kReduceChunk) blocks += reduce_grid<T>(device, std::min(kReduceChunk, n - at));
+  return blocks;
+}
+
+}  // namespace detail
+
 /// Bytes of temporary storage reduce needs on `device` for `n` elements of T (for
 /// Workspace::borrow): one T per block of the first pass.
 template <Element T>
 std::size_t reduce_workspace_bytes(const Device& device, std::size_t n) {
-  const int grid = n == 0 ? 1 : detail::reduce_grid<T>(device, static_cast<std::int64_t>(n));
-  return static_cast<std::size_t>(grid) * sizeof(T);
+  const std::int64_t blocks = detail::reduce_partial_count<T>(device, static_cast<std::int64_t>(n));
+  return static_cast<std::size_t>(std::max<std::int64_t>(blocks, 1)) * sizeof(T);
 }
 
 /// out[0] = init op x[0] op x[1] op ... op x[n-1], for the n = in.size() elements of `in`,
@@ -165,7 +182,8 @@ std::size_t reduce_workspace_bytes(const Device& device, std::size_t n) {
 /// results in a fixed order, and writes one partial; a second one-block pass combines the
 /// partials in a fixed order. No floating-point atomics: for a given device, n and input the
 /// result is the same, bit for bit, on every run (for floats it may differ from a sequential
-/// sum by rounding, and between devices of different SM counts).
+/// sum by rounding, and between devices of different SM counts). Inputs of more than
+/// kReduceChunk elements take one first-pass launch per chunk.
 ///
 /// `in` and `out` (at least one element) must be of the stream's device, `in` 16-byte aligned
 /// (every Buffer cutlet allocates is). At most kReduceMaxCount elements. Temporary storage
@@ -175,7 +193,10 @@ template <Element T, class Op>
 void reduce(const Stream& stream, const Buffer<T>& in, Buffer<T>& out, Op op, T init,
             const Workspace& workspace = {}) {
   const auto range = detail::call_range<T>("reduce");
-  const std::int32_t n = detail::checked_count(in.size(), kReduceMaxCount, "reduce");
+  if (in.size() > static_cast<std::size_t>(kReduceMaxCount))
+    throw Error("cutlet::algorithms::reduce: " + std::to_string(in.size()) + " elements are more than it takes (" +
+                std::to_string(kReduceMaxCount) + ")");
+  const auto n = static_cast<std::int64_t>(in.size());
   detail::check_size(out.size(), 1, "reduce", "output");
   detail::check_device(out.device(), stream, "reduce", "output");
   if (n > 0) {
@@ -183,13 +204,26 @@ void reduce(const Stream& stream, const Buffer<T>& in, Buffer<T>& out, Op op, T 
     detail::check_aligned(in.data(), "reduce", "input");
   }
   const Device device = stream.device();
-  const int grid = n == 0 ? 0 : detail::reduce_grid<T>(device, n);
-  const std::size_t slots = static_cast<std::size_t>(std::max(grid, 1));
+  const std::int64_t blocks = detail::reduce_partial_count<T>(device, n);
+  const auto slots = static_cast<std::size_t>(std::max<std::int64_t>(blocks, 1));
   detail::Scratch scratch = detail::acquire(workspace, stream, slots * sizeof(T), "reduce");
-  const Buffer<T> partials = Buffer<T>::wrap(scratch.address(), slots, device);
   auto& kernels = reduce_kernels<T, Op>();
-  if (grid > 0) kernels.partials.launch(stream, {.grid = grid, .block = kReduceBlock}, partials, in, n);
-  kernels.final_pass.launch(stream, {.grid = 1, .block = kReduceBlock}, out, partials, grid, init);
+  // Chunks of kReduceChunk elements (whole 16-byte vectors: the next chunk stays aligned),
+  // each block's partial after the blocks of the chunks before.
+  std::int64_t written = 0;
+  for (std::int64_t at = 0; at < n; at += kReduceChunk) {
+    const auto count = static_cast<std::int32_t>(std::min(kReduceChunk, n - at));
+    const int grid = detail::reduce_grid<T>(device, count);
+    const Buffer<T> chunk = Buffer<T>::wrap(in.data() + static_cast<std::uint64_t>(at) * sizeof(T),
+                                            static_cast<std::size_t>(count), device);
+    const Buffer<T> partials = Buffer<T>::wrap(scratch.address() + static_cast<std::uint64_t>(written) * sizeof(T),
+                                               static_cast<std::size_t>(grid), device);
+    kernels.partials.launch(stream, {.grid = grid, .block = kReduceBlock}, partials, chunk, count);
+    written += grid;
+  }
+  const Buffer<T> partials = Buffer<T>::wrap(scratch.address(), slots, device);
+  kernels.final_pass.launch(stream, {.grid = 1, .block = kReduceBlock}, out, partials,
+                            static_cast<std::int32_t>(blocks), init);
 }
 
 /// As reduce, returning the result to the host: waits for the stream (the one host
