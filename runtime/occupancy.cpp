@@ -1,4 +1,5 @@
-// Occupancy queries through the driver's occupancy calculator.
+// Occupancy queries: the driver's occupancy calculator for GPU kernels, the CPU device's own limits
+// for its kernels.
 #include "cutlet/runtime/occupancy.h"
 
 #include <algorithm>
