@@ -93,9 +93,8 @@ Allocations& allocations() {
 }  // namespace
 
 std::uint64_t host_try_allocate(std::size_t bytes) noexcept {
-  constexpr std::size_t kAlign = 256;
-  const std::size_t rounded = (bytes + kAlign - 1) / kAlign * kAlign;
-  void* p = rounded >= bytes ? std::aligned_alloc(kAlign, rounded) : nullptr;
+  const std::size_t rounded = (bytes + kHostAllocationAlign - 1) / kHostAllocationAlign * kHostAllocationAlign;
+  void* p = rounded >= bytes ? std::aligned_alloc(kHostAllocationAlign, rounded) : nullptr;
   if (!p) return 0;
   const auto address = reinterpret_cast<std::uint64_t>(p);
   try {

@@ -7,9 +7,11 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
-#include <string>
 #include <map>
+#include <string>
 #include <unordered_map>
+
+#include "cutlet/runtime/memory_pool.h"
 
 namespace cutlet::detail {
 
@@ -18,6 +20,9 @@ struct DeviceState;
 /// The CPU device's entry of the device table: filled on first use from the host (hardware
 /// threads, memory), with the launch limits of a GPU so that kernels sized for one run.
 DeviceState& cpu_device_state();
+
+/// The alignment, and the granularity, of host_allocate's memory (as cuMemAlloc's).
+inline constexpr std::size_t kHostAllocationAlign = 256;
 
 /// `bytes` bytes of host memory for the CPU device, 256-byte aligned as cuMemAlloc's are.
 /// Throws CudaError (CUDA_ERROR_OUT_OF_MEMORY) naming the size, `what` was asked and the
@@ -60,12 +65,16 @@ class HostPool {
   /// Gives kept blocks back (the largest first) until at most `keep` bytes are reserved.
   void trim_to(std::size_t keep) noexcept;
 
-  std::size_t used() const, used_high() const, reserved() const, reserved_high() const, release_threshold() const;
+  /// Its counters, read at once.
+  PoolUsage usage() const;
+  std::size_t release_threshold() const;
   void set_release_threshold(std::size_t bytes);
   /// The high-water marks start again from the current use.
   void reset_peaks();
 
  private:
+  /// Hands out `address`, a block of `size` bytes (the lock held).
+  std::uint64_t hand_out_locked(std::uint64_t address, std::size_t size);
   void trim_locked(std::size_t keep) noexcept;
   mutable std::mutex mutex_;
   std::size_t used_ = 0, used_high_ = 0, reserved_ = 0, reserved_high_ = 0, release_threshold_;

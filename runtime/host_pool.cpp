@@ -8,9 +8,9 @@
 namespace cutlet::detail {
 namespace {
 
-constexpr std::size_t kBlockAlign = 256;  // host_allocate's alignment and granularity
-
-std::size_t rounded(std::size_t bytes) { return (bytes + kBlockAlign - 1) / kBlockAlign * kBlockAlign; }
+std::size_t rounded(std::size_t bytes) {
+  return (bytes + kHostAllocationAlign - 1) / kHostAllocationAlign * kHostAllocationAlign;
+}
 
 }  // namespace
 
@@ -24,11 +24,8 @@ std::uint64_t HostPool::allocate(std::size_t bytes, const std::string& what) {
     if (it != kept_.end() && it->first <= 2 * size) {
       const auto [block_size, address] = *it;
       kept_.erase(it);
-      live_.emplace(address, block_size);
-      used_ += block_size;
-      used_high_ = std::max(used_high_, used_);
       host_note_size(address, bytes);
-      return address;
+      return hand_out_locked(address, block_size);
     }
   }
   const std::uint64_t address = host_try_allocate(bytes);
@@ -37,11 +34,15 @@ std::uint64_t HostPool::allocate(std::size_t bytes, const std::string& what) {
     throw_host_allocation_error("host allocation (" + std::to_string(bytes) + " bytes) from a pool", bytes, what,
                                 "the pool holds " + std::to_string(reserved_) + " bytes reserved, " +
                                     std::to_string(used_) + " of them in use");
+  reserved_ += size;
+  reserved_high_ = std::max(reserved_high_, reserved_);
+  return hand_out_locked(address, size);
+}
+
+std::uint64_t HostPool::hand_out_locked(std::uint64_t address, std::size_t size) {
   live_.emplace(address, size);
   used_ += size;
-  reserved_ += size;
   used_high_ = std::max(used_high_, used_);
-  reserved_high_ = std::max(reserved_high_, reserved_);
   return address;
 }
 
@@ -79,22 +80,11 @@ void HostPool::trim_locked(std::size_t keep) noexcept {
   }
 }
 
-std::size_t HostPool::used() const {
+PoolUsage HostPool::usage() const {
   std::lock_guard lock(mutex_);
-  return used_;
+  return {reserved_, reserved_high_, used_, used_high_};
 }
-std::size_t HostPool::used_high() const {
-  std::lock_guard lock(mutex_);
-  return used_high_;
-}
-std::size_t HostPool::reserved() const {
-  std::lock_guard lock(mutex_);
-  return reserved_;
-}
-std::size_t HostPool::reserved_high() const {
-  std::lock_guard lock(mutex_);
-  return reserved_high_;
-}
+
 std::size_t HostPool::release_threshold() const {
   std::lock_guard lock(mutex_);
   return release_threshold_;

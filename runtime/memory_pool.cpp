@@ -79,9 +79,9 @@ const std::shared_ptr<PoolMemoryResource>& PoolMemoryResource::device_default(De
   static auto* table = new std::vector<std::shared_ptr<PoolMemoryResource>>();
   std::lock_guard lock(mu);
   if (device.is_cpu()) {
-    static auto* cpu = new std::shared_ptr<PoolMemoryResource>(
-        new PoolMemoryResource(
-        device, new std::shared_ptr<detail::HostPool>(std::make_shared<detail::HostPool>(std::numeric_limits<std::size_t>::max())),
+    static auto* cpu = new std::shared_ptr<PoolMemoryResource>(new PoolMemoryResource(
+        device,
+        new std::shared_ptr<detail::HostPool>(std::make_shared<detail::HostPool>(std::numeric_limits<std::size_t>::max())),
         Default{}));
     return *cpu;
   }
@@ -121,8 +121,7 @@ std::string PoolMemoryResource::describe() const {
 
 PoolUsage PoolMemoryResource::usage() const {
   if (device().is_cpu()) {
-    auto* pool = host_pool(pool_);
-    return {pool->reserved(), pool->reserved_high(), pool->used(), pool->used_high()};
+    return host_pool(pool_)->usage();
   }
   auto pool = static_cast<CUmemoryPool>(pool_);
   PoolUsage u;
