@@ -8,11 +8,11 @@
 
 #include "cutlet/dump.h"
 #include "cutlet/ir/builder.h"
+#include "cutlet/backend/host_kernel.h"
+#include "cutlet/ir/hash.h"
 #include "cutlet/ir/pipeline.h"
 #include "cutlet/ir/printer.h"
 #include "cutlet/ir/structural_hash.h"
-#include "cutlet/backend/host_kernel.h"
-#include "cutlet/ir/hash.h"
 #include "cutlet/jit/disk_cache.h"
 #include "host_load.h"
 #include "cutlet/language/trace.h"
@@ -112,6 +112,37 @@ std::string ms_text(double ms) {
   return buf;
 }
 
+/// Counts a disk cache fill that found its entry: a hit.
+void count_disk_hit(const DiskFill& fill) {
+  auto& st = stats();
+  st.disk_hits.fetch_add(1, std::memory_order_relaxed);
+  st.disk_bytes_read.fetch_add(fill.lookup.bytes, std::memory_order_relaxed);
+  st.time_saved_us.fetch_add(static_cast<std::uint64_t>(fill.lookup.compile_ms * 1000), std::memory_order_relaxed);
+}
+
+/// Counts a disk cache fill that compiled: the miss, the compile and what it stored.
+void count_disk_compile(const DiskFill& fill) {
+  auto& st = stats();
+  if (fill.first != DiskLookupStatus::Disabled) st.disk_misses.fetch_add(1, std::memory_order_relaxed);
+  st.compiles.fetch_add(1, std::memory_order_relaxed);
+  if (fill.bytes_written) {
+    st.disk_writes.fetch_add(1, std::memory_order_relaxed);
+    st.disk_bytes_written.fetch_add(fill.bytes_written, std::memory_order_relaxed);
+  }
+}
+
+/// Counts and reports a corrupt entry the fill found (none: nothing).
+void note_corrupt_entry(const DiskFill& fill, const DiskCache& cache, const DiskCacheKey& key, const ir::Function& fn,
+                        const CompileOptions& options) {
+  if (fill.first != DiskLookupStatus::Corrupt) return;
+  stats().disk_corrupt.fetch_add(1, std::memory_order_relaxed);
+  log_message(LogLevel::Warn, kernel_text(fn.name(), options) + ": its disk cache entry " + cache.kernels_dir().string() +
+                                  "/" + key.file_stem() + ".entry was " +
+                                  (fill.lookup.problem.empty() ? std::string("unusable") : fill.lookup.problem) +
+                                  (fill.compiled ? "; compiled again, and the entry rewritten"
+                                                 : "; another process has rewritten it since"));
+}
+
 /// Compiles `fn` through the persistent cache: loaded when there, otherwise compiled once
 /// across the processes missing it at once (DiskCache::load_or_compile) and stored. While a
 /// compiler stage is dumped, the cache is not read (the dump needs a compile), only written.
@@ -124,26 +155,12 @@ std::shared_ptr<const CompiledKernel> compile_through_disk(const ir::Function& f
   if (cache->enabled() && !compiler_stage_dumped(fn.name())) {
     const DiskCacheKey key = DiskCacheKey::make(ir_hash, fn.name(), options);
     DiskFill fill = cache->load_or_compile(key, [&] { return compile(fn, options); });
-    if (fill.first == DiskLookupStatus::Corrupt) {
-      st.disk_corrupt.fetch_add(1, std::memory_order_relaxed);
-      log_message(LogLevel::Warn, kernel_text(fn.name(), options) + ": its disk cache entry " +
-                                      cache->kernels_dir().string() + "/" + key.file_stem() + ".entry was " +
-                                      (fill.lookup.problem.empty() ? std::string("unusable") : fill.lookup.problem) +
-                                      (fill.compiled ? "; compiled again, and the entry rewritten"
-                                                     : "; another process has rewritten it since"));
-    }
+    note_corrupt_entry(fill, *cache, key, fn, options);
     if (!fill.compiled) {
-      st.disk_hits.fetch_add(1, std::memory_order_relaxed);
-      st.disk_bytes_read.fetch_add(fill.lookup.bytes, std::memory_order_relaxed);
-      st.time_saved_us.fetch_add(static_cast<std::uint64_t>(fill.lookup.compile_ms * 1000), std::memory_order_relaxed);
+      count_disk_hit(fill);
       info.source = CompileSource::Disk;
     } else {
-      if (fill.first != DiskLookupStatus::Disabled) st.disk_misses.fetch_add(1, std::memory_order_relaxed);
-      st.compiles.fetch_add(1, std::memory_order_relaxed);
-      if (fill.bytes_written) {
-        st.disk_writes.fetch_add(1, std::memory_order_relaxed);
-        st.disk_bytes_written.fetch_add(fill.bytes_written, std::memory_order_relaxed);
-      }
+      count_disk_compile(fill);
       info.source = CompileSource::Compiled;
     }
     info.ms = ms_since(t0);
@@ -210,12 +227,11 @@ std::shared_ptr<LoadedKernel> load_on_cpu_through_disk(const ir::Function& fn, s
     k.cubin.assign(image.begin(), image.end());  // the binary of the host target: its image
     return k;
   });
+  note_corrupt_entry(fill, *cache, key, fn, options);
   if (!fill.compiled) {
     try {
       HostKernel loaded = HostKernel::load(std::string_view(fill.kernel->cubin.data(), fill.kernel->cubin.size()));
-      st.disk_hits.fetch_add(1, std::memory_order_relaxed);
-      st.disk_bytes_read.fetch_add(fill.lookup.bytes, std::memory_order_relaxed);
-      st.time_saved_us.fetch_add(static_cast<std::uint64_t>(fill.lookup.compile_ms * 1000), std::memory_order_relaxed);
+      count_disk_hit(fill);
       if (log_enabled(LogLevel::Info))
         log_message(LogLevel::Info, kernel_text(fn.name(), options) + ": disk cache hit, loaded in " + ms_text(ms_since(t0)) +
                                         " (its compile took " + ms_text(fill.lookup.compile_ms) + ")");
@@ -225,15 +241,11 @@ std::shared_ptr<LoadedKernel> load_on_cpu_through_disk(const ir::Function& fn, s
                                       cache->kernels_dir().string() + "/" + key.file_stem() +
                                       ".entry holds host code this process cannot load (" + e.what() + "); compiled again");
       fresh.emplace(HostKernel::compile(fn, options));
+      st.compiles.fetch_add(1, std::memory_order_relaxed);
     }
   } else {
-    if (fill.first != DiskLookupStatus::Disabled) st.disk_misses.fetch_add(1, std::memory_order_relaxed);
-    if (fill.bytes_written) {
-      st.disk_writes.fetch_add(1, std::memory_order_relaxed);
-      st.disk_bytes_written.fetch_add(fill.bytes_written, std::memory_order_relaxed);
-    }
+    count_disk_compile(fill);
   }
-  st.compiles.fetch_add(1, std::memory_order_relaxed);
   if (log_enabled(LogLevel::Info))
     log_message(LogLevel::Info, kernel_text(fn.name(), options) + ": compiled for the CPU in " + ms_text(ms_since(t0)) +
                                     (fill.bytes_written ? ", stored " + std::to_string(fill.bytes_written) + " bytes"
@@ -455,10 +467,11 @@ std::shared_ptr<const CompiledKernel> compile_cached(const ir::Function& fn, con
 std::shared_ptr<const LoadedKernel> load_cached(const ir::Function& fn, const KernelOptions& opts, const Device& device,
                                                 double trace_ms, double passes_ms) {
   CompileOptions options = compile_options_for(opts, device);
-  return loaded_map().get(LoadKey{compile_key(fn, options), device.ordinal(), device.generation()}, [&] {
+  const CompileKey key = compile_key(fn, options);
+  return loaded_map().get(LoadKey{key, device.ordinal(), device.generation()}, [&] {
     if (device.is_cpu()) {
       ScopedRange range{"host-compile", fn.name(), "the CPU device"};
-      auto lk = load_on_cpu_through_disk(fn, std::get<0>(compile_key(fn, options)), options);
+      auto lk = load_on_cpu_through_disk(fn, std::get<0>(key), options);
       lk->trace_ms = trace_ms;
       lk->passes_ms = passes_ms;
       if (const ir::Instruction* sync = ir::find_instruction(fn, ir::Opcode::GridSync))
