@@ -89,9 +89,13 @@ void DebugInfo::declare(llvm::IRBuilder<>& entry, llvm::Value* address, const st
     t = builder_.createArrayType(t->getSizeInBits() * static_cast<std::uint64_t>(count), 0, t,
                                  builder_.getOrCreateArray({range}));
   }
-  llvm::DIFile* f = loc.known() ? file(loc.file) : main_file_;
-  const unsigned line = loc.known() ? loc.line : default_line_;
-  auto* var = builder_.createAutoVariable(subprogram_, name, f, line, t, /*AlwaysPreserve=*/true);
+  insert_variable(entry, address, name, t, loc.known() ? file(loc.file) : main_file_,
+                  loc.known() ? loc.line : default_line_);
+}
+
+void DebugInfo::insert_variable(llvm::IRBuilder<>& entry, llvm::Value* address, const std::string& name,
+                                llvm::DIType* type, llvm::DIFile* f, unsigned line) {
+  auto* var = builder_.createAutoVariable(subprogram_, name, f, line, type, /*AlwaysPreserve=*/true);
   builder_.insertDeclare(address, var, builder_.createExpression(),
                          llvm::DILocation::get(entry.getContext(), line, 0, subprogram_), entry.GetInsertBlock());
 }
@@ -112,9 +116,7 @@ void DebugInfo::declare_dim3(llvm::IRBuilder<>& entry, llvm::Value* address, con
     dim3_ = builder_.createStructType(subprogram_, "dim3", main_file_, default_line_, 96, 32, llvm::DINode::FlagZero,
                                       nullptr, builder_.getOrCreateArray(members));
   }
-  auto* var = builder_.createAutoVariable(subprogram_, name, main_file_, default_line_, dim3_, /*AlwaysPreserve=*/true);
-  builder_.insertDeclare(address, var, builder_.createExpression(),
-                         llvm::DILocation::get(entry.getContext(), default_line_, 0, subprogram_), entry.GetInsertBlock());
+  insert_variable(entry, address, name, dim3_, main_file_, default_line_);
 }
 
 void DebugInfo::finalize() { builder_.finalize(); }

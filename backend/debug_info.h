@@ -42,6 +42,10 @@ class DebugInfo {
   llvm::DIFile* file(const std::string& path);
   /// The debug type of a scalar or pointer, or nullptr.
   llvm::DIType* type_of(ir::Type t);
+  /// Declares the memory at `address` (where `entry` inserts) variable `name` of `type`,
+  /// declared at `line` of `f`.
+  void insert_variable(llvm::IRBuilder<>& entry, llvm::Value* address, const std::string& name, llvm::DIType* type,
+                       llvm::DIFile* f, unsigned line);
   llvm::DIBuilder builder_;
   bool variables_ = false;
   llvm::DICompositeType* dim3_ = nullptr;

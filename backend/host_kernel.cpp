@@ -144,7 +144,7 @@ std::map<std::string, void*> host_math_symbols(const llvm::Module& m) {
       found[name] = own;
       continue;
     }
-    const std::string host = name.substr(name.starts_with("__nv_fast_") ? 10 : 5);
+    const std::string host = backend::c_library_name(name);
     const bool floats_only = f.getReturnType()->isFloatingPointTy() &&
                              std::all_of(f.arg_begin(), f.arg_end(), [](const llvm::Argument& a) {
                                return a.getType()->isFloatTy() || a.getType()->isDoubleTy();
@@ -327,7 +327,7 @@ Linked link(const backend::HostKernelImage& image, llvm::orc::JITTargetMachineBu
 void* math_symbol(const std::string& name) {
   if (name.starts_with("__nv_")) {
     if (void* own = backend::host_libdevice_function(name)) return own;
-    return llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(name.substr(name.starts_with("__nv_fast_") ? 10 : 5));
+    return llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(backend::c_library_name(name));
   }
   if (void* vector = backend::vector_math_symbol(name)) return vector;
   return llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(name);
@@ -341,8 +341,7 @@ struct AlignedDelete {
 }  // namespace
 
 struct HostKernel::Impl {
-  backend::HostKernelImage image;        ///< what it is (HostKernel::image)
-  std::vector<std::size_t> param_sizes;  ///< bytes of each parameter's value
+  backend::HostKernelImage image;  ///< what it is (HostKernel::image)
   Linked linked;
 };
 
@@ -355,7 +354,7 @@ const std::string& HostKernel::name() const { return impl_->image.name; }
 const std::string& HostKernel::llvm_ir() const { return impl_->image.llvm_ir; }
 bool HostKernel::runs_in_phases() const { return impl_->linked.phases != nullptr; }
 std::size_t HostKernel::static_shared_bytes() const { return impl_->image.reserved_shared; }
-const std::vector<std::size_t>& HostKernel::param_sizes() const { return impl_->param_sizes; }
+const std::vector<std::size_t>& HostKernel::param_sizes() const { return impl_->image.param_sizes; }
 
 HostKernel HostKernel::compile(const ir::Function& kernel, const CompileOptions& options) {
   if (!kernel.is_kernel())
@@ -394,10 +393,9 @@ HostKernel HostKernel::compile(const ir::Function& kernel, const CompileOptions&
   for (std::size_t i = 0; i < kernel.params().size(); ++i) {
     // A struct by value arrives as a pointer to its bytes (byval), all of which the kernel reads.
     const ir::Type t = kernel.type_of(kernel.params()[i]);
-    impl->param_sizes.push_back(t.is_record() ? static_cast<std::size_t>(t.record_size())
+    impl->image.param_sizes.push_back(t.is_record() ? static_cast<std::size_t>(t.record_size())
                                               : module->getDataLayout().getTypeAllocSize(backend::llvm_type(*context, t)));
   }
-  impl->image.param_sizes.assign(impl->param_sizes.begin(), impl->param_sizes.end());
   const bool phases = lo.host_phases;
   if (phases) {
     impl->image.scratch_per_thread = backend::phases_scratch_per_thread(*module);
@@ -440,7 +438,6 @@ HostKernel HostKernel::load(std::string_view image) {
   if (!parsed) throw CompileError("cutlet: not the image of a host kernel of this cutlet (another format, or damaged)");
   auto impl = std::make_unique<Impl>();
   impl->image = std::move(*parsed);
-  impl->param_sizes.assign(impl->image.param_sizes.begin(), impl->image.param_sizes.end());
   std::map<std::string, void*> math;
   for (const std::string& name : impl->image.math_symbols) {
     void* address = math_symbol(name);

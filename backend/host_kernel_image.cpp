@@ -114,7 +114,11 @@ std::optional<HostKernelImage> HostKernelImage::parse(std::string_view bytes) {
   r.u64(k.reserved_shared);
   if (!r.u64(params) || params > bytes.size()) return std::nullopt;
   k.param_sizes.resize(params);
-  for (std::uint64_t& s : k.param_sizes) r.u64(s);
+  for (std::size_t& s : k.param_sizes) {
+    std::uint64_t v = 0;
+    r.u64(v);
+    s = static_cast<std::size_t>(v);
+  }
   r.texts(k.math_symbols);
   r.text(k.object);
   if (!r.ok() || tile_threads > 1024 || k.object.empty() || k.name.empty()) return std::nullopt;

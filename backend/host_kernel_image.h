@@ -27,7 +27,7 @@ struct HostKernelImage {
   std::int64_t opt_level = 3;              ///< how the code was generated (for the JIT's target)
   bool fma_contraction = true;
   std::uint64_t reserved_shared = 0;
-  std::vector<std::uint64_t> param_sizes;
+  std::vector<std::size_t> param_sizes;    ///< bytes of each parameter's value
   std::vector<std::string> math_symbols;   ///< the math functions the object calls, by name
   std::string object;                      ///< the ELF (or the host's) object file
 

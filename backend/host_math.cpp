@@ -52,6 +52,10 @@ std::uint64_t umulhi64(std::uint64_t a, std::uint64_t b) {
 
 }  // namespace
 
+std::string c_library_name(const std::string& name) {
+  return name.substr(name.starts_with("__nv_fast_") ? 10 : name.starts_with("__nv_") ? 5 : 0);
+}
+
 void* host_libdevice_function(const std::string& name) {
   static const std::map<std::string, void*> functions = {
       {"__nv_rsqrtf", reinterpret_cast<void*>(&rsqrtf)},     {"__nv_rsqrt", reinterpret_cast<void*>(&rsqrt)},

@@ -22,4 +22,8 @@ namespace cutlet::backend {
 /// nullptr for the others.
 void* host_libdevice_function(const std::string& name);
 
+/// The C library's name of libdevice function `name`: less its "__nv_" or "__nv_fast_"
+/// prefix (__nv_expf, __nv_fast_expf: expf; approximate math is exact on the host).
+std::string c_library_name(const std::string& name);
+
 }  // namespace cutlet::backend

@@ -10,6 +10,8 @@
 #include <llvm/TargetParser/Host.h>
 #include <llvm/TargetParser/Triple.h>
 
+#include "host_math.h"
+
 namespace cutlet::backend {
 namespace {
 
@@ -22,11 +24,6 @@ const std::set<std::string>& sleef_functions() {
                                               "cosh", "tanh",  "asinh", "acosh", "atanh", "exp",   "exp2",  "exp10",
                                               "expm1", "log",  "log2",  "log10", "log1p", "pow",   "erf"};
   return names;
-}
-
-/// The C library's name of libdevice function `name` (__nv_expf, __nv_fast_expf: expf).
-std::string c_name_of(const std::string& name) {
-  return name.substr(name.starts_with("__nv_fast_") ? 10 : name.starts_with("__nv_") ? 5 : 0);
 }
 
 /// SLEEF's name for C library function `c_name` (expf, exp) in `lanes` lanes of f32 (or f64).
@@ -71,7 +68,7 @@ void name_vectorizable_math(llvm::Module& m, std::map<std::string, void*>& math)
   if (!host_vector_math()) return;
   std::map<std::string, void*> named;
   for (const auto& [name, address] : math) {
-    const std::string c_name = c_name_of(name);
+    const std::string c_name = c_library_name(name);
     llvm::Function* f = m.getFunction(name);
     const bool f32 = f && f->getReturnType()->isFloatTy();
     if (!f || !vectorizable(c_name, f32) || address != llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(c_name)) {
@@ -95,28 +92,29 @@ void name_vectorizable_math(llvm::Module& m, std::map<std::string, void*>& math)
 
 void add_vector_math(llvm::TargetLibraryInfoImpl& tlii) {
   if (!host_vector_math()) return;
+  /// A vector variant as the vectorizer names it.
+  struct Variant {
+    std::string c_name, vector_name, mangled;
+    unsigned lanes;
+  };
   // VecDesc keeps views of its names: they live as long as the process.
-  static const std::vector<std::string> names = [] {
-    std::vector<std::string> n;
+  static const std::vector<Variant> variants = [] {
+    std::vector<Variant> v;
     for (const std::string& base : sleef_functions())
       for (const bool f32 : {true, false})
         for (const unsigned lanes : f32 ? std::vector<unsigned>{8, 16} : std::vector<unsigned>{4, 8}) {
           if (lanes == (f32 ? 16u : 8u) && !host_avx512()) continue;
           const std::string c_name = f32 ? base + "f" : base;
-          const std::string vector_name = sleef_name(c_name, f32, lanes);
+          std::string vector_name = sleef_name(c_name, f32, lanes);
           if (!dlsym(sleef(), vector_name.c_str())) continue;
           const std::string params(base == "pow" || base == "atan2" ? 2 : 1, 'v');
-          n.push_back(c_name);
-          n.push_back(vector_name);
-          n.push_back("_ZGV_LLVM_N" + std::to_string(lanes) + params);
+          v.push_back({c_name, std::move(vector_name), "_ZGV_LLVM_N" + std::to_string(lanes) + params, lanes});
         }
-    return n;
+    return v;
   }();
   std::vector<llvm::VecDesc> descs;
-  for (std::size_t i = 0; i < names.size(); i += 3) {
-    const unsigned lanes = static_cast<unsigned>(std::stoul(names[i + 2].substr(11)));
-    descs.emplace_back(names[i], names[i + 1], llvm::ElementCount::getFixed(lanes), false, names[i + 2]);
-  }
+  for (const Variant& v : variants)
+    descs.emplace_back(v.c_name, v.vector_name, llvm::ElementCount::getFixed(v.lanes), false, v.mangled);
   tlii.addVectorizableFunctions(descs);
 }
 
@@ -126,7 +124,7 @@ llvm::Value* host_vector_math_call(llvm::IRBuilder<>& b, llvm::Module& m, const 
   auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(args[0]->getType());
   if (!vt || !(vt->getElementType()->isFloatTy() || vt->getElementType()->isDoubleTy())) return nullptr;
   const bool f32 = vt->getElementType()->isFloatTy();
-  const std::string c_name = c_name_of(libdevice_name);
+  const std::string c_name = c_library_name(libdevice_name);
   if (!vectorizable(c_name, f32)) return nullptr;
   const unsigned n = vt->getNumElements(), narrow = f32 ? 8 : 4;
   const unsigned lanes = n >= 2 * narrow && host_avx512() ? 2 * narrow : narrow;
@@ -162,8 +160,8 @@ void* vector_math_symbol(const std::string& name) {
 void add_vector_math_symbols(const llvm::Module& m, std::map<std::string, void*>& symbols) {
   if (!host_vector_math()) return;
   for (const llvm::Function& f : m)
-    if (f.isDeclaration() && f.getName().starts_with("Sleef_"))
-      if (void* address = dlsym(sleef(), f.getName().str().c_str())) symbols[f.getName().str()] = address;
+    if (f.isDeclaration())
+      if (void* address = vector_math_symbol(f.getName().str())) symbols[f.getName().str()] = address;
 }
 
 }  // namespace cutlet::backend

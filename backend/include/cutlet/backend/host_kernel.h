@@ -34,9 +34,9 @@ struct HostDim {
 /// Kernels that phases cannot express (warp operations over part of a warp, grid_sync, device
 /// functions that wait) run each thread as a fiber that switches to the next at each barrier
 /// and warp operation. A kernel that calls grid_sync() runs as a cooperative grid: all its
-/// blocks resident at once, taking turns on the host's threads between grid_sync()s. Either way they behave as on the GPU: a barrier completes when every
-/// thread of the block that has not returned reaches it, a warp operation when every lane of
-/// its mask does. Atomics are the host's, every scope the process's. Blocks are spread over
+/// blocks resident at once, taking turns on the host's threads between grid_sync()s. Either
+/// way they behave as on the GPU: a barrier completes when every thread of the block that has
+/// not returned reaches it, a warp operation when every lane of its mask does. Atomics are the host's, every scope the process's. Blocks are spread over
 /// the host's hardware threads, in no particular order, as on the GPU. Math functions are the
 /// host C library's (expf for libdevice's __nv_expf, sin for __nv_sin, ...), and on x86-64
 /// with AVX2 where SLEEF is installed (libsleef3) SLEEF's 1-ulp vector variants of them.
