@@ -40,4 +40,11 @@ void check_device(const Device& buffer_device, const Stream& stream, const char*
                 std::to_string(stream.device().ordinal()));
 }
 
+void check_disjoint(std::uint64_t a, std::size_t a_bytes, std::uint64_t b, std::size_t b_bytes, const char* algorithm,
+                    const char* a_name, const char* b_name) {
+  if (a_bytes == 0 || b_bytes == 0 || a + a_bytes <= b || b + b_bytes <= a) return;
+  throw Error(std::string("cutlet::algorithms::") + algorithm + ": the " + a_name + " and the " + b_name +
+              " overlap; give each a buffer of its own");
+}
+
 }  // namespace cutlet::algorithms::detail

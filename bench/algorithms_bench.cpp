@@ -9,7 +9,10 @@
 // BM_algorithms_three_way_partition (x > 0.5, x < -0.5 and the rest of 2^28 floats vs
 // cub::DevicePartition::If), and at 2^24 random u32 keys BM_algorithms_merge_sort_keys and
 // BM_algorithms_merge_sort_pairs (a user comparator a < b, and CUB's DeviceMergeSort with the
-// same comparator as a functor). Every result is checked against the CPU before timing.
+// same comparator as a functor); BM_algorithms_top_k (the 1024 largest of 2^26 random u32 keys
+// with their indices, sorted and in input order) against a quarter of the time of CUB's
+// DeviceRadixSort::SortKeys of the same keys (CUDA 13.0's CUB has no DeviceTopK). Every result
+// is checked against the CPU before timing.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -438,6 +441,61 @@ void BM_algorithms_three_way_partition(benchmark::State& state) {
   });
 }
 
+constexpr std::size_t kTopK = 1024;
+
+/// Throws cutlet::Error naming `who` unless keys[0, k) and indices[0, k) are the k largest of
+/// `hkeys` and their positions: best first, ties by index (`sorted`), or the set of them.
+void check_top_k(const char* who, const std::vector<std::uint32_t>& hkeys, const Buffer<std::uint32_t>& keys,
+                 const Buffer<std::int32_t>& indices, const Stream& stream, bool sorted) {
+  std::vector<std::int32_t> order(hkeys.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<std::int32_t>(i);
+  std::partial_sort(order.begin(), order.begin() + kTopK, order.end(), [&](std::int32_t a, std::int32_t b) {
+    return hkeys[a] != hkeys[b] ? hkeys[a] > hkeys[b] : a < b;
+  });
+  order.resize(kTopK);
+  std::vector<std::int32_t> got = indices.to_host(stream);
+  got.resize(kTopK);
+  const std::vector<std::uint32_t> got_keys = keys.to_host(stream);
+  for (std::size_t i = 0; i < kTopK; ++i)
+    if (got_keys[i] != hkeys[static_cast<std::size_t>(got[i])])
+      throw Error(std::string("cutlet_bench: ") + who + " wrote key " + std::to_string(got_keys[i]) + " at " +
+                  std::to_string(i) + " for index " + std::to_string(got[i]));
+  if (!sorted) {
+    std::sort(order.begin(), order.end());
+    std::sort(got.begin(), got.end());
+  }
+  if (got != order) throw Error(std::string("cutlet_bench: ") + who + " did not find the 1024 largest keys");
+}
+
+/// algorithms::top_k of the 1024 largest of 2^26 random u32 keys with i32 indices (sorted, or
+/// in input order with range(0) = 0) against CUB's full DeviceRadixSort::SortKeys of the same
+/// keys, timed in the same iterations: counters ms, cub_sort_ms, and vs_target, a quarter of
+/// CUB's sort time over top_k's.
+void BM_algorithms_top_k(benchmark::State& state) {
+  if (!require_gpu(state)) return;
+  guarded(state, [](benchmark::State& state) {
+    SortEnv& e = sort_env();
+    const bool sorted = state.range(0) != 0;
+    Buffer<std::uint32_t> best(kTopK, e.device);
+    Buffer<std::int32_t> indices(kTopK, e.device);
+    auto run = [&] { alg::top_k(e.stream, e.keys, kTopK, best, indices, {.largest = true, .sorted = sorted}); };
+    best.fill_bytes(e.stream, 0xa5);
+    indices.fill_bytes(e.stream, 0xa5);
+    run();
+    check_top_k("cutlet::algorithms::top_k", e.hkeys, best, indices, e.stream, sorted);
+    SameRun runs;
+    runs.add("cutlet", run);
+    runs.add("cub", [&] { e.run_cub_keys(); });
+    for (auto _ : state) state.SetIterationTime(runs.iterate(e.stream, kReps) * 1e-3);
+    const double ms = runs.median_ms("cutlet");
+    const double cub_ms = runs.median_ms("cub");
+    state.counters["ms"] = ms;
+    state.counters["cub_sort_ms"] = cub_ms;
+    state.counters["vs_target"] = cub_ms / 4 / ms;
+    state.counters["regs"] = registers_of(alg::top_k_kernels<std::uint32_t, std::int32_t>().count);
+  });
+}
+
 constexpr int kMergeSortN = 1 << 24;
 
 /// The merge sorts' comparator, a user lambda's equivalent: a < b.
@@ -501,6 +559,7 @@ void BM_algorithms_merge_sort_pairs(benchmark::State& state) {
 
 BENCHMARK(BM_algorithms_radix_sort_keys)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(kIterations);
 BENCHMARK(BM_algorithms_radix_sort_pairs)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(kIterations);
+BENCHMARK(BM_algorithms_top_k)->Arg(1)->Arg(0)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(kIterations);
 BENCHMARK(BM_algorithms_reduce)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(kIterations);
 BENCHMARK(BM_algorithms_scan)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(kIterations);
 BENCHMARK(BM_algorithms_segmented_reduce)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(kIterations);

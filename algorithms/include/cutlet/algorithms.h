@@ -1,7 +1,7 @@
 // cutlet's parallel algorithms: reduce, segmented_reduce, transform, inclusive and exclusive
 // scans, select_if, select_flagged, three_way_partition, unique, run_length_encode,
-// histogram_even, histogram_range, lower_bound, upper_bound, radix_sort_keys and radix_sort_pairs,
-// merge_sort_keys and merge_sort_pairs over Buffers, written in cutlet's SIMT language, the
+// histogram_even, histogram_range, lower_bound, upper_bound, top_k, radix_sort_keys and
+// radix_sort_pairs, merge_sort_keys and merge_sort_pairs over Buffers, written in cutlet's SIMT language, the
 // user's operator traced and inlined into each kernel. Include this one header; link
 // cutlet::cutlet.
 #pragma once
@@ -17,6 +17,7 @@
 #include "cutlet/algorithms/run_length_encode.h"
 #include "cutlet/algorithms/scan.h"
 #include "cutlet/algorithms/select.h"
+#include "cutlet/algorithms/top_k.h"
 #include "cutlet/algorithms/segmented_reduce.h"
 #include "cutlet/algorithms/transform.h"
 #include "cutlet/algorithms/unique.h"

@@ -154,17 +154,6 @@ auto make_three_way_partition_kernel() {
       {.name = std::string("cutlet_three_way_partition_") + element_name<T>()});
 }
 
-/// Throws Error naming `algorithm` when buffers `a` and `b` (named so) share bytes.
-template <class T, class U>
-void check_disjoint(const Buffer<T>& a, const Buffer<U>& b, const char* algorithm, const char* a_name,
-                    const char* b_name) {
-  const std::uint64_t a_end = a.data() + a.size() * sizeof(T);
-  const std::uint64_t b_end = b.data() + b.size() * sizeof(U);
-  if (a.empty() || b.empty() || a_end <= b.data() || b_end <= a.data()) return;
-  throw Error(std::string("cutlet::algorithms::") + algorithm + ": the " + a_name + " and the " + b_name +
-              " overlap; give each part a buffer of its own");
-}
-
 }  // namespace detail
 
 /// The kernel of three_way_partition for element type T and predicate types First and

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "cutlet/runtime/buffer.h"
 #include "cutlet/runtime/device.h"
 #include "cutlet/runtime/stream.h"
 
@@ -27,5 +28,17 @@ void check_size(std::size_t have, std::size_t need, const char* algorithm, const
 /// Throws Error naming `algorithm` and `which` buffer unless a buffer of `buffer_device`
 /// belongs to `stream`'s device.
 void check_device(const Device& buffer_device, const Stream& stream, const char* algorithm, const char* which);
+
+/// Throws Error naming `algorithm` when the byte ranges [a, a + a_bytes) and [b, b + b_bytes)
+/// of buffers named `a_name` and `b_name` share bytes (empty ranges share none).
+void check_disjoint(std::uint64_t a, std::size_t a_bytes, std::uint64_t b, std::size_t b_bytes, const char* algorithm,
+                    const char* a_name, const char* b_name);
+
+/// As check_disjoint over the whole of buffers `a` and `b`.
+template <class T, class U>
+void check_disjoint(const Buffer<T>& a, const Buffer<U>& b, const char* algorithm, const char* a_name,
+                    const char* b_name) {
+  check_disjoint(a.data(), a.size() * sizeof(T), b.data(), b.size() * sizeof(U), algorithm, a_name, b_name);
+}
 
 }  // namespace cutlet::algorithms::detail
