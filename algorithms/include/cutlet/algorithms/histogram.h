@@ -13,8 +13,10 @@
 #include "cutlet/algorithms/detail/call_range.h"
 #include "cutlet/algorithms/detail/histogram_levels.h"
 #include "cutlet/algorithms/detail/host_checks.h"
+#include "cutlet/algorithms/detail/iterator_kernel.h"
 #include "cutlet/algorithms/detail/launch_shape.h"
 #include "cutlet/algorithms/element.h"
+#include "cutlet/algorithms/iterators.h"
 #include "cutlet/algorithms/workspace.h"
 #include "cutlet/jit/kernel.h"
 #include "cutlet/language/atomic.h"
@@ -83,18 +85,16 @@ i32 range_bin_of(const Value<T>& s, const Levels& levels, const i32& num_levels)
   return max(i32(0), min(lo.get() - 1, num_levels - 2));
 }
 
-/// The histogram kernel: a grid-stride loop over 16-byte vectors of samples, then the
-/// n % lanes last samples one per thread of block 0, each given to binner(s, counted), which
-/// calls counted(bin) for a sample it counts. Privatized: each block counts into its own
-/// `bins` counters in dynamic shared memory with block-scope atomics, then adds its nonzero
-/// counts to `hist` with one global atomic per bin. Otherwise it counts into `hist` with
-/// global atomics. `hist` must be zero before the launch. Privatized, the block synchronizes
-/// before its first sample, so a binner may read shared memory its block filled before the
-/// call.
-template <bool Privatized, class T, class Binner>
-void histogram_body(const Ptr<std::uint32_t>& hist, const Ptr<T>& samples, const i32& n, const i32& bins,
-                    const Binner& binner) {
-  constexpr int V = kVectorLanes<T>;
+/// The counting of a histogram kernel: each_sample(count) calls count(s) for each sample s
+/// the thread takes, which gives it to binner(s, counted), which calls counted(bin) for a
+/// sample it counts. Privatized: each block counts into its own `bins` counters in dynamic
+/// shared memory with block-scope atomics, then adds its nonzero counts to `hist` with one
+/// global atomic per bin. Otherwise it counts into `hist` with global atomics. `hist` must be
+/// zero before the launch. Privatized, the block synchronizes before its first sample, so a
+/// binner may read shared memory its block filled before the call.
+template <bool Privatized, class T, class Binner, class EachSample>
+void histogram_counts(const Ptr<std::uint32_t>& hist, const i32& bins, const Binner& binner,
+                      const EachSample& each_sample) {
   i32 tid = thread_idx().x;
   std::optional<SharedPtr<std::uint32_t>> local;
   if constexpr (Privatized) {
@@ -102,19 +102,12 @@ void histogram_body(const Ptr<std::uint32_t>& hist, const Ptr<T>& samples, const
     for_range(tid, bins, kHistogramBlock, [&](i32 b) { (*local)[b] = 0u; });
     syncthreads();
   }
-  auto count = [&](const Value<T>& s) {
+  each_sample([&](const Value<T>& s) {
     binner(s, [&](const i32& b) {
       if constexpr (Privatized) atomic_add((*local)[b], 1u, Scope::Block);
       else atomic_add(hist[b], 1u);
     });
-  };
-  i32 vectors = n / V;
-  for_range(block_idx().x * kHistogramBlock + tid, vectors, grid_dim().x * kHistogramBlock, [&](i32 i) {
-    Vec<T, V> v = samples.template vload<V>(i);
-    for (int j = 0; j < V; ++j) count(v[j]);
   });
-  i32 tail = vectors * V + block_idx().x * kHistogramBlock + tid;
-  if_(tail < n, [&] { count(samples[tail].load()); });
   if constexpr (Privatized) {
     syncthreads();
     for_range(tid, bins, kHistogramBlock, [&](i32 b) {
@@ -124,15 +117,91 @@ void histogram_body(const Ptr<std::uint32_t>& hist, const Ptr<T>& samples, const
   }
 }
 
+/// The histogram kernel over a buffer (histogram_counts): a grid-stride loop over 16-byte
+/// vectors of samples, then the n % lanes last samples one per thread of block 0.
+template <bool Privatized, class T, class Binner>
+void histogram_body(const Ptr<std::uint32_t>& hist, const Ptr<T>& samples, const i32& n, const i32& bins,
+                    const Binner& binner) {
+  constexpr int V = kVectorLanes<T>;
+  histogram_counts<Privatized, T>(hist, bins, binner, [&](const auto& count) {
+    i32 tid = thread_idx().x;
+    i32 vectors = n / V;
+    for_range(block_idx().x * kHistogramBlock + tid, vectors, grid_dim().x * kHistogramBlock, [&](i32 i) {
+      Vec<T, V> v = samples.template vload<V>(i);
+      for (int j = 0; j < V; ++j) count(v[j]);
+    });
+    i32 tail = vectors * V + block_idx().x * kHistogramBlock + tid;
+    if_(tail < n, [&] { count(samples[tail].load()); });
+  });
+}
+
+/// Elements each thread of a histogram over an iterator reads per step (all before counting
+/// any).
+inline constexpr int kHistogramIteratorItems = 4;
+
+/// The histogram kernel over iterator It (parameters `p`; histogram_counts): a grid-stride
+/// loop over tiles of kHistogramBlock * kHistogramIteratorItems samples (thread t reads t,
+/// t + kHistogramBlock, ... of a tile), then the partial last tile with bounds checks.
+template <bool Privatized, class It, class Binner>
+void histogram_iterator_body(const Ptr<std::uint32_t>& hist, const typename It::Params& p, const i32& n,
+                             const i32& bins, const Binner& binner) {
+  using T = typename It::value_type;
+  constexpr int U = kHistogramIteratorItems;
+  constexpr int kTile = kHistogramBlock * U;
+  histogram_counts<Privatized, T>(hist, bins, binner, [&](const auto& count) {
+    i32 tid = thread_idx().x;
+    auto read = [&](const i32& i) { return Value<T>(It::read(p, cast<std::int64_t>(i))); };
+    i32 full_tiles = n / kTile;
+    for_range(block_idx().x, full_tiles, grid_dim().x, [&](i32 t) {
+      i32 first = t * kTile + tid;
+      std::vector<Value<T>> samples;
+      for (int u = 0; u < U; ++u) samples.push_back(read(first + u * kHistogramBlock));
+      for (const auto& s : samples) count(s);
+    });
+    i32 partial = full_tiles * kTile;
+    if_((partial < n) & (block_idx().x == full_tiles % grid_dim().x), [&] {
+      for (int u = 0; u < U; ++u) {
+        i32 i = partial + tid + u * kHistogramBlock;
+        if_(i < n, [&] { count(read(i)); });
+      }
+    });
+  });
+}
+
+/// The bin counting of histogram_even: samples in [lower, upper) by bin_of.
+template <class T>
+auto even_binner(const Value<T>& lower, const Value<T>& upper, const i32& bins,
+                 const Value<HistogramScale<T>>& scale) {
+  return [=](const Value<T>& s, const auto& counted) {
+    if_((s >= lower) & (s < upper), [&] { counted(bin_of<T>(s, lower, bins, scale)); });
+  };
+}
+
+/// Makes histogram_even's kernel over iterator It for Privatized: (hist, n, bins, lower,
+/// upper, scale, It's parameters...).
+template <bool Privatized, class It>
+auto make_histogram_iterator_kernel() {
+  using T = typename It::value_type;
+  return with_params<typename It::Params>([]<class... P>() {
+    return cutlet::kernel(
+        [](Ptr<std::uint32_t> hist, i32 n, i32 bins, Value<T> lower, Value<T> upper, Value<HistogramScale<T>> scale,
+           P... p) {
+          histogram_iterator_body<Privatized, It>(hist, typename It::Params{p...}, n, bins,
+                                                  even_binner<T>(lower, upper, bins, scale));
+        },
+        {.name = std::string(Privatized ? "cutlet_histogram_even_iterator_shared_"
+                                        : "cutlet_histogram_even_iterator_global_") +
+                 element_name<T>()});
+  });
+}
+
 /// Makes the histogram kernel for (Privatized, T).
 template <bool Privatized, class T>
 auto make_histogram_kernel() {
   return cutlet::kernel(
       [](Ptr<std::uint32_t> hist, Ptr<T> samples, i32 n, i32 bins, Value<T> lower, Value<T> upper,
          Value<HistogramScale<T>> scale) {
-        histogram_body<Privatized, T>(hist, samples, n, bins, [&](const Value<T>& s, const auto& counted) {
-          if_((s >= lower) & (s < upper), [&] { counted(bin_of<T>(s, lower, bins, scale)); });
-        });
+        histogram_body<Privatized, T>(hist, samples, n, bins, even_binner<T>(lower, upper, bins, scale));
       },
       {.name = std::string(Privatized ? "cutlet_histogram_even_shared_" : "cutlet_histogram_even_global_") +
                element_name<T>()});
@@ -172,6 +241,14 @@ auto& histogram_kernel() {
   return k;
 }
 
+/// The kernel of histogram_even over iterator It (made at the first use, then shared):
+/// counting in shared memory (Privatized) or with global atomics.
+template <bool Privatized, InputIterator It>
+auto& histogram_iterator_kernel() {
+  static auto k = detail::make_histogram_iterator_kernel<Privatized, It>();
+  return k;
+}
+
 /// The kernel of histogram_range for samples of type T (made at the first use, then shared):
 /// levels and counters in shared memory (Privatized, for at most kHistogramSharedLevels
 /// levels), or the levels searched in global memory and counts added with global atomics.
@@ -180,6 +257,33 @@ auto& histogram_range_kernel() {
   static auto k = detail::make_histogram_range_kernel<Privatized, T>();
   return k;
 }
+
+namespace detail {
+
+/// What histogram_even checks and does before counting: the levels and the histogram are
+/// checked, its first num_levels - 1 counters zeroed on `stream`; returns the scale of its
+/// bins (HistogramScale).
+template <class T>
+HistogramScale<T> prepare_histogram_even(const Stream& stream, Buffer<std::uint32_t>& histogram, int num_levels,
+                                         T lower, T upper) {
+  check_num_levels(num_levels, "histogram_even");
+  check_bounds(lower < upper, static_cast<double>(lower), static_cast<double>(upper));
+  const int bins = num_levels - 1;
+  check_size(histogram.size(), static_cast<std::size_t>(bins), "histogram_even", "histogram");
+  check_device(histogram.device(), stream, "histogram_even", "histogram");
+  HistogramScale<T> scale;
+  if constexpr (std::is_floating_point_v<T>) {
+    scale = static_cast<T>(bins) / (upper - lower);
+  } else {
+    using W = std::conditional_t<std::is_signed_v<T>, std::int64_t, std::uint64_t>;
+    scale = static_cast<std::uint64_t>(static_cast<W>(upper)) - static_cast<std::uint64_t>(static_cast<W>(lower));
+    check_integer_range(scale, bins);
+  }
+  zero_bytes(stream, histogram.data(), static_cast<std::size_t>(bins) * sizeof(std::uint32_t));
+  return scale;
+}
+
+}  // namespace detail
 
 /// histogram[b] = the number of samples s (of the n = samples.size()) with lower <= s < upper
 /// that fall in bin b, for the bins = num_levels - 1 equal-width bins between the levels
@@ -198,21 +302,9 @@ template <Element T>
 void histogram_even(const Stream& stream, const Buffer<T>& samples, Buffer<std::uint32_t>& histogram,
                     int num_levels, T lower, T upper) {
   const auto range = detail::call_range<T>("histogram_even");
-  detail::check_num_levels(num_levels, "histogram_even");
-  detail::check_bounds(lower < upper, static_cast<double>(lower), static_cast<double>(upper));
-  const int bins = num_levels - 1;
   const std::int32_t n = detail::checked_count(samples.size(), kHistogramMaxCount, "histogram_even");
-  detail::check_size(histogram.size(), static_cast<std::size_t>(bins), "histogram_even", "histogram");
-  detail::check_device(histogram.device(), stream, "histogram_even", "histogram");
-  detail::HistogramScale<T> scale;
-  if constexpr (std::is_floating_point_v<T>) {
-    scale = static_cast<T>(bins) / (upper - lower);
-  } else {
-    using W = std::conditional_t<std::is_signed_v<T>, std::int64_t, std::uint64_t>;
-    scale = static_cast<std::uint64_t>(static_cast<W>(upper)) - static_cast<std::uint64_t>(static_cast<W>(lower));
-    detail::check_integer_range(scale, bins);
-  }
-  detail::zero_bytes(stream, histogram.data(), static_cast<std::size_t>(bins) * sizeof(std::uint32_t));
+  const detail::HistogramScale<T> scale = detail::prepare_histogram_even(stream, histogram, num_levels, lower, upper);
+  const int bins = num_levels - 1;
   if (n == 0) return;
   detail::check_device(samples.device(), stream, "histogram_even", "samples");
   detail::check_aligned(samples.data(), "histogram_even", "samples");
@@ -227,6 +319,34 @@ void histogram_even(const Stream& stream, const Buffer<T>& samples, Buffer<std::
     const int grid = detail::streaming_grid(stream.device(), vectors, kHistogramBlock, 8);
     histogram_kernel<false, T>().launch(stream, {.grid = grid, .block = kHistogramBlock}, histogram, samples, n, bins,
                                         lower, upper, scale);
+  }
+}
+
+/// histogram_even over the first n samples of iterator `samples` (a transform_iterator, a
+/// permutation_iterator, ...; iterators.h), read one at a time (kHistogramIteratorItems per
+/// thread in flight) and traced into the kernel: no buffer of the samples is made. The buffers
+/// the iterator reads must be of the stream's device. At most kHistogramMaxCount samples.
+template <InputIterator It>
+void histogram_even(const Stream& stream, const It& samples, std::size_t n, Buffer<std::uint32_t>& histogram,
+                    int num_levels, typename It::value_type lower, typename It::value_type upper) {
+  using T = typename It::value_type;
+  const auto range = detail::call_range<T>("histogram_even");
+  const std::int32_t count = detail::checked_count(n, kHistogramMaxCount, "histogram_even");
+  const detail::HistogramScale<T> scale = detail::prepare_histogram_even(stream, histogram, num_levels, lower, upper);
+  const int bins = num_levels - 1;
+  if (count == 0) return;
+  const std::int64_t tile = std::int64_t{kHistogramBlock} * detail::kHistogramIteratorItems;
+  if (bins <= kHistogramSharedBins) {
+    const int grid = detail::streaming_grid(stream.device(), count, tile, 4);
+    detail::launch_over(histogram_iterator_kernel<true, It>(), stream,
+                        {.grid = grid,
+                         .block = kHistogramBlock,
+                         .shared_bytes = static_cast<std::size_t>(bins) * sizeof(std::uint32_t)},
+                        std::tie(samples), histogram, count, bins, lower, upper, scale);
+  } else {
+    const int grid = detail::streaming_grid(stream.device(), count, tile, 8);
+    detail::launch_over(histogram_iterator_kernel<false, It>(), stream, {.grid = grid, .block = kHistogramBlock},
+                        std::tie(samples), histogram, count, bins, lower, upper, scale);
   }
 }
 

@@ -10,11 +10,13 @@
 
 #include "cutlet/algorithms/detail/call_range.h"
 #include "cutlet/algorithms/detail/host_checks.h"
+#include "cutlet/algorithms/detail/iterator_kernel.h"
 #include "cutlet/algorithms/detail/launch_shape.h"
 #include "cutlet/algorithms/detail/maybe.h"
 #include "cutlet/algorithms/detail/tree.h"
 #include "cutlet/algorithms/detail/warp_block.h"
 #include "cutlet/algorithms/element.h"
+#include "cutlet/algorithms/iterators.h"
 #include "cutlet/algorithms/workspace.h"
 #include "cutlet/jit/kernel.h"
 #include "cutlet/language/control.h"
@@ -32,6 +34,9 @@ inline constexpr int kReduceBlock = 256;
 inline constexpr int kReduceUnroll = 4;
 /// Blocks per SM of the first pass (a full SM of 2048 threads).
 inline constexpr int kReduceBlocksPerSm = 8;
+/// Elements each thread of the first pass reads from an iterator per tile (all before
+/// combining any).
+inline constexpr int kReduceIteratorItems = 8;
 /// The most elements reduce takes.
 inline constexpr std::int64_t kReduceMaxCount = std::int64_t{1} << 40;
 /// Elements one launch of reduce's first pass takes (its kernel counts them in 32 bits):
@@ -108,6 +113,55 @@ void reduce_final_body(const Ptr<T>& out, const Ptr<T>& partials, const i32& cou
   if_(tid == 0, [&] { out[0] = select(total.present, call_op<T>(op, init, total.value), init); });
 }
 
+/// The first pass over an iterator: as reduce_partials_body, over elements base + [0, n) of
+/// iterator It (parameters `p`), read one at a time: tiles of kReduceBlock *
+/// kReduceIteratorItems elements (thread t reads t, t + kReduceBlock, ... of a tile), tiles
+/// to blocks block-cyclically, then the partial last tile with bounds checks. Each block must
+/// get at least one element (see reduce_iterator_grid).
+template <class T, class Op, class It>
+void reduce_iterator_partials_body(const Ptr<T>& partials, const typename It::Params& p, const i64& base,
+                                   const i32& n) {
+  const Op op{};
+  constexpr int kTile = kReduceBlock * kReduceIteratorItems;
+  i32 tid = thread_idx().x;
+  Var<T> acc;
+  Var<bool> has = false;
+  auto add = [&](const Value<T>& s) {
+    acc = select(has.get(), call_op<T>(op, acc.get(), s), s);
+    has = true;
+  };
+  auto item = [&](const i32& i) { return Value<T>(It::read(p, base + cast<std::int64_t>(i))); };
+  i32 full_tiles = n / kTile;
+  for_range(block_idx().x, full_tiles, grid_dim().x, [&](i32 t) {
+    i32 first = t * kTile + tid;
+    std::vector<Value<T>> values;
+    for (int u = 0; u < kReduceIteratorItems; ++u) values.push_back(item(first + u * kReduceBlock));
+    add(tree_reduce<T>(op, values));
+  });
+  i32 partial = full_tiles * kTile;
+  if_((partial < n) & (block_idx().x == full_tiles % grid_dim().x), [&] {
+    for (int u = 0; u < kReduceIteratorItems; ++u) {
+      i32 i = partial + tid + u * kReduceBlock;
+      if_(i < n, [&] { add(item(i)); });
+    }
+  });
+  Maybe<T> total = block_reduce<kReduceBlock, T>(op, Maybe<T>{acc.get(), has.get()});
+  if_(tid == 0, [&] { partials[block_idx().x] = total.value; });
+}
+
+/// Makes reduce's first-pass kernel over iterator It for (T, Op): (partials, base, n,
+/// It's parameters...).
+template <class T, class Op, class It>
+auto make_reduce_iterator_partials_kernel() {
+  return with_params<typename It::Params>([]<class... P>() {
+    return cutlet::kernel(
+        [](Ptr<T> partials, i64 base, i32 n, P... p) {
+          reduce_iterator_partials_body<T, Op, It>(partials, typename It::Params{p...}, base, n);
+        },
+        {.name = std::string("cutlet_reduce_partials_iterator_") + element_name<T>()});
+  });
+}
+
 /// Makes reduce's first-pass kernel for (T, Op).
 template <class T, class Op>
 auto make_reduce_partials_kernel() {
@@ -138,6 +192,12 @@ int reduce_grid(const Device& device, std::int64_t n) {
   const std::int64_t vectors = n / kVectorLanes<T>;
   if (vectors == 0) return 1;
   return streaming_grid(device, vectors, std::int64_t{kReduceBlock} * kReduceUnroll, kReduceBlocksPerSm);
+}
+
+/// Blocks of reduce's first pass over n > 0 elements of an iterator on `device`: at most
+/// kReduceBlocksPerSm per SM and at most one per (possibly partial) tile.
+inline int reduce_iterator_grid(const Device& device, std::int64_t n) {
+  return streaming_grid(device, n, std::int64_t{kReduceBlock} * kReduceIteratorItems, kReduceBlocksPerSm);
 }
 
 }  // namespace detail
@@ -233,6 +293,72 @@ template <Element T, class Op>
 T reduce_value(const Stream& stream, const Buffer<T>& in, Op op, T init, const Workspace& workspace = {}) {
   Buffer<T> out(1, stream);
   reduce(stream, in, out, op, init, workspace);
+  return out.to_host(stream)[0];
+}
+
+/// The first-pass kernel of reduce over iterator It with operator Op (made at the first use,
+/// then shared); its second pass is reduce_kernels<T, Op>().final_pass.
+template <InputIterator It, class Op>
+  requires BinaryOperator<Op, typename It::value_type>
+auto& reduce_iterator_kernel() {
+  static auto k = detail::make_reduce_iterator_partials_kernel<typename It::value_type, Op, It>();
+  return k;
+}
+
+/// Bytes of temporary storage reduce over an iterator needs on `device` for `n` elements of
+/// T: one T per block of the first pass.
+template <Element T>
+std::size_t reduce_iterator_workspace_bytes(const Device& device, std::size_t n) {
+  std::int64_t blocks = 0;
+  for (std::int64_t at = 0; at < static_cast<std::int64_t>(n); at += kReduceChunk)
+    blocks += detail::reduce_iterator_grid(device, std::min(kReduceChunk, static_cast<std::int64_t>(n) - at));
+  return static_cast<std::size_t>(std::max<std::int64_t>(blocks, 1)) * sizeof(T);
+}
+
+/// out[0] = init op it[0] op ... op it[n-1] over the first n elements of iterator `in`
+/// (a counting_iterator, a transform_iterator of buffers, ...; see iterators.h), its reads
+/// traced into the kernel: no buffer of the elements is made. As reduce over a Buffer
+/// otherwise (the same order and grouping rules, the same bits on every run), but the
+/// elements are read one at a time, kReduceIteratorItems per thread in flight, and there is
+/// no alignment requirement. The buffers the iterator reads must be of the stream's device.
+/// At most kReduceMaxCount elements, in launches of kReduceChunk.
+template <InputIterator It, class Op>
+  requires BinaryOperator<Op, typename It::value_type>
+void reduce(const Stream& stream, const It& in, std::size_t n, Buffer<typename It::value_type>& out, Op op,
+            typename It::value_type init, const Workspace& workspace = {}) {
+  using T = typename It::value_type;
+  const auto range = detail::call_range<T>("reduce");
+  if (n > static_cast<std::size_t>(kReduceMaxCount))
+    throw Error("cutlet::algorithms::reduce: " + std::to_string(n) + " elements are more than it takes (" +
+                std::to_string(kReduceMaxCount) + ")");
+  detail::check_size(out.size(), 1, "reduce", "output");
+  detail::check_device(out.device(), stream, "reduce", "output");
+  const Device device = stream.device();
+  const std::size_t bytes = reduce_iterator_workspace_bytes<T>(device, n);
+  detail::Scratch scratch = detail::acquire(workspace, stream, bytes, "reduce");
+  auto& partials_kernel = reduce_iterator_kernel<It, Op>();
+  std::int64_t written = 0;
+  for (std::int64_t at = 0; at < static_cast<std::int64_t>(n); at += kReduceChunk) {
+    const auto count = static_cast<std::int32_t>(std::min(kReduceChunk, static_cast<std::int64_t>(n) - at));
+    const int grid = detail::reduce_iterator_grid(device, count);
+    const Buffer<T> partials = Buffer<T>::wrap(scratch.address() + static_cast<std::uint64_t>(written) * sizeof(T),
+                                               static_cast<std::size_t>(grid), device);
+    detail::launch_over(partials_kernel, stream, {.grid = grid, .block = kReduceBlock}, std::tie(in), partials, at,
+                        count);
+    written += grid;
+  }
+  const Buffer<T> partials = Buffer<T>::wrap(scratch.address(), bytes / sizeof(T), device);
+  reduce_kernels<T, Op>().final_pass.launch(stream, {.grid = 1, .block = kReduceBlock}, out, partials,
+                                            static_cast<std::int32_t>(written), init);
+}
+
+/// As reduce over an iterator, returning the result to the host (waits for the stream).
+template <InputIterator It, class Op>
+  requires BinaryOperator<Op, typename It::value_type>
+typename It::value_type reduce_value(const Stream& stream, const It& in, std::size_t n, Op op,
+                                     typename It::value_type init, const Workspace& workspace = {}) {
+  Buffer<typename It::value_type> out(1, stream);
+  reduce(stream, in, n, out, op, init, workspace);
   return out.to_host(stream)[0];
 }
 

@@ -156,7 +156,8 @@ inline void top_k_choose_body(const Ptr<std::uint64_t>& state, const Ptr<std::ui
 /// [0, k - remaining)); one equal to it is tied, and the first `remaining` tied keys in input
 /// order go to [k - remaining, k). Warp ballots rank both in each warp's rows, warp 0 scans
 /// the rows' pairs of counts and takes the tile's pair of offsets from the tiles before it
-/// (look-back over PackedCountPairStatus); each taken key and its index are stored directly.
+/// (look-back over PackedCountPairStatus); each taken key and its index are stored directly. A
+/// tile with no key to take skips the ranking and publishes a zero count pair.
 template <class K, class I>
 void top_k_select_body(const Ptr<K>& keys_out, const Ptr<I>& indices_out, const Ptr<K>& in, const i32& n, const i32& k,
                        const Value<RadixBits<K>>& flip, const Ptr<std::uint64_t>& state,
@@ -186,41 +187,50 @@ void top_k_select_body(const Ptr<K>& keys_out, const Ptr<I>& indices_out, const 
     better.push_back((bits < prefix) & t.valid[i]);
     tied.push_back((bits == prefix) & t.valid[i]);
   }
-  const RowRanks better_ranks = row_ranks<kSelectVectors, V>(better);
-  const RowRanks tied_ranks = row_ranks<kSelectVectors, V>(tied);
-  if_(lane == 0, [&] {
-    for (int r = 0; r < kSelectVectors; ++r) {
-      const auto row = static_cast<std::size_t>(r);
-      rows[r * kWarps + warp] = pack_count_pair(better_ranks.total[row], tied_ranks.total[row]);
-    }
-  });
-  syncthreads();
-  if_(warp == 0, [&] {
-    Value<std::uint64_t> aggregate = scan_rows<kRows, std::uint64_t>(plus{}, rows, row_prefix, u64(0));
-    Value<std::uint64_t> exclusive = tile_exclusive_prefix<std::uint64_t>(plus{}, status, tile, aggregate, u64(0));
-    if_(lane == 0, [&] { tile_offsets[0] = exclusive; });
-  });
-  syncthreads();
+  // Most tiles take nothing (k is small beside n): they only publish an aggregate of zero.
+  Var<bool> mine = false;
+  for (std::size_t i = 0; i < better.size(); ++i) mine = mine.get() | better[i] | tied[i];
+  if_(syncthreads_or(mine.get()),
+      [&] {
+        const RowRanks better_ranks = row_ranks<kSelectVectors, V>(better);
+        const RowRanks tied_ranks = row_ranks<kSelectVectors, V>(tied);
+        if_(lane == 0, [&] {
+          for (int r = 0; r < kSelectVectors; ++r) {
+            const auto row = static_cast<std::size_t>(r);
+            rows[r * kWarps + warp] = pack_count_pair(better_ranks.total[row], tied_ranks.total[row]);
+          }
+        });
+        syncthreads();
+        if_(warp == 0, [&] {
+          Value<std::uint64_t> aggregate = scan_rows<kRows, std::uint64_t>(plus{}, rows, row_prefix, u64(0));
+          Value<std::uint64_t> exclusive = tile_exclusive_prefix<std::uint64_t>(plus{}, status, tile, aggregate, u64(0));
+          if_(lane == 0, [&] { tile_offsets[0] = exclusive; });
+        });
+        syncthreads();
 
-  Value<std::uint64_t> tile_offset = tile_offsets[0].load();
-  i32 tied_base = k - remaining;
-  for (int r = 0; r < kSelectVectors; ++r) {
-    const auto row = static_cast<std::size_t>(r);
-    Value<std::uint64_t> before = tile_offset + row_prefix[r * kWarps + warp].load();
-    i32 better_before = first_of_pair(before) + better_ranks.below[row];
-    i32 tied_before = second_of_pair(before) + tied_ranks.below[row];
-    for (int j = 0; j < V; ++j) {
-      const auto i = static_cast<std::size_t>(r * V + j);
-      Value<bool> take_tied = tied[i] & (tied_before < remaining);
-      if_(better[i] | take_tied, [&] {
-        i32 at = select(better[i], better_before, tied_base + tied_before);
-        keys_out[at] = t.items[i];
-        indices_out[at] = cast<I>(t.first[row] + j);
+        Value<std::uint64_t> tile_offset = tile_offsets[0].load();
+        i32 tied_base = k - remaining;
+        for (int r = 0; r < kSelectVectors; ++r) {
+          const auto row = static_cast<std::size_t>(r);
+          Value<std::uint64_t> before = tile_offset + row_prefix[r * kWarps + warp].load();
+          i32 better_before = first_of_pair(before) + better_ranks.below[row];
+          i32 tied_before = second_of_pair(before) + tied_ranks.below[row];
+          for (int j = 0; j < V; ++j) {
+            const auto i = static_cast<std::size_t>(r * V + j);
+            Value<bool> take_tied = tied[i] & (tied_before < remaining);
+            if_(better[i] | take_tied, [&] {
+              i32 at = select(better[i], better_before, tied_base + tied_before);
+              keys_out[at] = t.items[i];
+              indices_out[at] = cast<I>(t.first[row] + j);
+            });
+            better_before = better_before + cast<std::int32_t>(better[i]);
+            tied_before = tied_before + cast<std::int32_t>(tied[i]);
+          }
+        }
+      },
+      [&] {
+        if_(warp == 0, [&] { tile_exclusive_prefix<std::uint64_t>(plus{}, status, tile, u64(0), u64(0)); });
       });
-      better_before = better_before + cast<std::int32_t>(better[i]);
-      tied_before = tied_before + cast<std::int32_t>(tied[i]);
-    }
-  }
 }
 
 /// The kernels of top_k for keys of K and indices of I: the counting pass, the choice of

@@ -8,8 +8,10 @@
 
 #include "cutlet/algorithms/detail/call_range.h"
 #include "cutlet/algorithms/detail/host_checks.h"
+#include "cutlet/algorithms/detail/iterator_kernel.h"
 #include "cutlet/algorithms/detail/launch_shape.h"
 #include "cutlet/algorithms/element.h"
+#include "cutlet/algorithms/iterators.h"
 #include "cutlet/jit/kernel.h"
 #include "cutlet/language/control.h"
 #include "cutlet/language/index.h"
@@ -24,6 +26,8 @@ namespace cutlet::algorithms {
 inline constexpr int kTransformBlock = 256;
 /// Blocks per SM of the transform kernels' grid-stride loop.
 inline constexpr int kTransformBlocksPerSm = 8;
+/// Elements each thread of a transform over iterators reads per step (all before writing any).
+inline constexpr int kTransformIteratorItems = 4;
 /// The most elements transform takes.
 inline constexpr std::int64_t kTransformMaxCount = std::numeric_limits<std::int32_t>::max();
 
@@ -86,7 +90,60 @@ auto make_transform2_kernel() {
                element_name<Out>()});
 }
 
+/// The transform over iterators: out[i] = op(in[i]) for i in [0, n), a grid-stride loop over
+/// tiles of kTransformBlock * kTransformIteratorItems elements (thread t takes t,
+/// t + kTransformBlock, ... of a tile, reading all before writing any), then the partial last
+/// tile with bounds checks.
+template <class In, class Out, class Op>
+void transform_iterator_body(const typename In::Params& in, const typename Out::Params& out, const i32& n) {
+  using T = typename Out::value_type;
+  const Op op{};
+  constexpr int U = kTransformIteratorItems;
+  constexpr int kTile = kTransformBlock * U;
+  i32 tid = thread_idx().x;
+  auto at = [](const i32& i) { return cast<std::int64_t>(i); };
+  i32 full_tiles = n / kTile;
+  for_range(block_idx().x, full_tiles, grid_dim().x, [&](i32 t) {
+    i32 first = t * kTile + tid;
+    std::vector<Value<T>> results;
+    for (int u = 0; u < U; ++u) results.push_back(apply_op<T, In>(op, In::read(in, at(first + u * kTransformBlock))));
+    for (int u = 0; u < U; ++u) Out::write(out, at(first + u * kTransformBlock), results[static_cast<std::size_t>(u)]);
+  });
+  i32 partial = full_tiles * kTile;
+  if_((partial < n) & (block_idx().x == full_tiles % grid_dim().x), [&] {
+    for (int u = 0; u < U; ++u) {
+      i32 i = partial + tid + u * kTransformBlock;
+      if_(i < n, [&] { Out::write(out, at(i), apply_op<T, In>(op, In::read(in, at(i)))); });
+    }
+  });
+}
+
+/// Makes the transform kernel from iterator In to iterator Out with Op: (n, In's
+/// parameters..., Out's parameters...).
+template <class In, class Out, class Op>
+auto make_transform_iterator_kernel() {
+  using Params = tuple_cat_t<typename In::Params, typename Out::Params>;
+  constexpr std::size_t kIn = std::tuple_size_v<typename In::Params>;
+  constexpr std::size_t kOut = std::tuple_size_v<typename Out::Params>;
+  return with_params<Params>([]<class... P>() {
+    return cutlet::kernel(
+        [](i32 n, P... p) {
+          const Params params{p...};
+          transform_iterator_body<In, Out, Op>(tuple_slice<0, kIn>(params), tuple_slice<kIn, kOut>(params), n);
+        },
+        {.name = std::string("cutlet_transform_iterator_") + element_name<typename Out::value_type>()});
+  });
+}
+
 }  // namespace detail
+
+/// The kernel of the transform from iterator In to iterator Out with operator type Op (made
+/// at the first use, then shared).
+template <ReadableIterator In, OutputIterator Out, class Op>
+auto& transform_iterator_kernel() {
+  static auto k = detail::make_transform_iterator_kernel<In, Out, Op>();
+  return k;
+}
 
 /// The kernel of the unary transform from In to Out with operator type Op (made at the first
 /// use, then shared), for inspection and compiling ahead.
@@ -145,6 +202,35 @@ void transform(const Stream& stream, const Buffer<A>& a, const Buffer<B>& b, Buf
   const int grid = detail::streaming_grid(stream.device(), n / detail::kTransformLanes<A, B, Out> + 1,
                                           kTransformBlock, kTransformBlocksPerSm);
   transform_kernel<A, B, Out, Op>().launch(stream, {.grid = grid, .block = kTransformBlock}, out, a, b, n);
+}
+
+/// out[i] = op(in[i]) for i in [0, n): `in` a Buffer or an input iterator (iterators.h; a
+/// zip_iterator gives op its elements as separate arguments), `out` a Buffer or an output
+/// iterator (a Buffer, a permutation_iterator to scatter, a reverse_iterator, a
+/// discard_iterator), both traced into one kernel: a grid-stride loop with
+/// kTransformIteratorItems elements per thread in flight, read and written one at a time. The
+/// buffers read or written must be of the stream's device and hold the elements the
+/// iterators touch. At most kTransformMaxCount elements. Queued on `stream` without host
+/// synchronization.
+template <class In, class Out, class Op>
+  requires ReadableIterator<iterator_of_t<In>>
+void transform(const Stream& stream, const In& in, std::size_t n, const Out& out, Op op) {
+  (void)op;
+  using InIt = iterator_of_t<In>;
+  using OutIt = iterator_of_t<Out>;
+  static_assert(OutputIterator<OutIt>,
+                "cutlet::algorithms::transform: the output must be a Buffer or an output iterator");
+  using T = typename OutIt::value_type;
+  const auto range = detail::call_range<T>("transform");
+  const std::int32_t count = detail::checked_count(n, kTransformMaxCount, "transform");
+  if (count == 0) return;
+  const InIt in_it = as_iterator(in);
+  const OutIt out_it = as_iterator(out);
+  const int grid = detail::streaming_grid(stream.device(), count,
+                                          std::int64_t{kTransformBlock} * kTransformIteratorItems,
+                                          kTransformBlocksPerSm);
+  detail::launch_over(transform_iterator_kernel<InIt, OutIt, Op>(), stream, {.grid = grid, .block = kTransformBlock},
+                      std::tie(in_it, out_it), count);
 }
 
 }  // namespace cutlet::algorithms
