@@ -1,5 +1,5 @@
-// unique and run_length_encode against a CPU walk of neighbours: every element type, sizes
-// around the tile boundaries and past several 32-tile look-back windows, runs of length one,
+// unique, unique_by_key and run_length_encode against a CPU walk of neighbours: every element
+// type (by key, values of another width: their positions), sizes around the tile boundaries and past several 32-tile look-back windows, runs of length one,
 // short, long (across tiles), one run of everything, and runs that end exactly at tile
 // boundaries; user equalities that are not equivalences (only neighbours are compared), NaNs
 // and signed zeros, outputs and counts poisoned first (entries past the runs stay so), unique
@@ -75,6 +75,26 @@ void check_one(const Stream& st, const std::vector<T>& h, Eq eq, HostEq host_eq)
     alg::unique(st, in, out, count, eq);
     ASSERT_EQ(count.to_host(st)[0], static_cast<std::int32_t>(firsts.size())) << "unique's count";
     expect_prefix(out.to_host(st), firsts, "unique item");
+  }
+  {
+    // By key: each item carries its position, as a value of another width than the key's.
+    using V = std::conditional_t<sizeof(T) == 4, double, std::int32_t>;
+    std::vector<V> positions(h.size());
+    for (std::size_t i = 0; i < h.size(); ++i) positions[i] = static_cast<V>(i);
+    std::vector<V> head_positions;
+    std::int32_t at = 0;
+    for (std::int32_t length : lengths) {
+      head_positions.push_back(static_cast<V>(at));
+      at += length;
+    }
+    Buffer<V> values(st, positions);
+    auto keys_out = poisoned<T>(st, h.size() + 3);
+    auto values_out = poisoned<V>(st, h.size() + 3);
+    auto count = poisoned<std::int32_t>(st, 1);
+    alg::unique_by_key(st, in, values, keys_out, values_out, count, eq);
+    ASSERT_EQ(count.to_host(st)[0], static_cast<std::int32_t>(firsts.size())) << "unique_by_key's count";
+    expect_prefix(keys_out.to_host(st), firsts, "unique_by_key key");
+    expect_prefix(values_out.to_host(st), head_positions, "unique_by_key value");
   }
   {
     auto out = poisoned<T>(st, h.size() + 1);

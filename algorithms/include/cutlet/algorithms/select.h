@@ -43,6 +43,11 @@ inline constexpr std::int64_t kSelectMaxCount = std::numeric_limits<std::int32_t
 
 namespace detail {
 
+/// select_tile_body's default: nothing goes along with the kept items.
+struct NoCarry {
+  void operator()(const i32&, std::size_t) const {}
+};
+
 /// One tile of a compaction, in one block: the block takes the next tile (take_tile), loads
 /// its items (load_tile_items), asks `selector` which to keep (a vector of Value<bool>, [k *
 /// V + j], and'ed with being below n), ranks them in each warp's rows from ballots, and warp 0
@@ -50,10 +55,14 @@ namespace detail {
 /// over counts packed with their flags). The kept items are then written in two phases, as
 /// CUB does: each thread puts its kept items at their ranks within the tile in shared memory,
 /// and the block copies the tile's kept items out with coalesced stores, thread t writing
-/// items t, t + kSelectBlock, ... The last tile writes the total to num_selected[0].
-template <class T, class Selector>
+/// items t, t + kSelectBlock, ... The last tile writes the total to num_selected[0]. For each
+/// kept item, `carry(at, i)` is also called with its position in the output and its index
+/// in the thread's items ([k * V + j]), to write what goes along with it (unique_by_key's
+/// values).
+template <class T, class Selector, class Carry = NoCarry>
 void select_tile_body(const Ptr<T>& out, const Ptr<std::int32_t>& num_selected, const Ptr<T>& in, const i32& n,
-                      const Ptr<std::uint32_t>& counter, const Ptr<std::uint64_t>& words, const Selector& selector) {
+                      const Ptr<std::uint32_t>& counter, const Ptr<std::uint64_t>& words, const Selector& selector,
+                      const Carry& carry = {}) {
   constexpr int V = kVectorLanes<T>;
   constexpr int kWarps = kSelectBlock / warp_size;
   constexpr int kRows = kSelectVectors * kWarps;
@@ -90,16 +99,20 @@ void select_tile_body(const Ptr<T>& out, const Ptr<std::int32_t>& num_selected, 
   });
   syncthreads();
 
+  i32 offset = tile_offset[0].load();
   for (int k = 0; k < kSelectVectors; ++k) {
     i32 r = row_prefix[k * kWarps + warp] + ranks.below[static_cast<std::size_t>(k)];
     for (int j = 0; j < V; ++j) {
       const auto i = static_cast<std::size_t>(k * V + j);
-      if_(keep[i], [&] { staged[r] = t.items[i]; });
+      if_(keep[i], [&] {
+        staged[r] = t.items[i];
+        carry(offset + r, i);
+      });
       r = r + cast<std::int32_t>(keep[i]);
     }
   }
   syncthreads();
-  Ptr<T> tile_out = out + tile_offset[0].load();
+  Ptr<T> tile_out = out + offset;
   for_range(tid, tile_count[0].load(), kSelectBlock, [&](i32 i) { tile_out[i] = staged[i].load(); });
 }
 
