@@ -1,9 +1,10 @@
-// unique, unique_by_key and run_length_encode against a CPU walk of neighbours: every element
-// type (by key, values of another width: their positions), sizes around the tile boundaries and past several 32-tile look-back windows, runs of length one,
-// short, long (across tiles), one run of everything, and runs that end exactly at tile
-// boundaries; user equalities that are not equivalences (only neighbours are compared), NaNs
-// and signed zeros, outputs and counts poisoned first (entries past the runs stay so), unique
-// in place, the host-returning forms, a caller's workspace, and the argument checks.
+// unique, unique_by_key and run_length_encode against a CPU walk of neighbours: every element type
+// (by key, values of another width: their positions), sizes around the tile boundaries and past
+// several 32-tile look-back windows, runs of length one, short, long (across tiles), one run of
+// everything, and runs that end exactly at tile boundaries; user equalities that are not
+// equivalences (only neighbours are compared), NaNs and signed zeros, outputs and counts poisoned
+// first (entries past the runs stay so), unique in place, the host-returning forms, a caller's
+// workspace, and the argument checks.
 #include <gtest/gtest.h>
 
 #include <cmath>

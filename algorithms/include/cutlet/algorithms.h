@@ -1,8 +1,8 @@
-// cutlet's parallel algorithms: reduce, segmented_reduce, transform, inclusive and exclusive
-// scans, select_if, select_flagged, three_way_partition, unique, unique_by_key, run_length_encode,
+// cutlet's parallel algorithms: reduce, segmented_reduce, transform, inclusive and exclusive scans,
+// select_if, select_flagged, three_way_partition, unique, unique_by_key, run_length_encode,
 // histogram_even, histogram_range, lower_bound, upper_bound, top_k, radix_sort_keys and
-// radix_sort_pairs, merge_sort_keys and merge_sort_pairs over Buffers, written in cutlet's SIMT language, the
-// user's operator traced and inlined into each kernel. Include this one header; link
+// radix_sort_pairs, merge_sort_keys and merge_sort_pairs over Buffers, written in cutlet's SIMT
+// language, the user's operator traced and inlined into each kernel. Include this one header; link
 // cutlet::cutlet.
 #pragma once
 
