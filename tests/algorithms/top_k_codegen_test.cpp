@@ -1,8 +1,8 @@
 // The PTX of top_k's kernels for every key type: the counting pass's 16-byte loads, its
 // shared-memory counters (block-scope atomics) and one global atomic per nonzero count; the
-// choosing kernel's block scan; the selection's tile counter, two ballots per item group (the
-// keys better than the k-th and those tied with it), the tile's pair of counts published with
-// one release exchange of a u64 word and read back with acquire loads. No calls anywhere.
+// tally's 16-byte loads and block reduction; the writing pass's two ballots per item group
+// (the keys better than the k-th and those tied with it) and its stores; the one-block scans
+// of the choice and the offsets. No calls anywhere.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -30,27 +30,36 @@ void check_type() {
                                    "CHECK: ld.global." + v + "\n" + kNoCall + "CHECK: atom{{(.relaxed.cta)?}}.shared.add.u32\n" +
                                    kNoCall + "CHECK: bar.sync\n" + kNoCall + "CHECK: atom.global.add.u32\n" + kNoCall);
 
-  auto select = kernels.select.compile();
-  EXPECT_FALSE(select->cubin.empty());
-  expect_filecheck(select->ptx, "CHECK: .visible .entry cutlet_top_k_select_" + name + "_i64(\n" + kNoCall +
-                                    "CHECK: atom.global.add.u32\n" + kNoCall + "CHECK: ld.global." + v + "\n" +
-                                    kNoCall + "CHECK: vote.sync.ballot.b32\n" + kNoCall +
-                                    "CHECK: vote.sync.ballot.b32\n" + kNoCall + "CHECK: bar.sync\n" + kNoCall +
-                                    "CHECK: atom.release.gpu.global.exch.b64\n" + kNoCall +
-                                    "CHECK: ld.acquire.gpu.global.b64\n" + kNoCall + "CHECK: st.global.u64\n" +
-                                    kNoCall);
+  auto tally = kernels.tally.compile();
+  EXPECT_FALSE(tally->cubin.empty());
+  expect_filecheck(tally->ptx, "CHECK: .visible .entry cutlet_top_k_tally_" + name + "(\n" + kNoCall +
+                                   "CHECK: ld.global." + v + "\n" + kNoCall + "CHECK: shfl.sync.down\n" + kNoCall +
+                                   "CHECK: bar.sync\n" + kNoCall + "CHECK: st.global.u64\n" + kNoCall);
+
+  auto write = kernels.write.compile();
+  EXPECT_FALSE(write->cubin.empty());
+  expect_filecheck(write->ptx, "CHECK: .visible .entry cutlet_top_k_write_" + name + "_i64(\n" + kNoCall +
+                                   "CHECK: ld.global." + v + "\n" + kNoCall + "CHECK: vote.sync.ballot.b32\n" +
+                                   kNoCall + "CHECK: vote.sync.ballot.b32\n" + kNoCall + "CHECK: bar.sync\n" +
+                                   kNoCall + "CHECK: st.global.u64\n" + kNoCall);
 }
 
 TEST(AlgorithmsTopKCodegen, EveryKeyType) {
   test::for_each_element_type([]<class K> { check_type<K>(); });
 }
 
-TEST(AlgorithmsTopKCodegen, TheChoiceScansTheDigitCountsInOneBlock) {
-  auto choose = alg::top_k_kernels<float, std::int32_t>().choose.compile();
+TEST(AlgorithmsTopKCodegen, TheChoiceAndTheOffsetsScanInOneBlock) {
+  auto& kernels = alg::top_k_kernels<float, std::int32_t>();
+  auto choose = kernels.choose.compile();
   EXPECT_FALSE(choose->cubin.empty());
   expect_filecheck(choose->ptx, std::string("CHECK: .visible .entry cutlet_top_k_choose(\n") + kNoCall +
                                     "CHECK: shfl.sync.up.b32\n" + kNoCall + "CHECK: bar.sync\n" + kNoCall +
                                     "CHECK: st.global.u64\n" + kNoCall);
+  auto offsets = kernels.offsets.compile();
+  EXPECT_FALSE(offsets->cubin.empty());
+  expect_filecheck(offsets->ptx, std::string("CHECK: .visible .entry cutlet_top_k_offsets(\n") + kNoCall +
+                                     "CHECK: shfl.sync.up.b32\n" + kNoCall + "CHECK: bar.sync\n" + kNoCall +
+                                     "CHECK: st.global.u64\n" + kNoCall);
 }
 
 }  // namespace

@@ -1,9 +1,9 @@
-// top_k against a host selection by CUB's key order: every key type, both index types,
-// largest and smallest, sorted and in input order, sizes around the tile boundaries and past
-// several look-back windows, k of 1, a few, half, all and 1024, keys drawn from few values
-// (ties at the k-th key, taken by lowest index), keys of random bits (every float pattern),
-// NaNs and both zeros in float keys, a caller's workspace, and the argument checks. Outputs
-// are poisoned first; what lies past k must stay so.
+// top_k against a host selection by CUB's key order: every key type, both index types, largest and
+// smallest, sorted and in input order, sizes around the tile boundaries and past many tiles and
+// past one step of the offsets pass, k of 1, a few, half, all and 1024, keys drawn from few values
+// (ties at the k-th key, taken by lowest index), keys of random bits (every float pattern), NaNs
+// and both zeros in float keys, a caller's workspace, and the argument checks. Outputs are poisoned
+// first; what lies past k must stay so.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -204,6 +204,19 @@ TEST(AlgorithmsTopKGpu, ABorrowedWorkspace) {
     const auto want = host_top_k(h, k, options);
     const auto got = indices.to_host(st);
     for (std::size_t i = 0; i < k; ++i) ASSERT_EQ(got[i], static_cast<std::int32_t>(want[i])) << i;
+  }
+}
+
+TEST(AlgorithmsTopKGpu, MoreTilesThanTheOffsetsPassSumsInOneStep) {
+  CUTLET_REQUIRE_GPU();
+  if (Device(0).is_cpu()) GTEST_SKIP() << "16 million keys on the CPU device take too long for a test";
+  Stream st;
+  // Past one step of the offsets pass (kTopKScanBlock * kTopKScanItems tiles): 4100 tiles.
+  const std::size_t n = 4100 * alg::kSelectTile<std::uint32_t> + 3;
+  const auto h = top_k_input<std::uint32_t>(n, 0, 77);
+  for (std::size_t k : {std::size_t{1024}, std::size_t{100000}}) {
+    check_top_k<std::uint32_t, std::int32_t>(st, h, k, {.largest = true, .sorted = false});
+    check_top_k<std::uint32_t, std::int32_t>(st, h, k, {.largest = false, .sorted = true});
   }
 }
 

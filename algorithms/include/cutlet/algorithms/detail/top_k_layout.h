@@ -1,5 +1,5 @@
 // The temporary storage of top_k: each pass's digit counts, the selection's state, and the
-// final pass's look-back.
+// final passes' tile marks, counts and offsets.
 #pragma once
 
 #include <cstddef>
@@ -35,18 +35,20 @@ inline constexpr int kTopKRemaining = 2;
 inline constexpr int kTopKStateWords = 3;
 
 /// Byte offsets in top_k's temporary storage, each 256-byte aligned: `bins` (passes x
-/// kTopKDigits u32 digit counts), `state` (kTopKStateWords u64), the final pass's tile counter
-/// (`counter`, u32) and its `tiles` u64 look-back words (`words`). All `total_bytes` must be
-/// zero before each call.
+/// kTopKDigits u32 digit counts), `state` (kTopKStateWords u64), and per tile of the final
+/// passes a u32 mark (`marks`), a u64 pair of counts (`counts`) and its u64 offset
+/// (`offsets`). The first `zeroed_bytes` (bins and state) must be zero before each call.
 struct TopKLayout {
   std::size_t bins = 0;
   std::size_t state = 0;
-  std::size_t counter = 0;
-  std::size_t words = 0;
+  std::size_t zeroed_bytes = 0;
+  std::size_t marks = 0;
+  std::size_t counts = 0;
+  std::size_t offsets = 0;
   std::size_t total_bytes = 0;
 };
 
-/// The layout for `passes` (> 0) counting passes and `tiles` (> 0) tiles of the final pass.
+/// The layout for `passes` (> 0) counting passes and `tiles` (> 0) tiles of the final passes.
 TopKLayout top_k_layout(int passes, std::int64_t tiles);
 
 }  // namespace cutlet::algorithms::detail
