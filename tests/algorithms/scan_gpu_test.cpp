@@ -149,6 +149,33 @@ TEST(AlgorithmsScanGpu, InPlaceAndBorrowedWorkspace) {
   EXPECT_EQ(again.to_host(st), want);
 }
 
+TEST(AlgorithmsScanGpu, MoreThanTwoToThe31ElementsInChunks) {
+  CUTLET_REQUIRE_GPU();
+  Stream st;
+  if (st.device().is_cpu()) GTEST_SKIP() << "2^31 elements on the CPU device take too long for a test";
+  const std::size_t n = (std::size_t{1} << 31) + 4099;  // three chunks, the last partial
+  if (st.device().total_memory() < (std::size_t{16} << 30))
+    GTEST_SKIP() << "needs 16 GiB of device memory for 2^31 + 4099 u32 elements (" << st.device().name() << " has "
+                 << (st.device().total_memory() >> 30) << " GiB)";
+  // x[i] = a hash of i in [0, 8), made on the device; sums wrap modulo 2^32.
+  auto x = [](std::uint64_t i) { return static_cast<std::uint32_t>((i * 2654435761u) >> 29) & 7u; };
+  Buffer<std::uint32_t> data(n, st);
+  for (bool exclusive : {false, true}) {
+    SCOPED_TRACE(exclusive ? "exclusive, init 11" : "inclusive");
+    alg::transform(st, alg::counting_iterator<std::uint64_t>(0), n, data,
+                   [](u64 i) { return cast<std::uint32_t>((i * 2654435761u) >> 29u) & 7u; });
+    if (exclusive) alg::exclusive_scan(st, data, data, alg::plus{}, 11u);
+    else alg::inclusive_scan(st, data, data, alg::plus{});
+    const std::vector<std::uint32_t> got = data.to_host(st);
+    std::uint32_t sum = exclusive ? 11u : 0u;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (!exclusive) sum += x(i);
+      ASSERT_EQ(got[i], sum) << "element " << i;
+      if (exclusive) sum += x(i);
+    }
+  }
+}
+
 TEST(AlgorithmsScanGpu, ArgumentChecks) {
   CUTLET_REQUIRE_GPU();
   Stream st;

@@ -42,8 +42,11 @@ inline constexpr int kScanItems = 4 * detail::kVectorLanes<T>;
 /// Elements per tile.
 template <Element T>
 inline constexpr int kScanTile = kScanBlock * kScanItems<T>;
-/// The most elements the scans take (the kernel's i32 indices reach one tile past the end).
-inline constexpr std::int64_t kScanMaxCount = std::numeric_limits<std::int32_t>::max() - (1 << 16);
+/// The most elements the scans take.
+inline constexpr std::int64_t kScanMaxCount = std::int64_t{1} << 40;
+/// Elements one launch of a scan takes (its kernel counts them in 32 bits): larger inputs go
+/// in chunks of this many, each starting from the total of the chunks before.
+inline constexpr std::int64_t kScanChunk = std::int64_t{1} << 30;
 
 namespace detail {
 
@@ -61,9 +64,14 @@ namespace detail {
 /// Exclusive: the scan starts from `init`, which tile 0 puts in front of its prefix.
 /// Out-of-range items of the last tile are never stored; a valid result depends only on the
 /// items before it, all valid.
+///
+/// A chunk of a longer scan (`chained`) starts from carry_in[0] instead, the total of the
+/// chunks before it (and of init): tile 0 puts it in front of its prefix. The last tile writes
+/// the total of the chunk and of everything before it to carry_out[0].
 template <bool Exclusive, class T, class Op, class Status>
 void scan_tile_body(const Ptr<T>& out, const Ptr<T>& in, const i32& n, const Value<T>& init,
-                    const Ptr<std::uint32_t>& counter, const Status& status) {
+                    const Ptr<std::uint32_t>& counter, const Status& status, const Ptr<T>& carry_in,
+                    const Ptr<T>& carry_out, const Value<bool>& chained) {
   const Op op{};
   constexpr int V = kVectorLanes<T>;
   constexpr int kItems = kScanItems<T>;
@@ -132,28 +140,36 @@ void scan_tile_body(const Ptr<T>& out, const Ptr<T>& in, const i32& n, const Val
   }
   Value<T> aggregate = running;
 
-  // 5. Publish and look back (warp 0).
+  // 5. Publish and look back (warp 0); the last tile keeps the running total for the next chunk.
   if_(warp == 0, [&] {
+    Var<T> inclusive;
     if_(tile == 0,
         [&] {
+          Value<T> start = select(chained, carry_in[0].load(), init);
           if_(lane == 0, [&] {
             if constexpr (Exclusive) {
-              status.publish(0, kTilePrefix, call_op<T>(op, init, aggregate));
-              tile_prefix[0] = init;
+              inclusive = call_op<T>(op, start, aggregate);
+              tile_prefix[0] = start;
             } else {
-              status.publish(0, kTilePrefix, aggregate);
+              inclusive = select(chained, call_op<T>(op, start, aggregate), aggregate);
+              tile_prefix[0] = start;
             }
+            status.publish(0, kTilePrefix, inclusive.get());
           });
         },
         [&] {
           Value<T> exclusive = look_back(op, status, tile, aggregate);
-          if_(lane == 0, [&] { tile_prefix[0] = exclusive; });
+          if_(lane == 0, [&] {
+            tile_prefix[0] = exclusive;
+            inclusive = call_op<T>(op, exclusive, aggregate);
+          });
         });
+    if_((lane == 0) & (tile_end >= n), [&] { carry_out[0] = inclusive.get(); });
   });
   syncthreads();
 
   // 6. Everything before each row's first item, then the results in order, and store.
-  Value<bool> tile_has_prefix = Exclusive ? Value<bool>(true) : Value<bool>(tile > 0);
+  Value<bool> tile_has_prefix = Exclusive ? Value<bool>(true) : Value<bool>((tile > 0) | chained);
   Maybe<T> warp_carry = combine(op, Maybe<T>{tile_prefix[0].load(), tile_has_prefix}, Maybe<T>{warp_prefix, warp > 0});
   std::vector<Value<T>> results;
   for (int k = 0; k < kVectors; ++k) {
@@ -196,47 +212,57 @@ void scan_tile_body(const Ptr<T>& out, const Ptr<T>& in, const i32& n, const Val
 template <class T>
 inline constexpr bool kScanPacksStatus = sizeof(T) == 4;
 
-/// Makes the scan kernel for (Exclusive, T, Op): parameters (out, in, n, init, counter, words)
-/// with a packed status, (out, in, n, init, counter, flags, aggregates, prefixes) without.
+/// Makes the scan kernel for (Exclusive, T, Op): parameters (out, in, n, init, carry_in,
+/// carry_out, chained, counter, words) with a packed status, (..., counter, flags, aggregates,
+/// prefixes) without.
 template <bool Exclusive, class T, class Op>
 auto make_scan_kernel() {
   const KernelOptions options{.name = std::string(Exclusive ? "cutlet_exclusive_scan_" : "cutlet_inclusive_scan_") +
                                       element_name<T>()};
   if constexpr (kScanPacksStatus<T>) {
     return cutlet::kernel(
-        [](Ptr<T> out, Ptr<T> in, i32 n, Value<T> init, Ptr<std::uint32_t> counter, Ptr<std::uint64_t> words) {
-          scan_tile_body<Exclusive, T, Op>(out, in, n, init, counter, PackedTileStatus<T>{words});
+        [](Ptr<T> out, Ptr<T> in, i32 n, Value<T> init, Ptr<T> carry_in, Ptr<T> carry_out, Value<bool> chained,
+           Ptr<std::uint32_t> counter, Ptr<std::uint64_t> words) {
+          scan_tile_body<Exclusive, T, Op>(out, in, n, init, counter, PackedTileStatus<T>{words}, carry_in, carry_out,
+                                           chained);
         },
         options);
   } else {
     return cutlet::kernel(
-        [](Ptr<T> out, Ptr<T> in, i32 n, Value<T> init, Ptr<std::uint32_t> counter, Ptr<std::uint32_t> flags,
-           Ptr<T> aggregates, Ptr<T> prefixes) {
-          scan_tile_body<Exclusive, T, Op>(out, in, n, init, counter, SplitTileStatus<T>{flags, aggregates, prefixes});
+        [](Ptr<T> out, Ptr<T> in, i32 n, Value<T> init, Ptr<T> carry_in, Ptr<T> carry_out, Value<bool> chained,
+           Ptr<std::uint32_t> counter, Ptr<std::uint32_t> flags, Ptr<T> aggregates, Ptr<T> prefixes) {
+          scan_tile_body<Exclusive, T, Op>(out, in, n, init, counter, SplitTileStatus<T>{flags, aggregates, prefixes},
+                                           carry_in, carry_out, chained);
         },
         options);
   }
 }
 
 /// Bytes of the scans' temporary storage for `tiles` tiles of T, and the first of them that
-/// must be zero before each scan.
+/// must be zero before each scan (or chunk); then two carry slots of T, 256-byte aligned.
 template <class T>
 std::pair<std::size_t, std::size_t> scan_storage_bytes(long long tiles) {
   if constexpr (kScanPacksStatus<T>) {
     const PackedScanLayout l = packed_scan_layout(tiles);
-    return {l.total_bytes, l.total_bytes};
+    return {l.total_bytes + 256, l.total_bytes};
   } else {
     const ScanLayout l = scan_layout(tiles, sizeof(T));
-    return {l.total_bytes, l.zeroed_bytes};
+    return {l.total_bytes + 256, l.zeroed_bytes};
   }
 }
 
 /// Queues the scan of `in` into `out` on `stream`; `init` is used by exclusive scans only.
+/// Inputs of more than kScanChunk elements go in chunks, each launch reading the running
+/// total the one before wrote (two carry slots, used in turn), after a memset of the tile
+/// status.
 template <bool Exclusive, class T, class Kernel>
 void launch_scan(Kernel& kernel, const Stream& stream, const Buffer<T>& in, Buffer<T>& out, T init,
                  const Workspace& workspace, const char* algorithm) {
   const auto range = call_range<T>(algorithm);
-  const std::int32_t n = checked_count(in.size(), kScanMaxCount, algorithm);
+  if (in.size() > static_cast<std::size_t>(kScanMaxCount))
+    throw Error(std::string("cutlet::algorithms::") + algorithm + ": " + std::to_string(in.size()) +
+                " elements are more than it takes (" + std::to_string(kScanMaxCount) + ")");
+  const auto n = static_cast<std::int64_t>(in.size());
   if (n == 0) return;
   check_size(out.size(), static_cast<std::size_t>(n), algorithm, "output");
   check_device(in.device(), stream, algorithm, "input");
@@ -244,24 +270,35 @@ void launch_scan(Kernel& kernel, const Stream& stream, const Buffer<T>& in, Buff
   check_aligned(in.data(), algorithm, "input");
   check_aligned(out.data(), algorithm, "output");
   const Device device = stream.device();
-  const long long tiles = ceil_div(n, kScanTile<T>);
+  const long long tiles = ceil_div(std::min(n, kScanChunk), kScanTile<T>);
   const auto [total_bytes, zeroed_bytes] = scan_storage_bytes<T>(tiles);
   Scratch scratch = acquire(workspace, stream, total_bytes, algorithm);
-  zero_bytes(stream, scratch.address(), zeroed_bytes);
   const auto tile_count = static_cast<std::size_t>(tiles);
-  const LaunchConfig config{.grid = tiles, .block = kScanBlock};
-  if constexpr (kScanPacksStatus<T>) {
-    const PackedScanLayout layout = packed_scan_layout(tiles);
-    const auto counter = Buffer<std::uint32_t>::wrap(scratch.address() + layout.counter, 1, device);
-    const auto words = Buffer<std::uint64_t>::wrap(scratch.address() + layout.words, tile_count, device);
-    kernel.launch(stream, config, out, in, n, init, counter, words);
-  } else {
-    const ScanLayout layout = scan_layout(tiles, sizeof(T));
-    const auto counter = Buffer<std::uint32_t>::wrap(scratch.address() + layout.counter, 1, device);
-    const auto flags = Buffer<std::uint32_t>::wrap(scratch.address() + layout.flags, tile_count, device);
-    const auto aggregates = Buffer<T>::wrap(scratch.address() + layout.aggregates, tile_count, device);
-    const auto prefixes = Buffer<T>::wrap(scratch.address() + layout.prefixes, tile_count, device);
-    kernel.launch(stream, config, out, in, n, init, counter, flags, aggregates, prefixes);
+  const std::uint64_t carries = scratch.address() + total_bytes - 256;
+  for (std::int64_t at = 0, chunk = 0; at < n; at += kScanChunk, ++chunk) {
+    const auto count = static_cast<std::int32_t>(std::min(kScanChunk, n - at));
+    const std::uint64_t offset = static_cast<std::uint64_t>(at) * sizeof(T);
+    const Buffer<T> chunk_in = Buffer<T>::wrap(in.data() + offset, static_cast<std::size_t>(count), device);
+    const Buffer<T> chunk_out = Buffer<T>::wrap(out.data() + offset, static_cast<std::size_t>(count), device);
+    const Buffer<T> carry_in = Buffer<T>::wrap(carries + 128 * static_cast<std::uint64_t>(chunk % 2), 1, device);
+    const Buffer<T> carry_out = Buffer<T>::wrap(carries + 128 * static_cast<std::uint64_t>(1 - chunk % 2), 1, device);
+    const bool chained = chunk > 0;
+    zero_bytes(stream, scratch.address(), zeroed_bytes);
+    const LaunchConfig config{.grid = ceil_div(count, kScanTile<T>), .block = kScanBlock};
+    if constexpr (kScanPacksStatus<T>) {
+      const PackedScanLayout layout = packed_scan_layout(tiles);
+      const auto counter = Buffer<std::uint32_t>::wrap(scratch.address() + layout.counter, 1, device);
+      const auto words = Buffer<std::uint64_t>::wrap(scratch.address() + layout.words, tile_count, device);
+      kernel.launch(stream, config, chunk_out, chunk_in, count, init, carry_in, carry_out, chained, counter, words);
+    } else {
+      const ScanLayout layout = scan_layout(tiles, sizeof(T));
+      const auto counter = Buffer<std::uint32_t>::wrap(scratch.address() + layout.counter, 1, device);
+      const auto flags = Buffer<std::uint32_t>::wrap(scratch.address() + layout.flags, tile_count, device);
+      const auto aggregates = Buffer<T>::wrap(scratch.address() + layout.aggregates, tile_count, device);
+      const auto prefixes = Buffer<T>::wrap(scratch.address() + layout.prefixes, tile_count, device);
+      kernel.launch(stream, config, chunk_out, chunk_in, count, init, carry_in, carry_out, chained, counter, flags,
+                    aggregates, prefixes);
+    }
   }
 }
 
@@ -283,7 +320,8 @@ auto& scan_kernel() {
 template <Element T>
 std::size_t scan_workspace_bytes(std::size_t n) {
   if (n == 0) return 0;
-  return detail::scan_storage_bytes<T>(static_cast<long long>((n + kScanTile<T> - 1) / kScanTile<T>)).first;
+  const std::size_t chunk = std::min(n, static_cast<std::size_t>(kScanChunk));
+  return detail::scan_storage_bytes<T>(static_cast<long long>((chunk + kScanTile<T> - 1) / kScanTile<T>)).first;
 }
 
 /// out[i] = in[0] op in[1] op ... op in[i] for the n = in.size() elements, applied in that
@@ -293,8 +331,10 @@ std::size_t scan_workspace_bytes(std::size_t n) {
 /// fixed: the same on every run.
 ///
 /// `out` holds at least n elements and may be `in` (a scan in place). Both must be of the
-/// stream's device and 16-byte aligned. At most kScanMaxCount elements. Temporary storage
-/// (scan_workspace_bytes) comes from `workspace`. Throws cutlet::Error for bad arguments.
+/// stream's device and 16-byte aligned. At most kScanMaxCount elements; more than kScanChunk
+/// go in one launch per chunk, each starting from the chunks before (the same grouping on
+/// every run). Temporary storage (scan_workspace_bytes) comes from `workspace`. Throws
+/// cutlet::Error for bad arguments.
 template <Element T, class Op>
   requires BinaryOperator<Op, T>
 void inclusive_scan(const Stream& stream, const Buffer<T>& in, Buffer<T>& out, Op op, const Workspace& workspace = {}) {

@@ -248,10 +248,11 @@ inline void top_k_offsets_body(const Ptr<std::uint64_t>& offsets, const Ptr<std:
     std::vector<Value<std::uint64_t>> mine;
     Value<std::uint64_t> sum = zero;
     for (int j = 0; j < kTopKScanItems; ++j) {
-      Var<std::uint64_t> c = zero;
-      if_(first + j < tiles, [&] { c = counts[first + j].load(); });
-      mine.push_back(c.get());
-      sum = sum + c.get();
+      // Unguarded loads (a tile past the end reads the last one and counts nothing), all in
+      // flight at once.
+      Value<std::uint64_t> c = counts[min(first + j, tiles - 1)].load();
+      mine.push_back(select(first + j < tiles, c, zero));
+      sum = sum + mine.back();
     }
     Value<std::uint64_t> inclusive = warp_inclusive_scan<std::uint64_t>(plus{}, sum);
     if_(lane == warp_size - 1, [&] { warp_sums[warp] = inclusive; });
