@@ -67,13 +67,16 @@ CHECK-NOT: {{[[:space:]]call(\.uni)?[[:space:]]}}
 
 TEST(AlgorithmsScanCodegen, WorkspaceLayout) {
   // A counter, then per tile a u64 status word (4-byte elements) or a flag, an aggregate and a
-  // prefix (8-byte ones), each array 256-byte aligned.
+  // prefix (8-byte ones), each array 256-byte aligned, then 256 bytes of carries between
+  // chunks; the tiles of one chunk at most.
   const std::size_t tile = alg::kScanTile<float>;
   EXPECT_EQ(alg::scan_workspace_bytes<float>(0), 0u);
-  EXPECT_EQ(alg::scan_workspace_bytes<float>(1), 2u * 256);
-  EXPECT_EQ(alg::scan_workspace_bytes<float>(64 * tile), 256u + 512);
-  EXPECT_EQ(alg::scan_workspace_bytes<float>(64 * tile + 1), 256u + 768);
-  EXPECT_EQ(alg::scan_workspace_bytes<double>(64 * alg::kScanTile<double> + 1), 256u + 512 + 2 * 768);
+  EXPECT_EQ(alg::scan_workspace_bytes<float>(1), 2u * 256 + 256);
+  EXPECT_EQ(alg::scan_workspace_bytes<float>(64 * tile), 256u + 512 + 256);
+  EXPECT_EQ(alg::scan_workspace_bytes<float>(64 * tile + 1), 256u + 768 + 256);
+  EXPECT_EQ(alg::scan_workspace_bytes<double>(64 * alg::kScanTile<double> + 1), 256u + 512 + 2 * 768 + 256);
+  const std::size_t chunk_tiles = static_cast<std::size_t>(alg::kScanChunk) / tile;
+  EXPECT_EQ(alg::scan_workspace_bytes<float>(std::size_t{3} << 31), 256u + chunk_tiles * 8 + 256);
 }
 
 }  // namespace
