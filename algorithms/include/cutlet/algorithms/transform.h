@@ -28,6 +28,10 @@ inline constexpr int kTransformBlock = 256;
 inline constexpr int kTransformBlocksPerSm = 8;
 /// Elements each thread of a transform over iterators reads per step (all before writing any).
 inline constexpr int kTransformIteratorItems = 4;
+/// The most elements a transform over iterators takes, and how many one launch takes (its
+/// kernel counts them in 32 bits from a 64-bit base).
+inline constexpr std::int64_t kTransformIteratorMaxCount = std::int64_t{1} << 40;
+inline constexpr std::int64_t kTransformIteratorChunk = std::int64_t{1} << 30;
 /// The most elements transform takes.
 inline constexpr std::int64_t kTransformMaxCount = std::numeric_limits<std::int32_t>::max();
 
@@ -90,18 +94,19 @@ auto make_transform2_kernel() {
                element_name<Out>()});
 }
 
-/// The transform over iterators: out[i] = op(in[i]) for i in [0, n), a grid-stride loop over
-/// tiles of kTransformBlock * kTransformIteratorItems elements (thread t takes t,
+/// The transform over iterators: out[i] = op(in[i]) for i in base + [0, n), a grid-stride
+/// loop over tiles of kTransformBlock * kTransformIteratorItems elements (thread t takes t,
 /// t + kTransformBlock, ... of a tile, reading all before writing any), then the partial last
 /// tile with bounds checks.
 template <class In, class Out, class Op>
-void transform_iterator_body(const typename In::Params& in, const typename Out::Params& out, const i32& n) {
+void transform_iterator_body(const typename In::Params& in, const typename Out::Params& out, const i64& base,
+                             const i32& n) {
   using T = typename Out::value_type;
   const Op op{};
   constexpr int U = kTransformIteratorItems;
   constexpr int kTile = kTransformBlock * U;
   i32 tid = thread_idx().x;
-  auto at = [](const i32& i) { return cast<std::int64_t>(i); };
+  auto at = [&](const i32& i) { return base + cast<std::int64_t>(i); };
   i32 full_tiles = n / kTile;
   for_range(block_idx().x, full_tiles, grid_dim().x, [&](i32 t) {
     i32 first = t * kTile + tid;
@@ -118,7 +123,7 @@ void transform_iterator_body(const typename In::Params& in, const typename Out::
   });
 }
 
-/// Makes the transform kernel from iterator In to iterator Out with Op: (n, In's
+/// Makes the transform kernel from iterator In to iterator Out with Op: (base, n, In's
 /// parameters..., Out's parameters...).
 template <class In, class Out, class Op>
 auto make_transform_iterator_kernel() {
@@ -127,9 +132,9 @@ auto make_transform_iterator_kernel() {
   constexpr std::size_t kOut = std::tuple_size_v<typename Out::Params>;
   return with_params<Params>([]<class... P>() {
     return cutlet::kernel(
-        [](i32 n, P... p) {
+        [](i64 base, i32 n, P... p) {
           const Params params{p...};
-          transform_iterator_body<In, Out, Op>(tuple_slice<0, kIn>(params), tuple_slice<kIn, kOut>(params), n);
+          transform_iterator_body<In, Out, Op>(tuple_slice<0, kIn>(params), tuple_slice<kIn, kOut>(params), base, n);
         },
         {.name = std::string("cutlet_transform_iterator_") + element_name<typename Out::value_type>()});
   });
@@ -210,8 +215,8 @@ void transform(const Stream& stream, const Buffer<A>& a, const Buffer<B>& b, Buf
 /// discard_iterator), both traced into one kernel: a grid-stride loop with
 /// kTransformIteratorItems elements per thread in flight, read and written one at a time. The
 /// buffers read or written must be of the stream's device and hold the elements the
-/// iterators touch. At most kTransformMaxCount elements. Queued on `stream` without host
-/// synchronization.
+/// iterators touch. At most kTransformIteratorMaxCount elements, in launches of
+/// kTransformIteratorChunk. Queued on `stream` without host synchronization.
 template <class In, class Out, class Op>
   requires ReadableIterator<iterator_of_t<In>>
 void transform(const Stream& stream, const In& in, std::size_t n, const Out& out, Op op) {
@@ -222,15 +227,19 @@ void transform(const Stream& stream, const In& in, std::size_t n, const Out& out
                 "cutlet::algorithms::transform: the output must be a Buffer or an output iterator");
   using T = typename OutIt::value_type;
   const auto range = detail::call_range<T>("transform");
-  const std::int32_t count = detail::checked_count(n, kTransformMaxCount, "transform");
-  if (count == 0) return;
+  if (n > static_cast<std::size_t>(kTransformIteratorMaxCount))
+    throw Error("cutlet::algorithms::transform: " + std::to_string(n) + " elements are more than it takes over "
+                "iterators (" + std::to_string(kTransformIteratorMaxCount) + ")");
   const InIt in_it = as_iterator(in);
   const OutIt out_it = as_iterator(out);
-  const int grid = detail::streaming_grid(stream.device(), count,
-                                          std::int64_t{kTransformBlock} * kTransformIteratorItems,
-                                          kTransformBlocksPerSm);
-  detail::launch_over(transform_iterator_kernel<InIt, OutIt, Op>(), stream, {.grid = grid, .block = kTransformBlock},
-                      std::tie(in_it, out_it), count);
+  for (std::int64_t at = 0; at < static_cast<std::int64_t>(n); at += kTransformIteratorChunk) {
+    const auto count = static_cast<std::int32_t>(std::min(kTransformIteratorChunk, static_cast<std::int64_t>(n) - at));
+    const int grid = detail::streaming_grid(stream.device(), count,
+                                            std::int64_t{kTransformBlock} * kTransformIteratorItems,
+                                            kTransformBlocksPerSm);
+    detail::launch_over(transform_iterator_kernel<InIt, OutIt, Op>(), stream, {.grid = grid, .block = kTransformBlock},
+                        std::tie(in_it, out_it), at, count);
+  }
 }
 
 }  // namespace cutlet::algorithms
