@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <random>
 #include <set>
 #include <string>
@@ -113,6 +114,46 @@ void for_each_element_type(F&& f) {
 template <class T>
 std::string element_label() {
   return algorithms::element_name<T>();
+}
+
+/// The unsigned integer of a key's width, in which the sorts order keys.
+template <class K>
+using KeyBits = std::conditional_t<sizeof(K) == 4, std::uint32_t, std::uint64_t>;
+
+/// The host's twin of the sorts' key order (radix_sort_keys): the key's bits such that
+/// unsigned comparison orders the keys as the sorts do (signed integers with the sign bit
+/// inverted; floats with -0.0 taken for +0.0, the sign bit inverted when clear and all bits
+/// when set).
+template <class K>
+KeyBits<K> host_ordered_bits(K key) {
+  using U = KeyBits<K>;
+  constexpr U sign = U(1) << (8 * sizeof(U) - 1);
+  U b;
+  std::memcpy(&b, &key, sizeof(K));
+  if constexpr (std::is_unsigned_v<K>) return b;
+  else if constexpr (std::is_integral_v<K>) return b ^ sign;
+  else {
+    if (b == sign) b = 0;
+    return (b & sign) ? ~b : (b | sign);
+  }
+}
+
+/// n keys of K: random bits (every exponent, sign and NaN pattern for floats), or, with
+/// `distinct` > 0, drawn from that many random values (long runs of equal keys, ties).
+template <class K>
+std::vector<K> random_keys(std::size_t n, std::size_t distinct, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  auto any = [&] {
+    const std::uint64_t r = rng();
+    K key;
+    std::memcpy(&key, &r, sizeof(K));
+    return key;
+  };
+  std::vector<K> pool;
+  for (std::size_t i = 0; i < distinct; ++i) pool.push_back(any());
+  std::vector<K> v(n);
+  for (auto& x : v) x = distinct ? pool[rng() % distinct] : any();
+  return v;
 }
 
 }  // namespace cutlet::test

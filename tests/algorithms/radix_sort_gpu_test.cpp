@@ -32,52 +32,16 @@ void expect_message(F&& f, const std::string& text) {
   EXPECT_NE(message.find(text), std::string::npos) << message;
 }
 
-template <class K>
-using Bits = std::conditional_t<sizeof(K) == 4, std::uint32_t, std::uint64_t>;
-
-/// The host's twin of the sort's order: the key's ordered bits (see radix_sort_keys).
-template <class K>
-Bits<K> host_ordered_bits(K key) {
-  using U = Bits<K>;
-  constexpr U sign = U(1) << (8 * sizeof(U) - 1);
-  U b;
-  std::memcpy(&b, &key, sizeof(K));
-  if constexpr (std::is_unsigned_v<K>) return b;
-  else if constexpr (std::is_integral_v<K>) return b ^ sign;
-  else {
-    if (b == sign) b = 0;
-    return (b & sign) ? ~b : (b | sign);
-  }
-}
-
 /// The sort key of `key` for bits [begin, end), descending or not.
 template <class K>
-Bits<K> host_sort_key(K key, int begin, int end, bool descending) {
-  using U = Bits<K>;
+KeyBits<K> host_sort_key(K key, int begin, int end, bool descending) {
+  using U = KeyBits<K>;
   U b = host_ordered_bits(key);
   if (descending) b = ~b;
   const int width = end - begin;
   if (width == 0) return 0;
   const U mask = width == static_cast<int>(8 * sizeof(U)) ? ~U(0) : ((U(1) << width) - 1);
   return (b >> begin) & mask;
-}
-
-/// Keys of K: random bits (every exponent, sign and NaN pattern for floats), or, with
-/// `distinct` > 0, drawn from that many random values (long runs of equal keys).
-template <class K>
-std::vector<K> sort_input(std::size_t n, std::size_t distinct, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  auto any = [&] {
-    const std::uint64_t r = rng();
-    K k;
-    std::memcpy(&k, &r, sizeof(K));
-    return k;
-  };
-  std::vector<K> pool;
-  for (std::size_t i = 0; i < distinct; ++i) pool.push_back(any());
-  std::vector<K> v(n);
-  for (auto& x : v) x = distinct ? pool[rng() % distinct] : any();
-  return v;
 }
 
 /// The positions of h in the order of a stable sort by host_sort_key.
@@ -142,15 +106,15 @@ void check_type() {
   std::uint64_t seed = 1;
   for (std::size_t n : boundary_sizes(alg::kRadixTile<K>, 40)) {
     SCOPED_TRACE("n = " + std::to_string(n));
-    check_sort<K, V>(st, sort_input<K>(n, 0, seed++), {});
-    check_sort<K, V>(st, sort_input<K>(n, 5, seed++), {.descending = true});
+    check_sort<K, V>(st, random_keys<K>(n, 0, seed++), {});
+    check_sort<K, V>(st, random_keys<K>(n, 5, seed++), {.descending = true});
   }
   // Many tiles: the look-back walks far back and meets every flag, in every pass.
   const std::size_t large = 300 * alg::kRadixTile<K> + 77;
-  check_sort<K, std::uint32_t>(st, sort_input<K>(large, 0, seed++), {});
-  check_sort<K, std::uint32_t>(st, sort_input<K>(large, 3, seed++), {.descending = true});
+  check_sort<K, std::uint32_t>(st, random_keys<K>(large, 0, seed++), {});
+  check_sort<K, std::uint32_t>(st, random_keys<K>(large, 3, seed++), {.descending = true});
   // Keys of few bits (most digits empty, most keys equal in the high passes).
-  check_sort<K, std::uint32_t>(st, sort_input<K>(large, 257, seed++), {});
+  check_sort<K, std::uint32_t>(st, random_keys<K>(large, 257, seed++), {});
 }
 
 TEST(AlgorithmsRadixSortGpu, Float) {
@@ -214,13 +178,13 @@ TEST(AlgorithmsRadixSortGpu, FloatsSortByValueWithZerosEqualAndNaNsAtTheEnds) {
 TEST(AlgorithmsRadixSortGpu, BitRanges) {
   CUTLET_REQUIRE_GPU();
   Stream st;
-  const auto h32 = sort_input<std::uint32_t>(5 * alg::kRadixTile<std::uint32_t> + 3, 0, 71);
+  const auto h32 = random_keys<std::uint32_t>(5 * alg::kRadixTile<std::uint32_t> + 3, 0, 71);
   for (auto [begin, end] : {std::pair{0, 12}, {4, 20}, {8, 16}, {31, 32}, {0, 31}, {3, 3}}) {
     SCOPED_TRACE("bits [" + std::to_string(begin) + ", " + std::to_string(end) + ")");
     check_sort<std::uint32_t, std::uint32_t>(st, h32, {.begin_bit = begin, .end_bit = end});
     check_sort<std::uint32_t, std::uint32_t>(st, h32, {.descending = true, .begin_bit = begin, .end_bit = end});
   }
-  const auto h64 = sort_input<std::int64_t>(3 * alg::kRadixTile<std::int64_t> + 9, 0, 73);
+  const auto h64 = random_keys<std::int64_t>(3 * alg::kRadixTile<std::int64_t> + 9, 0, 73);
   for (auto [begin, end] : {std::pair{0, 40}, {20, 64}, {63, 64}}) {
     SCOPED_TRACE("bits [" + std::to_string(begin) + ", " + std::to_string(end) + ")");
     check_sort<std::int64_t, std::int32_t>(st, h64, {.begin_bit = begin, .end_bit = end});
@@ -231,7 +195,7 @@ TEST(AlgorithmsRadixSortGpu, InPlaceWithEvenAndOddPassesAndABorrowedWorkspace) {
   CUTLET_REQUIRE_GPU();
   Stream st;
   const std::size_t n = 20 * alg::kRadixTile<std::int32_t> + 11;
-  const auto h = sort_input<std::int32_t>(n, 0, 9);
+  const auto h = random_keys<std::int32_t>(n, 0, 9);
   for (int end : {32, 24, 8}) {  // 4, 3 and 1 passes
     SCOPED_TRACE("end_bit " + std::to_string(end));
     const auto order = host_order(h, 0, end, false);

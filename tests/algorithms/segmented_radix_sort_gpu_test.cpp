@@ -22,22 +22,11 @@ namespace alg = cutlet::algorithms;
 
 namespace {
 
+/// The sort key of `key` for bits [0, end), descending or not.
 template <class K>
-using Bits = std::conditional_t<sizeof(K) == 4, std::uint32_t, std::uint64_t>;
-
-/// The host's twin of the sort's key order (radix_sort_keys's ordered bits), for bits
-/// [0, end), descending or not.
-template <class K>
-Bits<K> host_sort_key(K key, int end, bool descending) {
-  using U = Bits<K>;
-  constexpr U sign = U(1) << (8 * sizeof(U) - 1);
-  U b;
-  std::memcpy(&b, &key, sizeof(K));
-  if constexpr (std::is_integral_v<K> && std::is_signed_v<K>) b ^= sign;
-  else if constexpr (std::is_floating_point_v<K>) {
-    if (b == sign) b = 0;
-    b = (b & sign) ? ~b : (b | sign);
-  }
+KeyBits<K> host_sort_key(K key, int end, bool descending) {
+  using U = KeyBits<K>;
+  U b = host_ordered_bits(key);
   if (descending) b = ~b;
   return end == static_cast<int>(8 * sizeof(U)) ? b : (b & ((U(1) << end) - 1));
 }
@@ -53,23 +42,6 @@ std::vector<std::int32_t> host_segmented_order(const std::vector<K>& h, const st
       return host_sort_key(h[a], end, descending) < host_sort_key(h[b], end, descending);
     });
   return order;
-}
-
-/// Keys of random bits, or from `distinct` random values.
-template <class K>
-std::vector<K> keys_input(std::size_t n, std::size_t distinct, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  auto any = [&] {
-    const std::uint64_t r = rng();
-    K k;
-    std::memcpy(&k, &r, sizeof(K));
-    return k;
-  };
-  std::vector<K> pool;
-  for (std::size_t i = 0; i < distinct; ++i) pool.push_back(any());
-  std::vector<K> v(n);
-  for (auto& x : v) x = distinct ? pool[rng() % distinct] : any();
-  return v;
 }
 
 /// Both sorts of `h` over `offsets` against the host.
@@ -116,7 +88,7 @@ void check_type() {
   const std::size_t n = 3 * tile + 77;
   for (std::size_t distinct : {std::size_t{0}, std::size_t{6}}) {
     SCOPED_TRACE(distinct ? "keys of 6 values" : "keys of random bits");
-    const auto h = keys_input<K>(n, distinct, 5 + distinct);
+    const auto h = random_keys<K>(n, distinct, 5 + distinct);
     const std::vector<std::vector<std::int32_t>> segmentations{
         make_offsets(n, 0, 0, {n}),                                   // one segment of everything
         make_offsets(n, 0, 0, {1, 0, 2, 31, 0, 257, tile - 1, tile + 1}),  // every length, empty ones

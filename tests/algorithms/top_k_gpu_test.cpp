@@ -24,63 +24,27 @@ namespace alg = cutlet::algorithms;
 
 namespace {
 
-template <class K>
-using Bits = std::conditional_t<sizeof(K) == 4, std::uint32_t, std::uint64_t>;
-
-/// The host's twin of the key order (radix_sort_keys's ordered bits).
-template <class K>
-Bits<K> host_ordered_bits(K key) {
-  using U = Bits<K>;
-  constexpr U sign = U(1) << (8 * sizeof(U) - 1);
-  U b;
-  std::memcpy(&b, &key, sizeof(K));
-  if constexpr (std::is_unsigned_v<K>) return b;
-  else if constexpr (std::is_integral_v<K>) return b ^ sign;
-  else {
-    if (b == sign) b = 0;
-    return (b & sign) ? ~b : (b | sign);
-  }
-}
-
 /// The positions top_k takes from `h`, in the order it writes them: sorted (best first, ties
 /// by index) or in input order (the keys better than the k-th first, then those tied with
 /// it).
 template <class K>
 std::vector<std::size_t> host_top_k(const std::vector<K>& h, std::size_t k, const alg::TopKOptions& options) {
   auto rank_key = [&](std::size_t i) {
-    const Bits<K> b = host_ordered_bits(h[i]);
-    return options.largest ? static_cast<Bits<K>>(~b) : b;  // smaller is better
+    const KeyBits<K> b = host_ordered_bits(h[i]);
+    return options.largest ? static_cast<KeyBits<K>>(~b) : b;  // smaller is better
   };
   std::vector<std::size_t> order(h.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return rank_key(a) < rank_key(b); });
   order.resize(k);
   if (options.sorted || k == 0) return order;
-  const Bits<K> kth = rank_key(order.back());
+  const KeyBits<K> kth = rank_key(order.back());
   std::vector<std::size_t> better, tied;
   for (std::size_t i : order) (rank_key(i) < kth ? better : tied).push_back(i);
   std::sort(better.begin(), better.end());
   std::sort(tied.begin(), tied.end());
   better.insert(better.end(), tied.begin(), tied.end());
   return better;
-}
-
-/// Keys of K: random bits (every exponent, sign and NaN pattern for floats), or, with
-/// `distinct` > 0, drawn from that many random values (ties at every k).
-template <class K>
-std::vector<K> top_k_input(std::size_t n, std::size_t distinct, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  auto any = [&] {
-    const std::uint64_t r = rng();
-    K key;
-    std::memcpy(&key, &r, sizeof(K));
-    return key;
-  };
-  std::vector<K> pool;
-  for (std::size_t i = 0; i < distinct; ++i) pool.push_back(any());
-  std::vector<K> v(n);
-  for (auto& x : v) x = distinct ? pool[rng() % distinct] : any();
-  return v;
 }
 
 /// top_k of `h` with `options` against host_top_k: the keys bit for bit, the indices, and the
@@ -126,7 +90,7 @@ void check_type() {
   for (std::size_t n : {std::size_t{1}, std::size_t{33}, tile - 1, tile + 1, 3 * tile, 40 * tile + 17}) {
     for (std::size_t distinct : {std::size_t{0}, std::size_t{5}}) {
       SCOPED_TRACE(distinct ? "keys of 5 values" : "keys of random bits");
-      const auto h = top_k_input<K>(n, distinct, 31 * n + distinct);
+      const auto h = random_keys<K>(n, distinct, 31 * n + distinct);
       for (std::size_t k : ks_for(n)) {
         check_top_k<K, I>(st, h, k, {.largest = true, .sorted = true});
         check_top_k<K, I>(st, h, k, {.largest = false, .sorted = false});
@@ -192,7 +156,7 @@ TEST(AlgorithmsTopKGpu, ABorrowedWorkspace) {
   CUTLET_REQUIRE_GPU();
   Stream st;
   const std::size_t n = 25 * alg::kSelectTile<std::uint32_t> + 5;
-  const auto h = top_k_input<std::uint32_t>(n, 1000, 12);
+  const auto h = random_keys<std::uint32_t>(n, 1000, 12);
   for (bool sorted : {true, false}) {
     const alg::TopKOptions options{.largest = true, .sorted = sorted};
     const std::size_t k = 1024;
@@ -213,7 +177,7 @@ TEST(AlgorithmsTopKGpu, MoreTilesThanTheOffsetsPassSumsInOneStep) {
   Stream st;
   // Past one step of the offsets pass (kTopKScanBlock * kTopKScanItems tiles): 4100 tiles.
   const std::size_t n = 4100 * alg::kSelectTile<std::uint32_t> + 3;
-  const auto h = top_k_input<std::uint32_t>(n, 0, 77);
+  const auto h = random_keys<std::uint32_t>(n, 0, 77);
   for (std::size_t k : {std::size_t{1024}, std::size_t{100000}}) {
     check_top_k<std::uint32_t, std::int32_t>(st, h, k, {.largest = true, .sorted = false});
     check_top_k<std::uint32_t, std::int32_t>(st, h, k, {.largest = false, .sorted = true});
