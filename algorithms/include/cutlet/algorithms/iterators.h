@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "cutlet/algorithms/element.h"
+#include "cutlet/jit/signature.h"
 #include "cutlet/language/pointer.h"
 #include "cutlet/language/value.h"
 #include "cutlet/runtime/buffer.h"
@@ -24,22 +25,13 @@ namespace cutlet::algorithms {
 
 namespace detail {
 
-/// The kernel parameter type of a host argument: Buffer<T> -> Ptr<T>, a scalar T ->
-/// Value<T>.
-template <class A>
-struct param_of {
-  using type = Value<A>;
-};
-template <class T>
-struct param_of<Buffer<T>> {
-  using type = Ptr<T>;
-};
-
 template <class Arguments>
 struct params_of;
 template <class... A>
 struct params_of<std::tuple<A...>> {
-  using type = std::tuple<typename param_of<A>::type...>;
+  // The kernel parameter type of each host argument, as a launch maps it: Buffer<T> ->
+  // Ptr<T>, a scalar T -> Value<T>.
+  using type = std::tuple<typename cutlet::detail::param_of<A>::type...>;
 };
 
 /// The kernel parameters (a std::tuple of Ptr and Value) of an iterator's host arguments.
