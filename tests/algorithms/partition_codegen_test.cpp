@@ -1,7 +1,7 @@
 // The PTX of three_way_partition's kernel for every element type: both predicates inlined (no
 // call), the tile counter, 16-byte item loads, two ballots per item group (one per part), the
-// tile's pair of counts published with one release exchange of a u64 word and read back with
-// acquire loads, and the staged items' stores.
+// tile's pair of counts published with one relaxed exchange of a u64 word and read back with
+// relaxed loads (the word holds all a reader needs: no fences), and the staged items' stores.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -28,8 +28,8 @@ void check_type() {
                                kNoCall + "CHECK: atom.global.add.u32\n" + kNoCall + "CHECK: ld.global." + v + "\n" +
                                kNoCall + "CHECK: vote.sync.ballot.b32\n" + kNoCall +
                                "CHECK: vote.sync.ballot.b32\n" + kNoCall + "CHECK: bar.sync\n" + kNoCall +
-                               "CHECK: atom.release.gpu.global.exch.b64\n" + kNoCall +
-                               "CHECK: ld.acquire.gpu.global.b64\n" + kNoCall + "CHECK: bar.sync\n" + kNoCall +
+                               "CHECK: atom.global.exch.b64\n" + kNoCall +
+                               "CHECK: ld.relaxed.gpu.global.b64\n" + kNoCall + "CHECK: bar.sync\n" + kNoCall +
                                "CHECK: ld.shared\n" + kNoCall + "CHECK: st.global\n" + kNoCall);
 }
 

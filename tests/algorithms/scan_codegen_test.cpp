@@ -1,7 +1,8 @@
 // The PTX of the look-back scan kernels for every element type: the operator inlined (no
-// call), 16-byte vector loads and stores, the tile counter, the status published with a release
-// exchange and read with acquire loads (one u64 word with the value for 4-byte elements, a u32
-// flag and the value from L2 for 8-byte ones), and a non-commutative operator on 64-bit elements.
+// call), 16-byte vector loads and stores, the tile counter, the status published with an
+// exchange and read with atomic loads (one u64 word with the value for 4-byte elements, relaxed;
+// a u32 flag, released and acquired, and the value from L2 for 8-byte ones), and a
+// non-commutative operator on 64-bit elements.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -22,6 +23,8 @@ void check_scan_kernel() {
   const std::string v = sizeof(T) == 4 ? "v4" : "v2";
   // Packed: the flag and the value in one u64 word; split: a u32 flag, then the value.
   const std::string status = sizeof(T) == 4 ? "b64" : "b32";
+  const std::string publish = sizeof(T) == 4 ? "atom.global.exch." : "atom.release.gpu.global.exch.";
+  const std::string read = sizeof(T) == 4 ? "ld.relaxed.gpu.global." : "ld.acquire.gpu.global.";
   const std::string value_load = sizeof(T) == 4 ? "" : "CHECK: ld.global.cg\nCHECK-NOT: {{[[:space:]]call(\\.uni)?[[:space:]]}}\n";
   expect_filecheck(compiled->ptx, std::string("CHECK: .visible .entry cutlet_") +
                                       (Exclusive ? "exclusive" : "inclusive") + "_scan_" + test::element_label<T>() +
@@ -33,9 +36,9 @@ CHECK: ld.global.)" + v + R"(
 CHECK-NOT: {{[[:space:]]call(\.uni)?[[:space:]]}}
 CHECK: shfl.sync.up
 CHECK-NOT: {{[[:space:]]call(\.uni)?[[:space:]]}}
-CHECK: atom.release.gpu.global.exch.)" + status + R"(
+CHECK: )" + publish + status + R"(
 CHECK-NOT: {{[[:space:]]call(\.uni)?[[:space:]]}}
-CHECK: ld.acquire.gpu.global.)" + status + R"(
+CHECK: )" + read + status + R"(
 CHECK-NOT: {{[[:space:]]call(\.uni)?[[:space:]]}}
 )" + value_load + R"(CHECK: st.global.)" + v + R"(
 CHECK-NOT: {{[[:space:]]call(\.uni)?[[:space:]]}}

@@ -1,7 +1,7 @@
 // The PTX of select_if's and select_flagged's kernels for every element type: the predicate
 // inlined (no call), the tile counter, 16-byte item loads, ranks from warp ballots, the tile
-// status as one u64 word per tile (a release exchange to publish, acquire reads to look
-// back), and the kept items' stores.
+// status as one u64 word per tile (a relaxed exchange to publish, relaxed reads to look
+// back: the word is all a reader needs), and the kept items' stores.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -24,7 +24,7 @@ std::string compaction_checks(const std::string& name, const std::string& betwee
   return "CHECK: .visible .entry " + name + "(\n" + kNoCall + "CHECK: atom.global.add.u32\n" + kNoCall +
          "CHECK: ld.global." + v + "\n" + kNoCall + between + "CHECK: vote.sync.ballot.b32\n" + kNoCall +
          "CHECK: popc.b32\n" + kNoCall + "CHECK: bar.sync\n" + kNoCall +
-         "CHECK: atom.release.gpu.global.exch.b64\n" + kNoCall + "CHECK: ld.acquire.gpu.global.b64\n" +
+         "CHECK: atom.global.exch.b64\n" + kNoCall + "CHECK: ld.relaxed.gpu.global.b64\n" +
          kNoCall + "CHECK: bar.sync\n" + kNoCall + "CHECK: ld.shared\n" + kNoCall + "CHECK: st.global\n" + kNoCall;
 }
 

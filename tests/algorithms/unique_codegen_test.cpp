@@ -1,8 +1,9 @@
 // The PTX of unique's and run_length_encode's kernels for every element type: the equality
 // inlined (no call), 16-byte item loads, each item's neighbour from the lane below (a
 // shuffle up), ranks from warp ballots, and the tile status: unique's counts packed in one
-// u64 word per tile, run_length_encode's (count, last head) pairs in arrays of their own
-// behind u32 flags; run_length_encode also takes each row's last head with a warp max.
+// u64 word per tile (relaxed atomics: the word is all a reader needs), run_length_encode's
+// (count, last head) pairs in arrays of their own behind u32 flags (released and acquired);
+// run_length_encode also takes each row's last head with a warp max.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -28,8 +29,8 @@ void check_type() {
                                     "CHECK: atom.global.add.u32\n" + kNoCall + "CHECK: ld.global." + v + "\n" +
                                     kNoCall + "CHECK: shfl.sync.up\n" + kNoCall + "CHECK: vote.sync.ballot.b32\n" +
                                     kNoCall + "CHECK: bar.sync\n" + kNoCall +
-                                    "CHECK: atom.release.gpu.global.exch.b64\n" + kNoCall +
-                                    "CHECK: ld.acquire.gpu.global.b64\n" + kNoCall + "CHECK: st.global\n" +
+                                    "CHECK: atom.global.exch.b64\n" + kNoCall +
+                                    "CHECK: ld.relaxed.gpu.global.b64\n" + kNoCall + "CHECK: st.global\n" +
                                     kNoCall);
   auto rle = alg::run_length_encode_kernel<T>().compile();
   EXPECT_FALSE(rle->cubin.empty());

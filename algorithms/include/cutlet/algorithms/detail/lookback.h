@@ -1,7 +1,8 @@
 // The decoupled look-back of the single-pass algorithms (Merrill and Garland, "Single-pass
 // Parallel Prefix Scan with Decoupled Look-back"): tiles taken in the order blocks start, a
-// status per tile published with release atomics and read with acquire loads, and one warp
-// that combines the status of the tiles before its own. The scans and the compactions
+// status per tile published with an atomic (release, where the value lies apart from its
+// flag) and read with atomic loads, and one warp that combines the status of the tiles
+// before its own. The scans and the compactions
 // (select, unique, run_length_encode) share it.
 #pragma once
 
@@ -74,8 +75,10 @@ struct SplitTileStatus {
 };
 
 /// Tile status of 4-byte values in one u64 word per tile (packed_scan_layout): the flag in the
-/// high half, the value's bits in the low half, published with one release exchange and read
-/// with one acquire load, half the round trips of SplitTileStatus.
+/// high half, the value's bits in the low half, published with one exchange and read with one
+/// load, half the round trips of SplitTileStatus. Both are relaxed atomics of device scope: a
+/// reader needs nothing but the word itself, which holds the flag and the value together, so
+/// no fence (release) nor cache invalidation (acquire) is paid on the look-back's path.
 template <class T>
 struct PackedTileStatus {
   static_assert(sizeof(T) == 4, "PackedTileStatus packs 4-byte values with their flags");
@@ -86,12 +89,12 @@ struct PackedTileStatus {
 
   void publish(const i32& tile, std::uint32_t kind, const Value<T>& value) const {
     u64 bits = cast<std::uint64_t>(as_bits(value));
-    atomic_exchange(words[tile], (Word{kind} << 32) | bits, Scope::Device, Order::Release);
+    atomic_exchange(words[tile], (Word{kind} << 32) | bits, Scope::Device, Order::Relaxed);
   }
   Value<Word> wait(const i32& j) const {
-    Var<Word> word = atomic_load(words[j], Scope::Device, Order::Acquire);
+    Var<Word> word = atomic_load(words[j], Scope::Device, Order::Relaxed);
     while_([&] { return (word.get() >> 32) == Word{kTileInvalid}; },
-           [&] { word = atomic_load(words[j], Scope::Device, Order::Acquire); });
+           [&] { word = atomic_load(words[j], Scope::Device, Order::Relaxed); });
     return word.get();
   }
   static Value<std::uint32_t> flag_of(const Value<Word>& word) { return cast<std::uint32_t>(word >> 32); }
@@ -110,7 +113,7 @@ struct PackedTileStatus {
 
 /// Tile status of a pair of counts, each below 2^31, as one u64 value (second << 31) | first
 /// (pack_count_pair), in one u64 word per tile with the flag in the top two bits
-/// (packed_scan_layout): one release exchange to publish and one acquire load to read, as
+/// (packed_scan_layout): one relaxed exchange to publish and one relaxed load to read, as
 /// PackedTileStatus. Sums of such values add both counts at once, without carries between
 /// them, while the counts' totals stay below 2^31.
 struct PackedCountPairStatus {
@@ -120,12 +123,12 @@ struct PackedCountPairStatus {
   Ptr<std::uint64_t> words;
 
   void publish(const i32& tile, std::uint32_t kind, const Value<std::uint64_t>& value) const {
-    atomic_exchange(words[tile], value | (Word{kind} << 62), Scope::Device, Order::Release);
+    atomic_exchange(words[tile], value | (Word{kind} << 62), Scope::Device, Order::Relaxed);
   }
   Value<Word> wait(const i32& j) const {
-    Var<Word> word = atomic_load(words[j], Scope::Device, Order::Acquire);
+    Var<Word> word = atomic_load(words[j], Scope::Device, Order::Relaxed);
     while_([&] { return (word.get() >> 62) == Word{kTileInvalid}; },
-           [&] { word = atomic_load(words[j], Scope::Device, Order::Acquire); });
+           [&] { word = atomic_load(words[j], Scope::Device, Order::Relaxed); });
     return word.get();
   }
   static Value<std::uint32_t> flag_of(const Value<Word>& word) { return cast<std::uint32_t>(word >> 62); }
