@@ -1,8 +1,8 @@
 // The PTX of the radix sort's kernels for every key type, keys alone and with values: the
 // histogram counts every pass's digits with shared-memory atomics from 16-byte key loads;
-// the sorting pass ranks keys with match.any and shared atomics, publishes the tile's digit
-// counts with release exchanges and reads the tiles before with acquire loads, and moves the
-// keys (and values) through dynamic shared memory.
+// the sorting pass ranks keys with ballots and shared atomics, publishes the tile's digit
+// counts with relaxed exchanges (no fences) and reads the tiles before with relaxed loads
+// (no cache invalidation), and moves the keys (and values) through dynamic shared memory.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -32,16 +32,19 @@ void check_type() {
   auto onesweep = keys.onesweep.compile();
   EXPECT_FALSE(onesweep->cubin.empty());
   expect_filecheck(onesweep->ptx, "CHECK: .visible .entry cutlet_radix_sort_keys_" + name + "(\n" + kNoCall +
-                                      "CHECK: atom.global.add.u32\n" + kNoCall + "CHECK: match.any.sync.b32\n" +
+                                      "CHECK: atom.global.add.u32\n" + kNoCall + "CHECK: vote.sync.ballot.b32\n" +
                                       kNoCall + "CHECK: atom{{(.relaxed.cta)?}}.shared.add.u32\n" + kNoCall + "CHECK: bar.sync\n" +
-                                      kNoCall + "CHECK: atom.release.gpu.global.exch.b32\n" + kNoCall +
-                                      "CHECK: ld.acquire.gpu.global.b32\n" + kNoCall + "CHECK: st.shared\n" +
-                                      kNoCall + "CHECK: st.global\n" + kNoCall);
+                                      kNoCall + "CHECK: atom{{(.relaxed.gpu)?}}.global.exch.b32\n" + kNoCall +
+                                      "CHECK: st.shared\n" + kNoCall + "CHECK: ld.relaxed.gpu.global.b32\n" + kNoCall +
+                                      "CHECK: st.global\n" + kNoCall);
+  EXPECT_EQ(onesweep->ptx.find("match.any"), std::string::npos);
+  EXPECT_EQ(onesweep->ptx.find(".release"), std::string::npos) << "no fence in the look-back";
+  EXPECT_EQ(onesweep->ptx.find(".acquire"), std::string::npos) << "no cache invalidation in the look-back";
   auto pairs = alg::radix_sort_kernels<true, K, float>().onesweep.compile();
   EXPECT_FALSE(pairs->cubin.empty());
   expect_filecheck(pairs->ptx, "CHECK: .visible .entry cutlet_radix_sort_pairs_" + name + "_f32(\n" + kNoCall +
-                                   "CHECK: match.any.sync.b32\n" + kNoCall + "CHECK: st.global\n" + kNoCall +
-                                   "CHECK: ld.global.f32\n" + kNoCall + "CHECK: st.shared.f32\n" + kNoCall +
+                                   "CHECK: vote.sync.ballot.b32\n" + kNoCall + "CHECK: ld.global.f32\n" + kNoCall +
+                                   "CHECK: st.shared.f32\n" + kNoCall + "CHECK: st.global\n" + kNoCall +
                                    "CHECK: st.global.f32\n" + kNoCall);
 }
 

@@ -41,10 +41,12 @@ inline constexpr int kRadixBits = 8;
 inline constexpr int kRadixDigits = 1 << kRadixBits;
 /// Threads per block of the sorting passes (one block per tile); the first kRadixDigits
 /// threads each look after one digit.
-inline constexpr int kRadixBlock = 256;
-/// Keys per thread in a sorting pass: 16 of 4 bytes, 12 of 8.
+inline constexpr int kRadixBlock = 384;
+/// Threads per block of the kernel counting every pass's digits: one per digit.
+inline constexpr int kRadixHistogramBlock = kRadixDigits;
+/// Keys per thread in a sorting pass: 20 of 4 bytes, 12 of 8.
 template <class K>
-inline constexpr int kRadixItems = sizeof(K) == 4 ? 16 : 12;
+inline constexpr int kRadixItems = sizeof(K) == 4 ? 20 : 12;
 /// Keys per tile.
 template <class K>
 inline constexpr int kRadixTile = kRadixBlock * kRadixItems<K>;
@@ -112,11 +114,11 @@ void radix_histogram_body(const Ptr<std::uint32_t>& bins, const Ptr<K>& keys, co
     }
   };
   i32 vectors = n / V;
-  for_range(block_idx().x * kRadixBlock + tid, vectors, grid_dim().x * kRadixBlock, [&](i32 i) {
+  for_range(block_idx().x * kRadixHistogramBlock + tid, vectors, grid_dim().x * kRadixHistogramBlock, [&](i32 i) {
     Vec<K, V> v = keys.template vload<V>(i);
     for (int j = 0; j < V; ++j) count(v[j]);
   });
-  i32 tail = vectors * V + block_idx().x * kRadixBlock + tid;
+  i32 tail = vectors * V + block_idx().x * kRadixHistogramBlock + tid;
   if_(tail < n, [&] { count(keys[tail].load()); });
   syncthreads();
   for (int p = 0; p < P; ++p) {
@@ -149,27 +151,41 @@ inline u32 radix_status_word(const u32& flag, const u32& parity, const i32& coun
 /// another value while nothing is published yet.
 inline u32 radix_status_flag(const u32& word, const u32& parity) { return ((word >> 30u) + parity * 2u) & 3u; }
 
+/// The lanes of the warp whose digit `d` (below 256) equals this lane's: eight ballots, one
+/// per bit (cheaper than match.any on the GPUs that have it).
+inline u32 radix_digit_peers(const u32& d) {
+  u32 peers = full_mask;
+  for (int bit = 0; bit < kRadixBits; ++bit) {
+    // The bit in the sign: a vote on the sign, and all ones (set) or zeros by an arithmetic shift.
+    i32 high = cast<std::int32_t>(d << static_cast<std::uint32_t>(31 - bit));
+    u32 votes = ballot_sync(full_mask, high < 0);
+    peers = peers & ~(votes ^ cast<std::uint32_t>(high >> 31));  // votes where set, ~votes where clear
+  }
+  return peers;
+}
+
 /// One tile of a sorting pass, in one block of kRadixBlock threads:
 /// 1. The block takes the next tile (take_tile) and loads kRadixItems<K> keys per thread
 ///    warp-striped (warp w holds the tile's w-th run of 32 x Items keys; lane l its keys l,
-///    l + 32, ...), so that each load instruction of a warp reads consecutive keys.
+///    l + 32, ...), so that each load instruction of a warp reads consecutive keys; with
+///    values (Pairs), the values the same way once the keys are in shared memory (step 3),
+///    and they follow the keys there after the look-back.
 /// 2. Ranks: for each of its keys in sequence order, the warp finds the lanes with the same
-///    digit (match_any), whose lowest lane adds their number to the warp's counter of that
-///    digit in shared memory; a key's rank within its warp is the counter before, plus the
-///    lanes below it with the same digit. Keys past n take the largest digit, so that they
-///    rank after every key of the tile.
-/// 3. Thread d (d < 256) sums digit d's counters over the warps (warp order), publishes the
-///    tile's count of digit d in its status word, scans the counts over the digits (the
-///    tile's local start of each digit), and walks back over the tiles before, summing their
-///    counts of d until it meets an inclusive prefix (decoupled look-back, one digit per
-///    thread, CUB's onesweep); it then publishes the tile's own inclusive prefix of d. Where
-///    the keys of digit d go: offsets[d] (the keys of smaller digits) plus the keys of d in
-///    tiles before.
-/// 4. The keys are put in shared memory at their ranks in the tile (now ordered by digit),
-///    and the block writes them out, thread t taking keys t, t + 256, ...: neighbouring
-///    threads write neighbouring places of a digit's run.
-/// 5. With values (Pairs), each thread loads its values from the same places as its keys,
-///    and they follow the same path after the keys.
+///    digit (radix_digit_peers), whose highest lane adds their number to the warp's counter of
+///    that digit in shared memory; a key's rank within its warp is the counter before, plus
+///    the lanes below it with the same digit. Keys past n take the largest digit, so that
+///    they rank after every key of the tile.
+/// 3. Thread d (d < 256) sums digit d's counters over the warps (warp order) and publishes
+///    the tile's count of digit d in its status word; the block scans the counts over the
+///    digits (the tile's local start of each digit), and every key goes to shared memory at
+///    its place in the tile, now ordered by digit.
+/// 4. Thread d then walks back over the tiles before, summing their counts of d until it
+///    meets an inclusive prefix (decoupled look-back, one digit per thread, CUB's onesweep),
+///    and publishes the tile's own inclusive prefix of d. The status words hold their flag
+///    and count together, so relaxed atomics order them enough. Where the keys of digit d
+///    go: offsets[d] (the keys of smaller digits) plus the keys of d in tiles before.
+/// 5. The block writes the keys (and values) out, thread t taking places t, t + kRadixBlock,
+///    ...: neighbouring threads write neighbouring places of a digit's run.
 template <bool Pairs, class K, class V>
 void radix_onesweep_body(const Ptr<K>& keys_out, const Ptr<K>& keys_in, const Ptr<V>& values_out,
                          const Ptr<V>& values_in, const i32& n, const u32& shift, const u32& mask,
@@ -179,46 +195,59 @@ void radix_onesweep_body(const Ptr<K>& keys_out, const Ptr<K>& keys_in, const Pt
   constexpr int kTile = kRadixTile<K>;
   constexpr int kWarps = kRadixBlock / warp_size;
   static_assert(kRadixBlock >= kRadixDigits, "one thread per digit");
+  static_assert(kWarps * kRadixDigits % kRadixBlock == 0, "the counters zeroed in whole rounds");
   auto counts = shared_array<std::int32_t>(kWarps * kRadixDigits);  // [warp * 256 + digit]
   auto digit_start = shared_array<std::int32_t>(kRadixDigits);      // output place of local place 0
+  // The tile's keys, then its values, ordered by digit: the block's dynamic shared memory
+  // (radix_onesweep_shared_bytes).
+  SharedPtr<K> staged_keys = dynamic_shared<K>();
+  static_assert(kTile * sizeof(K) % sizeof(V) == 0, "the staged values follow the keys aligned");
+  SharedPtr<V> staged_values = dynamic_shared<V>() + static_cast<int>(kTile * sizeof(K) / sizeof(V));
   i32 tid = thread_idx().x;
   i32 lane = tid & 31;
   i32 warp = tid >> 5;
-  for (int w = 0; w < kWarps; ++w) counts[w * kRadixDigits + tid] = 0;
+  Value<bool> digit_thread = tid < kRadixDigits;
+  for (int w = 0; w < kWarps * kRadixDigits / kRadixBlock; ++w) counts[w * kRadixBlock + tid] = 0;
 
-  // 1. The tile and its keys.
+  // 1. The tile and its keys (and values).
   i32 tile = take_tile(counter);
   i32 tile_first = tile * kTile;
   i32 mine = tile_first + warp * (warp_size * I) + lane;  // key 0 of this lane
   Value<bool> full = tile_first + kTile <= n;
+  auto load_striped = [&](const auto& from, auto& into) {
+    if_(full,
+        [&] {
+          for (int i = 0; i < I; ++i) into[i] = from[mine + i * warp_size].load();
+        },
+        [&] {
+          for (int i = 0; i < I; ++i) if_(mine + i * warp_size < n, [&] { into[i] = from[mine + i * warp_size].load(); });
+        });
+  };
   Var<K> key[I];
-  if_(full,
-      [&] {
-        for (int i = 0; i < I; ++i) key[i] = keys_in[mine + i * warp_size].load();
-      },
-      [&] {
-        for (int i = 0; i < I; ++i) if_(mine + i * warp_size < n, [&] { key[i] = keys_in[mine + i * warp_size].load(); });
-      });
+  load_striped(keys_in, key);
 
   // 2. Ranks within the warp.
   u32 lanes_below = (u32(1u) << cast<std::uint32_t>(lane)) - 1u;
   SharedPtr<std::int32_t> warp_counts = counts + warp * kRadixDigits;
-  std::vector<i32> digit;
+  // Key i's digit, computed again where it is needed rather than held in registers.
+  auto digit_of = [&](int i) {
+    u32 d = radix_digit(ordered_bits<K>(key[i].get(), flip), shift, mask);
+    return select(full | (mine + i * warp_size < n), d, mask);
+  };
   std::vector<i32> rank;
   for (int i = 0; i < I; ++i) {
-    u32 d = select(mine + i * warp_size < n, radix_digit(ordered_bits<K>(key[i].get(), flip), shift, mask), mask);
-    digit.push_back(cast<std::int32_t>(d));
-    u32 peers = match_any_sync(full_mask, d);
-    i32 leader = ffs(cast<std::int32_t>(peers)) - 1;
+    u32 d = digit_of(i);
+    u32 peers = radix_digit_peers(d);
+    i32 leader = 31 - clz(cast<std::int32_t>(peers));  // the highest lane: no bit reversal
     Var<std::int32_t> before = 0;
-    if_(lane == leader, [&] { before = atomic_add(warp_counts[digit[i]], popc(peers), Scope::Block); });
+    if_(lane == leader, [&] { before = atomic_add(warp_counts[cast<std::int32_t>(d)], popc(peers), Scope::Block); });
     rank.push_back(shfl_sync(full_mask, before.get(), leader) + popc(peers & lanes_below));
   }
   syncthreads();
 
-  // 3. Digit d's count in the tile, its local start, and where it goes.
+  // 3. Digit d's count in the tile, published, and its local start; the keys to their places.
   Var<std::int32_t> total = 0;
-  if_(tid < kRadixDigits, [&] {
+  if_(digit_thread, [&] {
     for (int w = 0; w < kWarps; ++w) {
       i32 c = counts[w * kRadixDigits + tid];
       counts[w * kRadixDigits + tid] = total.get();
@@ -229,19 +258,33 @@ void radix_onesweep_body(const Ptr<K>& keys_out, const Ptr<K>& keys_in, const Pt
   i32 past_end = max(tile_first + kTile - n, i32(0));
   i32 published = select(cast<std::uint32_t>(tid) == mask, total.get() - past_end, total.get());
   Ptr<std::uint32_t> my_status = status + (tile * kRadixDigits + tid);
-  if_(tid < kRadixDigits, [&] {
+  if_(digit_thread, [&] {
     atomic_exchange(my_status[0], radix_status_word(select(tile == 0, u32(kTilePrefix), u32(kTileAggregate)), parity, published),
-                    Scope::Device, Order::Release);
+                    Scope::Device, Order::Relaxed);
   });
   i32 local_start = block_exclusive_sum<kRadixBlock>(total.get());
-  if_(tid < kRadixDigits, [&] {
+  if_(digit_thread, [&] {
     for (int w = 0; w < kWarps; ++w) counts[w * kRadixDigits + tid] = counts[w * kRadixDigits + tid] + local_start;
+  });
+  syncthreads();
+  std::vector<i32> place;
+  for (std::size_t i = 0; i < I; ++i) {
+    place.push_back(warp_counts[cast<std::int32_t>(digit_of(static_cast<int>(i)))].load() + rank[i]);
+    staged_keys[place[i]] = key[i].get();
+  }
+  // The values are loaded once the keys are placed (fewer registers live at once), and land
+  // during the look-back.
+  Var<V> value[Pairs ? I : 1];
+  if constexpr (Pairs) load_striped(values_in, value);
+
+  // 4. Where digit d goes: the look-back.
+  if_(digit_thread, [&] {
     Var<std::int32_t> earlier = 0;  // keys of digit d in the tiles before
     if_(tile > 0, [&] {
       Var<std::int32_t> j = tile - 1;
       Var<bool> done = false;
       while_([&] { return !done.get(); }, [&] {
-        u32 word = atomic_load(status[j.get() * kRadixDigits + tid], Scope::Device, Order::Acquire);
+        u32 word = atomic_load(status[j.get() * kRadixDigits + tid], Scope::Device, Order::Relaxed);
         u32 flag = radix_status_flag(word, parity);
         Value<bool> seen = (flag == kTileAggregate) | (flag == kTilePrefix);
         if_(seen, [&] {
@@ -251,22 +294,16 @@ void radix_onesweep_body(const Ptr<K>& keys_out, const Ptr<K>& keys_in, const Pt
         });
       });
       atomic_exchange(my_status[0], radix_status_word(u32(kTilePrefix), parity, earlier.get() + published), Scope::Device,
-                      Order::Release);
+                      Order::Relaxed);
     });
     digit_start[tid] = cast<std::int32_t>(offsets[tid].load()) + earlier.get() - local_start;
   });
+  if constexpr (Pairs)
+    for (std::size_t i = 0; i < I; ++i) staged_values[place[i]] = value[i].get();
   syncthreads();
 
-  // 4. The keys through shared memory, ordered by digit, then out.
+  // 5. The keys (and values), ordered by digit, out.
   i32 valid = min(n - tile_first, i32(kTile));
-  SharedPtr<K> staged_keys = dynamic_shared<K>();
-  std::vector<i32> place;
-  for (std::size_t i = 0; i < I; ++i) {
-    place.push_back(warp_counts[digit[i]].load() + rank[i]);
-    staged_keys[place[i]] = key[i].get();
-  }
-  syncthreads();
-  Var<std::int32_t> out_at[I];
   for (int k = 0; k < I; ++k) {
     i32 p = tid + k * kRadixBlock;
     if_(p < valid, [&] {
@@ -274,31 +311,14 @@ void radix_onesweep_body(const Ptr<K>& keys_out, const Ptr<K>& keys_in, const Pt
       i32 d = cast<std::int32_t>(radix_digit(ordered_bits<K>(x, flip), shift, mask));
       i32 at = digit_start[d].load() + p;
       keys_out[at] = x;
-      if constexpr (Pairs) out_at[k] = at;
+      if constexpr (Pairs) values_out[at] = staged_values[p].load();
     });
   }
-
-  // 5. The values, the same way.
-  if constexpr (Pairs) {
-    Var<V> value[I];
-    if_(full,
-        [&] {
-          for (int i = 0; i < I; ++i) value[i] = values_in[mine + i * warp_size].load();
-        },
-        [&] {
-          for (int i = 0; i < I; ++i)
-            if_(mine + i * warp_size < n, [&] { value[i] = values_in[mine + i * warp_size].load(); });
-        });
-    syncthreads();  // the staged keys have all been read
-    SharedPtr<V> staged_values = dynamic_shared<V>();
-    for (std::size_t i = 0; i < I; ++i) staged_values[place[i]] = value[i].get();
-    syncthreads();
-    for (int k = 0; k < I; ++k) {
-      i32 p = tid + k * kRadixBlock;
-      if_(p < valid, [&] { values_out[out_at[k].get()] = staged_values[p].load(); });
-    }
-  }
 }
+
+/// Bytes of dynamic shared memory a sorting pass's block stages its tile in.
+template <bool Pairs, class K, class V>
+inline constexpr std::size_t radix_onesweep_shared_bytes = static_cast<std::size_t>(kRadixTile<K>) * (sizeof(K) + (Pairs ? sizeof(V) : 0));
 
 /// The kernels of one radix sort of keys K (and values V where Pairs): the digit counts, their
 /// offsets, and the sorting pass.
@@ -323,7 +343,9 @@ struct RadixSortKernels {
                                            counter, status, offsets);
         },
         {.name = std::string(Pairs ? "cutlet_radix_sort_pairs_" : "cutlet_radix_sort_keys_") + element_name<K>() +
-                 (Pairs ? std::string("_") + element_name<V>() : std::string())});
+                 (Pairs ? std::string("_") + element_name<V>() : std::string()),
+         .max_block_threads = kRadixBlock,
+         .min_blocks_per_sm = 2});
   }
   decltype(make_histogram()) histogram = make_histogram();
   decltype(make_offsets()) offsets = make_offsets();
@@ -398,8 +420,8 @@ void launch_radix_sort(const Stream& stream, const Buffer<K>& keys_in, Buffer<K>
 
   auto& k = radix_sort_kernels<Pairs, K, V>();
   const std::int64_t vectors = n / kVectorLanes<K> + 1;
-  const int grid = streaming_grid(device, vectors, kRadixBlock, 4);
-  k.histogram.launch(stream, {.grid = grid, .block = kRadixBlock}, bins, keys_in, n, flip,
+  const int grid = streaming_grid(device, vectors, kRadixHistogramBlock, 4);
+  k.histogram.launch(stream, {.grid = grid, .block = kRadixHistogramBlock}, bins, keys_in, n, flip,
                      static_cast<std::uint32_t>(passes.begin_bit), passes.count, passes.last_mask);
   k.offsets.launch(stream, {.grid = passes.count, .block = kRadixDigits}, bins);
 
@@ -413,7 +435,6 @@ void launch_radix_sort(const Stream& stream, const Buffer<K>& keys_in, Buffer<K>
   const int shift_by = copy_at_end ? 1 : 0;
   const Buffer<K>* src_keys = &keys_in;
   const Buffer<V>* src_values = Pairs ? values_in : &alt_values;
-  const std::size_t shared = static_cast<std::size_t>(kRadixTile<K>) * std::max(sizeof(K), Pairs ? sizeof(V) : 0);
   for (int p = 0; p < passes.count; ++p) {
     const bool to_output = (passes.count - 1 - p + shift_by) % 2 == 0;
     Buffer<K>& dst_keys = to_output ? keys_out : alt_keys;
@@ -423,7 +444,7 @@ void launch_radix_sort(const Stream& stream, const Buffer<K>& keys_in, Buffer<K>
     const auto counter = Buffer<std::uint32_t>::wrap(base + layout.counters + 4 * static_cast<std::size_t>(p), 1, device);
     const auto offsets = Buffer<std::uint32_t>::wrap(base + layout.bins + 4 * static_cast<std::size_t>(p) * kRadixDigits,
                                                      kRadixDigits, device);
-    k.onesweep.launch(stream, {.grid = tiles, .block = kRadixBlock, .shared_bytes = shared}, dst_keys, *src_keys,
+    k.onesweep.launch(stream, {.grid = tiles, .block = kRadixBlock, .shared_bytes = radix_onesweep_shared_bytes<Pairs, K, V>}, dst_keys, *src_keys,
                       dst_values, *src_values, n, static_cast<std::uint32_t>(passes.begin_bit + p * kRadixBits), mask,
                       flip, static_cast<std::uint32_t>(p & 1), counter, status, offsets);
     src_keys = &dst_keys;
