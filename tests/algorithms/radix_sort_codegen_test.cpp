@@ -43,7 +43,7 @@ void check_type() {
   auto pairs = alg::radix_sort_kernels<true, K, float>().onesweep.compile();
   EXPECT_FALSE(pairs->cubin.empty());
   expect_filecheck(pairs->ptx, "CHECK: .visible .entry cutlet_radix_sort_pairs_" + name + "_f32(\n" + kNoCall +
-                                   "CHECK: vote.sync.ballot.b32\n" + kNoCall + "CHECK: ld.global.f32\n" + kNoCall +
+                                   "CHECK: ld.global.f32\n" + kNoCall + "CHECK: vote.sync.ballot.b32\n" + kNoCall +
                                    "CHECK: st.shared.f32\n" + kNoCall + "CHECK: st.global\n" + kNoCall +
                                    "CHECK: st.global.f32\n" + kNoCall);
 }

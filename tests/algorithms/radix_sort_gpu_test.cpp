@@ -109,6 +109,14 @@ void check_type() {
     check_sort<K, V>(st, random_keys<K>(n, 0, seed++), {});
     check_sort<K, V>(st, random_keys<K>(n, 5, seed++), {.descending = true});
   }
+  // Around the tiles of radix_sort_pairs, where they differ from radix_sort_keys's.
+  if constexpr (alg::kRadixTile<K, true> != alg::kRadixTile<K>) {
+    const std::size_t tile = alg::kRadixTile<K, true>;
+    for (std::size_t n : {tile - 1, tile, tile + 1, 2 * tile + 1, 7 * tile + 13}) {
+      SCOPED_TRACE("n = " + std::to_string(n) + " (pairs' tiles)");
+      check_sort<K, V>(st, random_keys<K>(n, 0, seed++), {});
+    }
+  }
   // Many tiles: the look-back walks far back and meets every flag, in every pass.
   const std::size_t large = 300 * alg::kRadixTile<K> + 77;
   check_sort<K, std::uint32_t>(st, random_keys<K>(large, 0, seed++), {});

@@ -44,12 +44,13 @@ inline constexpr int kRadixDigits = 1 << kRadixBits;
 inline constexpr int kRadixBlock = 384;
 /// Threads per block of the kernel counting every pass's digits: one per digit.
 inline constexpr int kRadixHistogramBlock = kRadixDigits;
-/// Keys per thread in a sorting pass: 20 of 4 bytes, 12 of 8.
-template <class K>
-inline constexpr int kRadixItems = sizeof(K) == 4 ? 20 : 12;
-/// Keys per tile.
-template <class K>
-inline constexpr int kRadixTile = kRadixBlock * kRadixItems<K>;
+/// Keys per thread in a sorting pass: 20 of 4 bytes (16 with values: keys, values and
+/// ranks then fit the 80 registers of two blocks per SM), 12 of 8.
+template <class K, bool Pairs = false>
+inline constexpr int kRadixItems = sizeof(K) == 4 ? (Pairs ? 16 : 20) : 12;
+/// Keys per tile of radix_sort_keys (Pairs false) or radix_sort_pairs.
+template <class K, bool Pairs = false>
+inline constexpr int kRadixTile = kRadixBlock * kRadixItems<K, Pairs>;
 /// The most keys the sorts take: a tile's digit counts and prefixes are held in 30 bits.
 inline constexpr std::int64_t kRadixSortMaxCount = (std::int64_t{1} << 30) - 1;
 
@@ -165,11 +166,11 @@ inline u32 radix_digit_peers(const u32& d) {
 }
 
 /// One tile of a sorting pass, in one block of kRadixBlock threads:
-/// 1. The block takes the next tile (take_tile) and loads kRadixItems<K> keys per thread
+/// 1. The block takes the next tile (take_tile) and loads kRadixItems<K, Pairs> keys per thread
 ///    warp-striped (warp w holds the tile's w-th run of 32 x Items keys; lane l its keys l,
 ///    l + 32, ...), so that each load instruction of a warp reads consecutive keys; with
-///    values (Pairs), the values the same way once the keys are in shared memory (step 3),
-///    and they follow the keys there after the look-back.
+///    values (Pairs), the values the same way, all loads in flight together; the values
+///    follow the keys into shared memory after the look-back.
 /// 2. Ranks: for each of its keys in sequence order, the warp finds the lanes with the same
 ///    digit (radix_digit_peers), whose highest lane adds their number to the warp's counter of
 ///    that digit in shared memory; a key's rank within its warp is the counter before, plus
@@ -191,8 +192,8 @@ void radix_onesweep_body(const Ptr<K>& keys_out, const Ptr<K>& keys_in, const Pt
                          const Ptr<V>& values_in, const i32& n, const u32& shift, const u32& mask,
                          const Value<RadixBits<K>>& flip, const u32& parity, const Ptr<std::uint32_t>& counter,
                          const Ptr<std::uint32_t>& status, const Ptr<std::uint32_t>& offsets) {
-  constexpr int I = kRadixItems<K>;
-  constexpr int kTile = kRadixTile<K>;
+  constexpr int I = kRadixItems<K, Pairs>;
+  constexpr int kTile = kRadixTile<K, Pairs>;
   constexpr int kWarps = kRadixBlock / warp_size;
   static_assert(kRadixBlock >= kRadixDigits, "one thread per digit");
   static_assert(kWarps * kRadixDigits % kRadixBlock == 0, "the counters zeroed in whole rounds");
@@ -225,6 +226,8 @@ void radix_onesweep_body(const Ptr<K>& keys_out, const Ptr<K>& keys_in, const Pt
   };
   Var<K> key[I];
   load_striped(keys_in, key);
+  Var<V> value[Pairs ? I : 1];
+  if constexpr (Pairs) load_striped(values_in, value);
 
   // 2. Ranks within the warp.
   u32 lanes_below = (u32(1u) << cast<std::uint32_t>(lane)) - 1u;
@@ -272,10 +275,6 @@ void radix_onesweep_body(const Ptr<K>& keys_out, const Ptr<K>& keys_in, const Pt
     place.push_back(warp_counts[cast<std::int32_t>(digit_of(static_cast<int>(i)))].load() + rank[i]);
     staged_keys[place[i]] = key[i].get();
   }
-  // The values are loaded once the keys are placed (fewer registers live at once), and land
-  // during the look-back.
-  Var<V> value[Pairs ? I : 1];
-  if constexpr (Pairs) load_striped(values_in, value);
 
   // 4. Where digit d goes: the look-back.
   if_(digit_thread, [&] {
@@ -318,7 +317,7 @@ void radix_onesweep_body(const Ptr<K>& keys_out, const Ptr<K>& keys_in, const Pt
 
 /// Bytes of dynamic shared memory a sorting pass's block stages its tile in.
 template <bool Pairs, class K, class V>
-inline constexpr std::size_t radix_onesweep_shared_bytes = static_cast<std::size_t>(kRadixTile<K>) * (sizeof(K) + (Pairs ? sizeof(V) : 0));
+inline constexpr std::size_t radix_onesweep_shared_bytes = static_cast<std::size_t>(kRadixTile<K, Pairs>) * (sizeof(K) + (Pairs ? sizeof(V) : 0));
 
 /// The kernels of one radix sort of keys K (and values V where Pairs): the digit counts, their
 /// offsets, and the sorting pass.
@@ -365,11 +364,12 @@ auto& radix_sort_kernels() {
 /// Bytes of temporary storage radix_sort_keys (value_bytes 0) or radix_sort_pairs with values
 /// of value_bytes needs for `n` keys of K, whatever bits are sorted (for Workspace::borrow):
 /// the digit counts and tile counters of every pass, a status word per digit per tile of
-/// kRadixTile<K>, and an alternate buffer of keys and one of values.
+/// kRadixTile<K, value_bytes != 0>, and an alternate buffer of keys and one of values.
 template <Element K>
 std::size_t radix_sort_workspace_bytes(std::size_t n, std::size_t value_bytes = 0) {
   if (n == 0) return 0;
-  const auto tiles = static_cast<std::int64_t>((n + kRadixTile<K> - 1) / kRadixTile<K>);
+  const std::size_t tile = value_bytes ? kRadixTile<K, true> : kRadixTile<K>;
+  const auto tiles = static_cast<std::int64_t>((n + tile - 1) / tile);
   return detail::radix_sort_layout(static_cast<std::int64_t>(n), tiles, detail::kRadixMaxPasses<K>, sizeof(K),
                                    value_bytes)
       .total_bytes;
@@ -405,7 +405,7 @@ void launch_radix_sort(const Stream& stream, const Buffer<K>& keys_in, Buffer<K>
     return;
   }
   const Device device = stream.device();
-  const long long tiles = ceil_div(n, kRadixTile<K>);
+  const long long tiles = ceil_div(n, kRadixTile<K, Pairs>);
   const RadixSortLayout layout = radix_sort_layout(n, tiles, passes.count, sizeof(K), Pairs ? sizeof(V) : 0);
   Scratch scratch = acquire(workspace, stream, layout.total_bytes, algorithm);
   zero_bytes(stream, scratch.address(), layout.zeroed_bytes);
