@@ -15,6 +15,7 @@
 #include "cutlet/algorithms/detail/host_checks.h"
 #include "cutlet/algorithms/detail/iterator_kernel.h"
 #include "cutlet/algorithms/detail/launch_shape.h"
+#include "cutlet/algorithms/detail/sorted_search.h"
 #include "cutlet/algorithms/element.h"
 #include "cutlet/algorithms/iterators.h"
 #include "cutlet/algorithms/workspace.h"
@@ -74,15 +75,7 @@ i32 bin_of(const Value<T>& s, const Value<T>& lower, const i32& bins, const Valu
 /// (levels out of order give wrong bins, never a counter past the histogram).
 template <class T, class Levels>
 i32 range_bin_of(const Value<T>& s, const Levels& levels, const i32& num_levels) {
-  Var<std::int32_t> lo = 0;  // the first level above s lies in [lo, hi)
-  Var<std::int32_t> hi = num_levels;
-  while_([&] { return lo.get() < hi.get(); }, [&] {
-    i32 mid = (lo.get() + hi.get()) >> 1;
-    Value<bool> above = levels[mid].load() > s;
-    hi = select(above, mid, hi.get());
-    lo = select(above, lo.get(), mid + 1);
-  });
-  return max(i32(0), min(lo.get() - 1, num_levels - 2));
+  return max(i32(0), min(count_not_above<T>(s, levels, num_levels) - 1, num_levels - 2));
 }
 
 /// The counting of a histogram kernel: each_sample(count) calls count(s) for each sample s

@@ -13,6 +13,7 @@
 #include "cutlet/algorithms/detail/host_checks.h"
 #include "cutlet/algorithms/detail/launch_shape.h"
 #include "cutlet/algorithms/detail/radix_digits.h"
+#include "cutlet/algorithms/detail/sorted_search.h"
 #include "cutlet/algorithms/element.h"
 #include "cutlet/algorithms/iterators.h"
 #include "cutlet/algorithms/radix_sort.h"
@@ -45,15 +46,8 @@ void segmented_sort_label_body(const Ptr<RadixBits<K>>& sort_bits, const Ptr<std
                                const Value<RadixBits<K>>& flip) {
   using U = RadixBits<K>;
   for_range(block_idx().x * kSegmentedSortBlock + thread_idx().x, n, grid_dim().x * kSegmentedSortBlock, [&](i32 i) {
-    Var<std::int32_t> lo = 0;  // the first offset above i lies in [lo, hi)
-    Var<std::int32_t> hi = num_segments + 1;
-    while_([&] { return lo.get() < hi.get(); }, [&] {
-      i32 mid = (lo.get() + hi.get()) >> 1;
-      Value<bool> above = offsets[mid].load() > i;
-      hi = select(above, mid, hi.get());
-      lo = select(above, lo.get(), mid + 1);
-    });
-    i32 g = lo.get();  // 0: before every segment; s + 1: in segment s; num_segments + 1: after
+    // 0: before every segment; s + 1: in segment s; num_segments + 1: after.
+    i32 g = count_not_above<std::int32_t>(i, offsets, num_segments + 1);
     Value<bool> inside = (g > 0) & (g <= num_segments);
     sort_bits[i] = select(inside, ordered_bits<K>(keys[i].load(), flip), Value<U>(U{0}));
     group[i] = cast<std::uint32_t>(g);
