@@ -48,18 +48,6 @@ struct HostEnv {
     device.set_current();  // raw cuLaunchKernel needs the context current on this thread
   }
 
-  /// Host microseconds per call of `call` over a batch of kCalls, the stream drained before
-  /// and after, outside the timed region.
-  template <class F>
-  double us_per_call(F&& call) {
-    stream.synchronize();
-    const auto t0 = std::chrono::steady_clock::now();
-    for (int i = 0; i < kCalls; ++i) call();
-    const double ms = ms_since(t0);
-    stream.synchronize();
-    return ms * 1e3 / kCalls;
-  }
-
   /// One raw cuLaunchKernel of nvcc's empty(a, x, y, n) `f`, one block of 256 threads.
   void raw_launch(CUfunction f) {
     float a = 2.0f;
@@ -121,9 +109,10 @@ void BM_algorithms_host_cost(benchmark::State& state) {
     auto empty_f = static_cast<CUfunction>(empty.handle());
     std::vector<double> cutlet_us, raw_us;
     for (auto _ : state) {
-      const double c = scan ? e.us_per_call([&] { alg::inclusive_scan(e.stream, e.x, e.y, alg::plus{}); })
-                            : e.us_per_call([&] { alg::reduce(e.stream, e.x, e.out, alg::plus{}, 0.0f); });
-      const double r = e.us_per_call([&] {
+      const double c =
+          scan ? host_us_per_call(e.stream, kCalls, [&] { alg::inclusive_scan(e.stream, e.x, e.y, alg::plus{}); })
+               : host_us_per_call(e.stream, kCalls, [&] { alg::reduce(e.stream, e.x, e.out, alg::plus{}, 0.0f); });
+      const double r = host_us_per_call(e.stream, kCalls, [&] {
         e.raw_launch(empty_f);
         e.raw_launch(empty_f);
       });

@@ -67,6 +67,19 @@ inline double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
+/// Host microseconds per call of `call` over a batch of `calls` calls. `stream` is drained
+/// before the batch and after it, outside the timed region, so queued GPU work neither
+/// blocks the calls nor piles up.
+template <class F>
+double host_us_per_call(const Stream& stream, int calls, F&& call) {
+  stream.synchronize();
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < calls; ++i) call();
+  const double ms = ms_since(t0);
+  stream.synchronize();
+  return ms * 1e3 / calls;
+}
+
 /// A seed in [1, 2^22] that differs from run to run (std::random_device), for inputs and
 /// for constants that must make a kernel no cache has seen.
 int fresh_seed();

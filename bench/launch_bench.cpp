@@ -58,19 +58,6 @@ LaunchEnv& env() {
   return *e;
 }
 
-/// Host microseconds per call of `launch_one` over a batch of kBatch calls. The stream is
-/// drained before the batch and after it, outside the timed region, so queued GPU work
-/// neither blocks the launches nor piles up.
-template <class F>
-double batch_us_per_launch(const Stream& stream, F&& launch_one) {
-  stream.synchronize();
-  const auto t0 = std::chrono::steady_clock::now();
-  for (int i = 0; i < kBatch; ++i) launch_one();
-  const double ms = ms_since(t0);
-  stream.synchronize();
-  return ms * 1e3 / kBatch;
-}
-
 /// The common loop: each iteration is one batch, whose host time divided by kBatch is the
 /// iteration's manual time (so the time column reads as microseconds per launch, the mean
 /// over batches); "us_per_launch" is the median over batches.
@@ -78,7 +65,7 @@ template <class F>
 void run_launch_loop(benchmark::State& state, const Stream& stream, F&& launch_one) {
   std::vector<double> us;
   for (auto _ : state) {
-    const double per = batch_us_per_launch(stream, launch_one);
+    const double per = host_us_per_call(stream, kBatch, launch_one);
     state.SetIterationTime(per * 1e-6);
     us.push_back(per);
   }
@@ -94,10 +81,11 @@ void BM_launch_cutlet_kernel(benchmark::State& state) {
     LaunchEnv& e = env();
     std::vector<double> cutlet_us, raw_us;
     for (auto _ : state) {
-      const double c = batch_us_per_launch(e.stream, [&] { e.saxpy.launch(e.stream, e.config, kA, e.x, e.y, kN); });
+      const double c =
+          host_us_per_call(e.stream, kBatch, [&] { e.saxpy.launch(e.stream, e.config, kA, e.x, e.y, kN); });
       state.SetIterationTime(c * 1e-6);
       cutlet_us.push_back(c);
-      raw_us.push_back(batch_us_per_launch(e.stream, [&] { e.raw_launch(e.cutlet_function); }));
+      raw_us.push_back(host_us_per_call(e.stream, kBatch, [&] { e.raw_launch(e.cutlet_function); }));
     }
     const double c = median(cutlet_us), r = median(raw_us);
     state.counters["us_per_launch"] = c;
