@@ -45,10 +45,11 @@ TEST(AlgorithmsIteratorsGpu, ReduceOverCountingAndConstantIterators) {
     EXPECT_EQ(alg::reduce_value(st, alg::constant_iterator<std::uint32_t>(5u), n, alg::plus{}, 1u),
               static_cast<std::uint32_t>(1 + 5 * n));
     // The largest of a counter is its last element.
-    if (n > 0)
+    if (n > 0) {
       EXPECT_EQ(alg::reduce_value(st, alg::counting_iterator<std::int32_t>(-100), n, alg::maximum{},
                                   std::numeric_limits<std::int32_t>::min()),
                 static_cast<std::int32_t>(-100 + m - 1));
+    }
   }
 }
 

@@ -214,13 +214,40 @@ detail::ReduceKernels<T, Op>& reduce_kernels() {
 
 namespace detail {
 
-/// The blocks of reduce's first pass over `n` elements of T on `device`, every chunk's
-/// (kReduceChunk elements, the last the rest) together: the partials it writes.
+/// The first-pass launches of a reduce over n elements: one per chunk of kReduceChunk
+/// elements, the last one the rest, each block writing one partial after those of the chunks
+/// before. A chunk's grid depends on its size alone, so a whole chunk's and the last partial
+/// chunk's are worked out once, for the workspace's size and for the launches alike.
+struct ReduceChunks {
+  std::int64_t n = 0;
+  int whole_grid = 0;  ///< blocks of a chunk of kReduceChunk elements (0 when there is none)
+  int last_grid = 0;   ///< blocks of the last chunk when it is partial (0 when there is none)
+
+  /// grid_of(count): the blocks of a launch over `count` elements.
+  template <class GridOf>
+  ReduceChunks(std::int64_t elements, const GridOf& grid_of) : n(elements) {
+    if (n >= kReduceChunk) whole_grid = grid_of(kReduceChunk);
+    if (n % kReduceChunk != 0) last_grid = grid_of(n % kReduceChunk);
+  }
+  /// Elements of the chunk that starts at element `at`.
+  std::int32_t count_at(std::int64_t at) const { return static_cast<std::int32_t>(std::min(kReduceChunk, n - at)); }
+  /// Blocks of the chunk that starts at element `at`.
+  int grid_at(std::int64_t at) const { return n - at >= kReduceChunk ? whole_grid : last_grid; }
+  /// Partials all the chunks write.
+  std::int64_t blocks() const { return n / kReduceChunk * whole_grid + last_grid; }
+  /// Partial slots of the workspace: one per block, at least one (n == 0 writes none).
+  std::size_t slots() const { return static_cast<std::size_t>(std::max<std::int64_t>(blocks(), 1)); }
+};
+
+/// The chunks of reduce's first pass over `n` elements of T on `device`.
 template <class T>
-std::int64_t reduce_partial_count(const Device& device, std::int64_t n) {
-  std::int64_t blocks = 0;
-  for (std::int64_t at = 0; at < n; at += kReduceChunk) blocks += reduce_grid<T>(device, std::min(kReduceChunk, n - at));
-  return blocks;
+ReduceChunks reduce_chunks(const Device& device, std::int64_t n) {
+  return ReduceChunks(n, [&](std::int64_t count) { return reduce_grid<T>(device, count); });
+}
+
+/// The chunks of reduce's first pass over `n` elements of an iterator on `device`.
+inline ReduceChunks reduce_iterator_chunks(const Device& device, std::int64_t n) {
+  return ReduceChunks(n, [&](std::int64_t count) { return reduce_iterator_grid(device, count); });
 }
 
 }  // namespace detail
@@ -229,8 +256,7 @@ std::int64_t reduce_partial_count(const Device& device, std::int64_t n) {
 /// Workspace::borrow): one T per block of the first pass.
 template <Element T>
 std::size_t reduce_workspace_bytes(const Device& device, std::size_t n) {
-  const std::int64_t blocks = detail::reduce_partial_count<T>(device, static_cast<std::int64_t>(n));
-  return static_cast<std::size_t>(std::max<std::int64_t>(blocks, 1)) * sizeof(T);
+  return detail::reduce_chunks<T>(device, static_cast<std::int64_t>(n)).slots() * sizeof(T);
 }
 
 /// out[0] = init op x[0] op x[1] op ... op x[n-1], for the n = in.size() elements of `in`,
@@ -264,16 +290,15 @@ void reduce(const Stream& stream, const Buffer<T>& in, Buffer<T>& out, Op op, T 
     detail::check_aligned(in.data(), "reduce", "input");
   }
   const Device device = stream.device();
-  const std::int64_t blocks = detail::reduce_partial_count<T>(device, n);
-  const auto slots = static_cast<std::size_t>(std::max<std::int64_t>(blocks, 1));
-  detail::Scratch scratch = detail::acquire(workspace, stream, slots * sizeof(T), "reduce");
+  const detail::ReduceChunks chunks = detail::reduce_chunks<T>(device, n);
+  detail::Scratch scratch = detail::acquire(workspace, stream, chunks.slots() * sizeof(T), "reduce");
   auto& kernels = reduce_kernels<T, Op>();
   // Chunks of kReduceChunk elements (whole 16-byte vectors: the next chunk stays aligned),
   // each block's partial after the blocks of the chunks before.
   std::int64_t written = 0;
   for (std::int64_t at = 0; at < n; at += kReduceChunk) {
-    const auto count = static_cast<std::int32_t>(std::min(kReduceChunk, n - at));
-    const int grid = detail::reduce_grid<T>(device, count);
+    const std::int32_t count = chunks.count_at(at);
+    const int grid = chunks.grid_at(at);
     const Buffer<T> chunk = Buffer<T>::wrap(in.data() + static_cast<std::uint64_t>(at) * sizeof(T),
                                             static_cast<std::size_t>(count), device);
     const Buffer<T> partials = Buffer<T>::wrap(scratch.address() + static_cast<std::uint64_t>(written) * sizeof(T),
@@ -281,9 +306,9 @@ void reduce(const Stream& stream, const Buffer<T>& in, Buffer<T>& out, Op op, T 
     kernels.partials.launch(stream, {.grid = grid, .block = kReduceBlock}, partials, chunk, count);
     written += grid;
   }
-  const Buffer<T> partials = Buffer<T>::wrap(scratch.address(), slots, device);
+  const Buffer<T> partials = Buffer<T>::wrap(scratch.address(), chunks.slots(), device);
   kernels.final_pass.launch(stream, {.grid = 1, .block = kReduceBlock}, out, partials,
-                            static_cast<std::int32_t>(blocks), init);
+                            static_cast<std::int32_t>(written), init);
 }
 
 /// As reduce, returning the result to the host: waits for the stream (the one host
@@ -309,10 +334,7 @@ auto& reduce_iterator_kernel() {
 /// T: one T per block of the first pass.
 template <Element T>
 std::size_t reduce_iterator_workspace_bytes(const Device& device, std::size_t n) {
-  std::int64_t blocks = 0;
-  for (std::int64_t at = 0; at < static_cast<std::int64_t>(n); at += kReduceChunk)
-    blocks += detail::reduce_iterator_grid(device, std::min(kReduceChunk, static_cast<std::int64_t>(n) - at));
-  return static_cast<std::size_t>(std::max<std::int64_t>(blocks, 1)) * sizeof(T);
+  return detail::reduce_iterator_chunks(device, static_cast<std::int64_t>(n)).slots() * sizeof(T);
 }
 
 /// out[0] = init op it[0] op ... op it[n-1] over the first n elements of iterator `in`
@@ -334,20 +356,20 @@ void reduce(const Stream& stream, const It& in, std::size_t n, Buffer<typename I
   detail::check_size(out.size(), 1, "reduce", "output");
   detail::check_device(out.device(), stream, "reduce", "output");
   const Device device = stream.device();
-  const std::size_t bytes = reduce_iterator_workspace_bytes<T>(device, n);
-  detail::Scratch scratch = detail::acquire(workspace, stream, bytes, "reduce");
+  const detail::ReduceChunks chunks = detail::reduce_iterator_chunks(device, static_cast<std::int64_t>(n));
+  detail::Scratch scratch = detail::acquire(workspace, stream, chunks.slots() * sizeof(T), "reduce");
   auto& partials_kernel = reduce_iterator_kernel<It, Op>();
   std::int64_t written = 0;
   for (std::int64_t at = 0; at < static_cast<std::int64_t>(n); at += kReduceChunk) {
-    const auto count = static_cast<std::int32_t>(std::min(kReduceChunk, static_cast<std::int64_t>(n) - at));
-    const int grid = detail::reduce_iterator_grid(device, count);
+    const std::int32_t count = chunks.count_at(at);
+    const int grid = chunks.grid_at(at);
     const Buffer<T> partials = Buffer<T>::wrap(scratch.address() + static_cast<std::uint64_t>(written) * sizeof(T),
                                                static_cast<std::size_t>(grid), device);
     detail::launch_over(partials_kernel, stream, {.grid = grid, .block = kReduceBlock}, std::tie(in), partials, at,
                         count);
     written += grid;
   }
-  const Buffer<T> partials = Buffer<T>::wrap(scratch.address(), bytes / sizeof(T), device);
+  const Buffer<T> partials = Buffer<T>::wrap(scratch.address(), chunks.slots(), device);
   reduce_kernels<T, Op>().final_pass.launch(stream, {.grid = 1, .block = kReduceBlock}, out, partials,
                                             static_cast<std::int32_t>(written), init);
 }
