@@ -221,7 +221,8 @@ void radix_onesweep_body(const Ptr<K>& keys_out, const Ptr<K>& keys_in, const Pt
           for (int i = 0; i < I; ++i) into[i] = from[mine + i * warp_size].load();
         },
         [&] {
-          for (int i = 0; i < I; ++i) if_(mine + i * warp_size < n, [&] { into[i] = from[mine + i * warp_size].load(); });
+          for (int i = 0; i < I; ++i)
+            if_(mine + i * warp_size < n, [&] { into[i] = from[mine + i * warp_size].load(); });
         });
   };
   Var<K> key[I];
@@ -317,7 +318,8 @@ void radix_onesweep_body(const Ptr<K>& keys_out, const Ptr<K>& keys_in, const Pt
 
 /// Bytes of dynamic shared memory a sorting pass's block stages its tile in.
 template <bool Pairs, class K, class V>
-inline constexpr std::size_t radix_onesweep_shared_bytes = static_cast<std::size_t>(kRadixTile<K, Pairs>) * (sizeof(K) + (Pairs ? sizeof(V) : 0));
+inline constexpr std::size_t radix_onesweep_shared_bytes =
+    static_cast<std::size_t>(kRadixTile<K, Pairs>) * (sizeof(K) + (Pairs ? sizeof(V) : 0));
 
 /// The kernels of one radix sort of keys K (and values V where Pairs): the digit counts, their
 /// offsets, and the sorting pass.
@@ -444,9 +446,11 @@ void launch_radix_sort(const Stream& stream, const Buffer<K>& keys_in, Buffer<K>
     const auto counter = Buffer<std::uint32_t>::wrap(base + layout.counters + 4 * static_cast<std::size_t>(p), 1, device);
     const auto offsets = Buffer<std::uint32_t>::wrap(base + layout.bins + 4 * static_cast<std::size_t>(p) * kRadixDigits,
                                                      kRadixDigits, device);
-    k.onesweep.launch(stream, {.grid = tiles, .block = kRadixBlock, .shared_bytes = radix_onesweep_shared_bytes<Pairs, K, V>}, dst_keys, *src_keys,
-                      dst_values, *src_values, n, static_cast<std::uint32_t>(passes.begin_bit + p * kRadixBits), mask,
-                      flip, static_cast<std::uint32_t>(p & 1), counter, status, offsets);
+    const LaunchConfig config{
+        .grid = tiles, .block = kRadixBlock, .shared_bytes = radix_onesweep_shared_bytes<Pairs, K, V>};
+    k.onesweep.launch(stream, config, dst_keys, *src_keys, dst_values, *src_values, n,
+                      static_cast<std::uint32_t>(passes.begin_bit + p * kRadixBits), mask, flip,
+                      static_cast<std::uint32_t>(p & 1), counter, status, offsets);
     src_keys = &dst_keys;
     src_values = &dst_values;
   }
