@@ -104,7 +104,7 @@ void check_type() {
   Stream st;
   using V = std::conditional_t<sizeof(K) == 4, std::uint64_t, std::uint32_t>;  // the other width
   std::uint64_t seed = 1;
-  for (std::size_t n : boundary_sizes(alg::kRadixTile<K>, 40)) {
+  for (std::size_t n : boundary_sizes(alg::kRadixTile<K>, 20)) {
     SCOPED_TRACE("n = " + std::to_string(n));
     check_sort<K, V>(st, random_keys<K>(n, 0, seed++), {});
     check_sort<K, V>(st, random_keys<K>(n, 5, seed++), {.descending = true});
@@ -118,7 +118,7 @@ void check_type() {
     }
   }
   // Many tiles: the look-back walks far back and meets every flag, in every pass.
-  const std::size_t large = 300 * alg::kRadixTile<K> + 77;
+  const std::size_t large = 160 * alg::kRadixTile<K> + 77;
   check_sort<K, std::uint32_t>(st, random_keys<K>(large, 0, seed++), {});
   check_sort<K, std::uint32_t>(st, random_keys<K>(large, 3, seed++), {.descending = true});
   // Keys of few bits (most digits empty, most keys equal in the high passes).
