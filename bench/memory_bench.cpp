@@ -1,10 +1,10 @@
 // Stream-ordered allocation: a 1 MiB allocate + free pair from cutlet's pool resource (and as
 // a Buffer) against cuMemAllocAsync/cuMemFreeAsync called directly, in one run; plus
 // synchronous cuMemAlloc/cuMemFree for scale.
-#include <chrono>
 #include <cstddef>
 #include <limits>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "bench_support.h"
@@ -56,16 +56,10 @@ MemoryEnv& env() {
   return *e;
 }
 
-/// Host microseconds per allocate+free pair over a batch; the stream is drained outside the
-/// timed region.
+/// Host microseconds per allocate+free pair over a batch of kBatch (host_us_per_call).
 template <class F>
 double us_per_pair(const Stream& stream, F&& pair) {
-  stream.synchronize();
-  const auto t0 = std::chrono::steady_clock::now();
-  for (int i = 0; i < kBatch; ++i) pair();
-  const double ms = ms_since(t0);
-  stream.synchronize();
-  return ms * 1e3 / kBatch;
+  return host_us_per_call(stream, kBatch, std::forward<F>(pair));
 }
 
 /// PoolMemoryResource::allocate + deallocate of 1 MiB on a stream. Each iteration also times
