@@ -1,6 +1,8 @@
 // cutlet::algorithms against CUB at 2^28 elements (1 GiB), timed in the same iterations:
 // BM_algorithms_reduce (algorithms::reduce with plus vs cub::DeviceReduce::Sum),
 // BM_algorithms_scan (algorithms::inclusive_scan with plus vs cub::DeviceScan::InclusiveSum),
+// BM_algorithms_scan_by_key (algorithms::inclusive_scan_by_key with plus over the floats in
+// runs of 1 to 8 i32 keys vs cub::DeviceScan::InclusiveSumByKey),
 // BM_algorithms_segmented_reduce (algorithms::segmented_reduce with plus over 2^16 segments of
 // 4096 floats vs cub::DeviceSegmentedReduce::Sum), BM_algorithms_select_if (x > 0, about half
 // of the floats, vs cub::DeviceSelect::If) and BM_algorithms_unique (i32 keys in runs of 1 to
@@ -95,6 +97,13 @@ struct Env {
               "cub::DeviceReduce::Sum");
   }
   void run_scan() { alg::inclusive_scan(stream, x, y, alg::plus{}); }
+  void run_scan_by_key() { alg::inclusive_scan_by_key(stream, keys, x, y, alg::plus{}); }
+  void run_cub_scan_by_key() {
+    check_cub(cutlet_cub_inclusive_sum_by_key(reinterpret_cast<const int*>(keys.data()),
+                                              reinterpret_cast<const float*>(x.data()), reinterpret_cast<float*>(y.data()),
+                                              kN, stream.handle()),
+              "cub::DeviceScan::InclusiveSumByKey");
+  }
   void run_cub_scan() {
     check_cub(cutlet_cub_inclusive_sum(reinterpret_cast<const float*>(x.data()), reinterpret_cast<float*>(y.data()),
                                        kN, stream.handle()),
@@ -173,6 +182,23 @@ struct Env {
     const std::vector<float> got = y.to_host(stream);
     double want = 0, magnitude = 0;
     for (int i = 0; i < kN; ++i) {
+      want += hx[i];
+      magnitude += std::fabs(hx[i]);
+      if ((i % 4096 == 0 || i == kN - 1) && !(std::fabs(got[i] - want) <= 1e-5 * magnitude + 1e-6))
+        throw Error(std::string("cutlet_bench: ") + who + " is wrong at " + std::to_string(i) + ": got " +
+                    std::to_string(got[i]) + ", want " + std::to_string(want));
+    }
+  }
+  /// Throws cutlet::Error naming `who` unless every 4096th result of the scan by key (over
+  /// hkeys' runs) and the last are the CPU's within 1e-5 of the run's sum of |x|.
+  template <class F>
+  void check_scan_by_key(const char* who, F&& run) {
+    y.fill_bytes(stream, 0xff);
+    run();
+    const std::vector<float> got = y.to_host(stream);
+    double want = 0, magnitude = 0;
+    for (int i = 0; i < kN; ++i) {
+      if (i == 0 || hkeys[i] != hkeys[i - 1]) want = magnitude = 0;
       want += hx[i];
       magnitude += std::fabs(hx[i]);
       if ((i % 4096 == 0 || i == kN - 1) && !(std::fabs(got[i] - want) <= 1e-5 * magnitude + 1e-6))
@@ -370,6 +396,20 @@ void BM_algorithms_scan(benchmark::State& state) {
   });
 }
 
+/// algorithms::inclusive_scan_by_key against CUB's DeviceScan::InclusiveSumByKey, floats in
+/// runs of 1 to 8 i32 keys (bytes of keys and values read, values written).
+void BM_algorithms_scan_by_key(benchmark::State& state) {
+  if (!require_gpu(state)) return;
+  guarded(state, [](benchmark::State& state) {
+    Env& e = env();
+    e.check_scan_by_key("cutlet::algorithms::inclusive_scan_by_key", [&] { e.run_scan_by_key(); });
+    e.check_scan_by_key("cub::DeviceScan::InclusiveSumByKey", [&] { e.run_cub_scan_by_key(); });
+    time_against_cub(state, 3.0 * sizeof(float) * double(kN),
+                     alg::scan_by_key_kernel<false, std::int32_t, float, alg::equal_to, alg::plus>(),
+                     [&] { e.run_scan_by_key(); }, [&] { e.run_cub_scan_by_key(); });
+  });
+}
+
 /// algorithms::segmented_reduce (a block per segment) against CUB's DeviceSegmentedReduce::Sum,
 /// 2^16 segments of 4096 floats (bytes read, and the sums and offsets).
 void BM_algorithms_segmented_reduce(benchmark::State& state) {
@@ -562,6 +602,7 @@ BENCHMARK(BM_algorithms_radix_sort_pairs)->UseManualTime()->Unit(benchmark::kMil
 BENCHMARK(BM_algorithms_top_k)->Arg(1)->Arg(0)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(kIterations);
 BENCHMARK(BM_algorithms_reduce)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(kIterations);
 BENCHMARK(BM_algorithms_scan)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(kIterations);
+BENCHMARK(BM_algorithms_scan_by_key)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(kIterations);
 BENCHMARK(BM_algorithms_segmented_reduce)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(kIterations);
 BENCHMARK(BM_algorithms_select_if)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(kIterations);
 BENCHMARK(BM_algorithms_unique)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(kIterations);

@@ -95,6 +95,13 @@ extern "C" int cutlet_cub_inclusive_sum(const float* x, float* out, int n, void*
   });
 }
 
+extern "C" int cutlet_cub_inclusive_sum_by_key(const int* keys, const float* x, float* out, int n, void* stream) {
+  return with_temp_storage(scan_temp, [&](void* temp, size_t& bytes) {
+    return cub::DeviceScan::InclusiveSumByKey(temp, bytes, keys, x, out, n, ::cuda::std::equal_to<>{},
+                                              static_cast<cudaStream_t>(stream));
+  });
+}
+
 extern "C" int cutlet_cub_histogram256(const unsigned* samples, unsigned* hist, int n, void* stream) {
   const int levels = 257;
   return with_temp_storage(histogram_temp, [&](void* temp, size_t& bytes) {

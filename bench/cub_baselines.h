@@ -20,6 +20,10 @@ int cutlet_cub_reduce_sum(const float* x, float* out, int n, void* stream);
 /// out[i] = x[0] + ... + x[i] for i < n with cub::DeviceScan::InclusiveSum.
 int cutlet_cub_inclusive_sum(const float* x, float* out, int n, void* stream);
 
+/// out[i] = x[s] + ... + x[i] for i < n, s the first index of i's run of equal keys, with
+/// cub::DeviceScan::InclusiveSumByKey.
+int cutlet_cub_inclusive_sum_by_key(const int* keys, const float* x, float* out, int n, void* stream);
+
 /// hist[b] = the number of samples[i] == b (b < 256; others not counted) with
 /// cub::DeviceHistogram::HistogramEven over levels 0, 1, ..., 256. Overwrites hist.
 int cutlet_cub_histogram256(const unsigned* samples, unsigned* hist, int n, void* stream);

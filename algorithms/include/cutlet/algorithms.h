@@ -16,6 +16,7 @@
 #include "cutlet/algorithms/reduce.h"
 #include "cutlet/algorithms/run_length_encode.h"
 #include "cutlet/algorithms/scan.h"
+#include "cutlet/algorithms/scan_by_key.h"
 #include "cutlet/algorithms/select.h"
 #include "cutlet/algorithms/top_k.h"
 #include "cutlet/algorithms/segmented_radix_sort.h"

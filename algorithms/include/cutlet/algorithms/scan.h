@@ -50,16 +50,138 @@ inline constexpr std::int64_t kScanChunk = std::int64_t{1} << 30;
 
 namespace detail {
 
+/// Steps 3 to 6 of a scan tile (scan_tile_body), for values of any type C the operator
+/// combines: `items` are the thread's kItems values, kVectors rows of V (row k lane l holding
+/// the V consecutive items at k * 32 * V + l * V of its warp's run); returns what the scan
+/// gives for each, in the same order. Each row is scanned across the warp (shuffles), the
+/// rows in order, the warps' totals through shared memory; warp 0 publishes the tile's
+/// aggregate and takes its exclusive prefix from the tiles before it (look_back), tile 0
+/// starting from `init` (exclusive) or, for a chunk of a longer scan (`chained`), from
+/// carry_in[0]. The tile that ends the input (`last_tile`) writes the running total to
+/// carry_out[0]. Every thread of the block calls it.
+template <bool Exclusive, class C, class Op, int V, class Status>
+std::vector<Value<C>> scan_tile_results(const std::vector<Value<C>>& items, const i32& tile, const Value<bool>& last_tile,
+                                        const Value<C>& init, const Status& status, const Ptr<C>& carry_in,
+                                        const Ptr<C>& carry_out, const Value<bool>& chained) {
+  const Op op{};
+  constexpr int kWarps = kScanBlock / warp_size;
+  const int kVectors = static_cast<int>(items.size()) / V;  // rows per warp
+  auto warp_totals = shared_array<C>(kWarps);
+  auto tile_prefix = shared_array<C>(1);
+  i32 tid = thread_idx().x;
+  i32 lane = tid & 31;
+  i32 warp = tid >> 5;
+
+  // 3. Each row scanned across the warp, in row order: before[k] is what comes before the
+  // lane's first item of row k within the warp's run (the rows before, the lanes before).
+  Maybe<C> rows_before{items[0], Value<bool>(false)};
+  std::vector<Maybe<C>> before;
+  for (int k = 0; k < kVectors; ++k) {
+    Value<C> lane_total = items[static_cast<std::size_t>(k * V)];
+    for (int j = 1; j < V; ++j) lane_total = call_op<C>(op, lane_total, items[static_cast<std::size_t>(k * V + j)]);
+    Value<C> inclusive = warp_inclusive_scan<C>(op, lane_total);
+    Value<C> lanes_before = shfl_up_sync(full_mask, inclusive, 1);
+    before.push_back(combine(op, rows_before, Maybe<C>{lanes_before, lane > 0}));
+    Value<C> row_total = shfl_sync(full_mask, inclusive, warp_size - 1);
+    rows_before = combine(op, rows_before, Maybe<C>{row_total, Value<bool>(true)});
+  }
+  Value<C> warp_total = rows_before.value;  // present: every row has a total
+
+  // 4. Block scan of the warps' totals, in order.
+  if_(lane == 0, [&] { warp_totals[warp] = warp_total; });
+  syncthreads();
+  Value<C> running = warp_totals[0].load();  // warps 0..w
+  Value<C> warp_prefix = running;              // warps before this one (for warp > 0)
+  for (int w = 1; w < kWarps; ++w) {
+    running = call_op<C>(op, running, warp_totals[w].load());
+    if (w < kWarps - 1) warp_prefix = select(warp > w, running, warp_prefix);
+  }
+  Value<C> aggregate = running;
+
+  // 5. Publish and look back (warp 0); the last tile keeps the running total for the next chunk.
+  if_(warp == 0, [&] {
+    Var<C> inclusive;
+    if_(tile == 0,
+        [&] {
+          Value<C> start = select(chained, carry_in[0].load(), init);
+          if_(lane == 0, [&] {
+            if constexpr (Exclusive) inclusive = call_op<C>(op, start, aggregate);
+            else inclusive = select(chained, call_op<C>(op, start, aggregate), aggregate);
+            tile_prefix[0] = start;
+            status.publish(0, kTilePrefix, inclusive.get());
+          });
+        },
+        [&] {
+          Value<C> exclusive = look_back(op, status, tile, aggregate);
+          if_(lane == 0, [&] {
+            tile_prefix[0] = exclusive;
+            inclusive = call_op<C>(op, exclusive, aggregate);
+          });
+        });
+    if_((lane == 0) & last_tile, [&] { carry_out[0] = inclusive.get(); });
+  });
+  syncthreads();
+
+  // 6. Everything before each row's first item, then the results in order.
+  Value<bool> tile_has_prefix = Exclusive ? Value<bool>(true) : Value<bool>((tile > 0) | chained);
+  Maybe<C> warp_carry = combine(op, Maybe<C>{tile_prefix[0].load(), tile_has_prefix}, Maybe<C>{warp_prefix, warp > 0});
+  std::vector<Value<C>> results;
+  for (int k = 0; k < kVectors; ++k) {
+    Maybe<C> carry = combine(op, warp_carry, before[static_cast<std::size_t>(k)]);
+    const auto first_item = static_cast<std::size_t>(k * V);
+    if constexpr (Exclusive) {
+      Value<C> r = carry.value;  // present: init at least
+      for (int j = 0; j < V; ++j) {
+        results.push_back(r);
+        if (j + 1 < V) r = call_op<C>(op, r, items[first_item + static_cast<std::size_t>(j)]);
+      }
+    } else {
+      Value<C> r = select(carry.present, call_op<C>(op, carry.value, items[first_item]), items[first_item]);
+      results.push_back(r);
+      for (int j = 1; j < V; ++j) {
+        r = call_op<C>(op, r, items[first_item + static_cast<std::size_t>(j)]);
+        results.push_back(r);
+      }
+    }
+  }
+  return results;
+}
+
+/// Stores a tile's `results` (scan_tile_results' order) to out: the thread's kVectors rows
+/// as 16-byte vectors at `mine` + k * 32 * V for a whole tile, one element at a time below
+/// `n` for the last.
+template <class T, int V>
+void store_scan_results(const Ptr<T>& out, const i32& mine, const Value<bool>& whole_tile, const i32& n,
+                        const std::vector<Value<T>>& results) {
+  const int kVectors = static_cast<int>(results.size()) / V;
+  if_(whole_tile,
+      [&] {
+        Ptr<T> p = out + mine;
+        for (int k = 0; k < kVectors; ++k) {
+          Vec<T, V> v = Vec<T, V>::splat(T{});
+          for (int j = 0; j < V; ++j) v = v.with(j, results[static_cast<std::size_t>(k * V + j)]);
+          p.template vstore<V>(k * warp_size, v);
+        }
+      },
+      [&] {
+        for (int k = 0; k < kVectors; ++k)
+          for (int j = 0; j < V; ++j) {
+            i32 i = mine + k * warp_size * V + j;
+            if_(i < n, [&] { out[i] = results[static_cast<std::size_t>(k * V + j)]; });
+          }
+      });
+}
+
 /// One tile of the scan, in one block. The block takes the next tile id from an atomic
 /// counter (take_tile), loads kScanItems<T> elements per thread as four 16-byte vectors
 /// warp-striped (each load instruction of a warp reads 512 consecutive bytes), scans them
-/// (each row of a warp with shuffles, the rows in order, the warps' totals through shared
-/// memory), and takes the tile's exclusive prefix from the tiles before it (look_back, by
-/// warp 0). `status` is the tiles' status: for 4-byte elements one u64 word per tile, the
-/// flag (invalid, aggregate, prefix) packed with the value (PackedTileStatus, one round trip
-/// per look); for 8-byte ones a u32 flag with the values in arrays of their own, the tile's
-/// reduction and the reduction of tiles 0..t (SplitTileStatus), as one 64-bit word cannot
-/// hold such a value with its flag.
+/// (scan_tile_results: each row of a warp with shuffles, the rows in order, the warps' totals
+/// through shared memory), and takes the tile's exclusive prefix from the tiles before it
+/// (look_back, by warp 0). `status` is the tiles' status: for 4-byte elements one u64 word
+/// per tile, the flag (invalid, aggregate, prefix) packed with the value (PackedTileStatus,
+/// one round trip per look); for 8-byte ones a u32 flag with the values in arrays of their
+/// own, the tile's reduction and the reduction of tiles 0..t (SplitTileStatus), as one 64-bit
+/// word cannot hold such a value with its flag.
 ///
 /// Exclusive: the scan starts from `init`, which tile 0 puts in front of its prefix.
 /// Out-of-range items of the last tile are never stored; a valid result depends only on the
@@ -72,16 +194,12 @@ template <bool Exclusive, class T, class Op, class Status>
 void scan_tile_body(const Ptr<T>& out, const Ptr<T>& in, const i32& n, const Value<T>& init,
                     const Ptr<std::uint32_t>& counter, const Status& status, const Ptr<T>& carry_in,
                     const Ptr<T>& carry_out, const Value<bool>& chained) {
-  const Op op{};
   constexpr int V = kVectorLanes<T>;
   constexpr int kItems = kScanItems<T>;
   constexpr int kTile = kScanTile<T>;
-  constexpr int kWarps = kScanBlock / warp_size;
   constexpr int kVectors = kItems / V;         // rows per warp
   constexpr int kRow = warp_size * V;          // elements per row
   constexpr int kWarpItems = warp_size * kItems;
-  auto warp_totals = shared_array<T>(kWarps);
-  auto tile_prefix = shared_array<T>(1);
   i32 tid = thread_idx().x;
   i32 lane = tid & 31;
   i32 warp = tid >> 5;
@@ -114,98 +232,10 @@ void scan_tile_body(const Ptr<T>& out, const Ptr<T>& in, const i32& n, const Val
   std::vector<Value<T>> items;
   for (int j = 0; j < kItems; ++j) items.push_back(item[j].get());
 
-  // 3. Each row scanned across the warp, in row order: before[k] is what comes before the
-  // lane's first item of row k within the warp's run (the rows before, the lanes before).
-  Maybe<T> rows_before{items[0], Value<bool>(false)};
-  std::vector<Maybe<T>> before;
-  for (int k = 0; k < kVectors; ++k) {
-    Value<T> lane_total = items[static_cast<std::size_t>(k * V)];
-    for (int j = 1; j < V; ++j) lane_total = call_op<T>(op, lane_total, items[static_cast<std::size_t>(k * V + j)]);
-    Value<T> inclusive = warp_inclusive_scan<T>(op, lane_total);
-    Value<T> lanes_before = shfl_up_sync(full_mask, inclusive, 1);
-    before.push_back(combine(op, rows_before, Maybe<T>{lanes_before, lane > 0}));
-    Value<T> row_total = shfl_sync(full_mask, inclusive, warp_size - 1);
-    rows_before = combine(op, rows_before, Maybe<T>{row_total, Value<bool>(true)});
-  }
-  Value<T> warp_total = rows_before.value;  // present: every row has a total
-
-  // 4. Block scan of the warps' totals, in order.
-  if_(lane == 0, [&] { warp_totals[warp] = warp_total; });
-  syncthreads();
-  Value<T> running = warp_totals[0].load();  // warps 0..w
-  Value<T> warp_prefix = running;              // warps before this one (for warp > 0)
-  for (int w = 1; w < kWarps; ++w) {
-    running = call_op<T>(op, running, warp_totals[w].load());
-    if (w < kWarps - 1) warp_prefix = select(warp > w, running, warp_prefix);
-  }
-  Value<T> aggregate = running;
-
-  // 5. Publish and look back (warp 0); the last tile keeps the running total for the next chunk.
-  if_(warp == 0, [&] {
-    Var<T> inclusive;
-    if_(tile == 0,
-        [&] {
-          Value<T> start = select(chained, carry_in[0].load(), init);
-          if_(lane == 0, [&] {
-            if constexpr (Exclusive) {
-              inclusive = call_op<T>(op, start, aggregate);
-              tile_prefix[0] = start;
-            } else {
-              inclusive = select(chained, call_op<T>(op, start, aggregate), aggregate);
-              tile_prefix[0] = start;
-            }
-            status.publish(0, kTilePrefix, inclusive.get());
-          });
-        },
-        [&] {
-          Value<T> exclusive = look_back(op, status, tile, aggregate);
-          if_(lane == 0, [&] {
-            tile_prefix[0] = exclusive;
-            inclusive = call_op<T>(op, exclusive, aggregate);
-          });
-        });
-    if_((lane == 0) & (tile_end >= n), [&] { carry_out[0] = inclusive.get(); });
-  });
-  syncthreads();
-
-  // 6. Everything before each row's first item, then the results in order, and store.
-  Value<bool> tile_has_prefix = Exclusive ? Value<bool>(true) : Value<bool>((tile > 0) | chained);
-  Maybe<T> warp_carry = combine(op, Maybe<T>{tile_prefix[0].load(), tile_has_prefix}, Maybe<T>{warp_prefix, warp > 0});
-  std::vector<Value<T>> results;
-  for (int k = 0; k < kVectors; ++k) {
-    Maybe<T> carry = combine(op, warp_carry, before[static_cast<std::size_t>(k)]);
-    const auto first_item = static_cast<std::size_t>(k * V);
-    if constexpr (Exclusive) {
-      Value<T> r = carry.value;  // present: init at least
-      for (int j = 0; j < V; ++j) {
-        results.push_back(r);
-        if (j + 1 < V) r = call_op<T>(op, r, items[first_item + static_cast<std::size_t>(j)]);
-      }
-    } else {
-      Value<T> r = select(carry.present, call_op<T>(op, carry.value, items[first_item]), items[first_item]);
-      results.push_back(r);
-      for (int j = 1; j < V; ++j) {
-        r = call_op<T>(op, r, items[first_item + static_cast<std::size_t>(j)]);
-        results.push_back(r);
-      }
-    }
-  }
-  if_(tile_end <= n,
-      [&] {
-        Ptr<T> p = out + mine;
-        for (int k = 0; k < kVectors; ++k) {
-          Vec<T, V> v = Vec<T, V>::splat(T{});
-          for (int j = 0; j < V; ++j) v = v.with(j, results[static_cast<std::size_t>(k * V + j)]);
-          p.template vstore<V>(k * warp_size, v);
-        }
-      },
-      [&] {
-        for (int k = 0; k < kVectors; ++k)
-          for (int j = 0; j < V; ++j) {
-            i32 i = mine + k * kRow + j;
-            if_(i < n, [&] { out[i] = results[static_cast<std::size_t>(k * V + j)]; });
-          }
-      });
+  // 3 to 6. The scan of the items, and the results in order.
+  std::vector<Value<T>> results = scan_tile_results<Exclusive, T, Op, V>(items, tile, tile_end >= n, init, status,
+                                                                          carry_in, carry_out, chained);
+  store_scan_results<T, V>(out, mine, tile_end <= n, n, results);
 }
 
 /// Whether the scans of T pack each tile's status into one u64 word (PackedTileStatus).
@@ -251,10 +281,77 @@ std::pair<std::size_t, std::size_t> scan_storage_bytes(long long tiles) {
   }
 }
 
+/// One launch of a scan over a chunk of at most kScanChunk elements (for_each_scan_chunk).
+struct ScanChunk {
+  std::int64_t at = 0;        ///< the chunk's first element
+  std::int32_t count = 0;     ///< its elements
+  bool chained = false;       ///< whether chunks come before it (start from carry_in)
+  std::uint64_t carry_in = 0;   ///< where the total of the chunks before it is
+  std::uint64_t carry_out = 0;  ///< where its last tile writes the running total
+  std::uint64_t scratch = 0;    ///< the look-back's storage (scan_storage_bytes<C>)
+  long long tiles = 0;          ///< tiles the storage has room for
+  std::int64_t tile = 0;        ///< elements per tile (one block each)
+};
+
+/// Calls `launch(chunk)` for each chunk of kScanChunk of the n (> 0) elements of a scan whose
+/// look-back carries values of C over tiles of `tile` elements, in order on `stream`: the
+/// look-back's storage (scan_storage_bytes<C>) from `workspace`, zeroed before each chunk,
+/// and two carry slots of C used in turn, each chunk reading the running total the one
+/// before wrote.
+template <class C, class Launch>
+void for_each_scan_chunk(const Stream& stream, std::int64_t n, std::int64_t tile, const Workspace& workspace,
+                         const char* algorithm, Launch&& launch) {
+  const long long tiles = ceil_div(std::min(n, kScanChunk), tile);
+  const auto [total_bytes, zeroed_bytes] = scan_storage_bytes<C>(tiles);
+  Scratch scratch = acquire(workspace, stream, total_bytes, algorithm);
+  const std::uint64_t carries = scratch.address() + total_bytes - 256;
+  for (std::int64_t at = 0, chunk = 0; at < n; at += kScanChunk, ++chunk) {
+    zero_bytes(stream, scratch.address(), zeroed_bytes);
+    launch(ScanChunk{.at = at,
+                     .count = static_cast<std::int32_t>(std::min(kScanChunk, n - at)),
+                     .chained = chunk > 0,
+                     .carry_in = carries + 128 * static_cast<std::uint64_t>(chunk % 2),
+                     .carry_out = carries + 128 * static_cast<std::uint64_t>(1 - chunk % 2),
+                     .scratch = scratch.address(),
+                     .tiles = tiles,
+                     .tile = tile});
+  }
+}
+
+/// The buffer of `count` elements of T at element `at` of `b` (a chunk's part of it).
+template <class T>
+Buffer<T> chunk_of(const Buffer<T>& b, std::int64_t at, std::int32_t count, const Device& device) {
+  return Buffer<T>::wrap(b.data() + static_cast<std::uint64_t>(at) * sizeof(T), static_cast<std::size_t>(count), device);
+}
+
+/// Launches `kernel` on one chunk with the look-back status of C in `chunk.scratch`, after
+/// the arguments `args...` and the carries: (args..., carry_in, carry_out, chained, counter,
+/// words) for a packed status, (..., counter, flags, aggregates, prefixes) for a split one.
+template <class C, class Kernel, class... Args>
+void launch_scan_chunk(Kernel& kernel, const Stream& stream, const ScanChunk& chunk, const Args&... args) {
+  const Device device = stream.device();
+  const LaunchConfig config{.grid = ceil_div(static_cast<std::int64_t>(chunk.count), chunk.tile), .block = kScanBlock};
+  const auto carry_in = Buffer<C>::wrap(chunk.carry_in, 1, device);
+  const auto carry_out = Buffer<C>::wrap(chunk.carry_out, 1, device);
+  const auto tile_count = static_cast<std::size_t>(chunk.tiles);
+  if constexpr (kScanPacksStatus<C>) {
+    const PackedScanLayout layout = packed_scan_layout(chunk.tiles);
+    const auto counter = Buffer<std::uint32_t>::wrap(chunk.scratch + layout.counter, 1, device);
+    const auto words = Buffer<std::uint64_t>::wrap(chunk.scratch + layout.words, tile_count, device);
+    kernel.launch(stream, config, args..., carry_in, carry_out, chunk.chained, counter, words);
+  } else {
+    const ScanLayout layout = scan_layout(chunk.tiles, sizeof(C));
+    const auto counter = Buffer<std::uint32_t>::wrap(chunk.scratch + layout.counter, 1, device);
+    const auto flags = Buffer<std::uint32_t>::wrap(chunk.scratch + layout.flags, tile_count, device);
+    const auto aggregates = Buffer<C>::wrap(chunk.scratch + layout.aggregates, tile_count, device);
+    const auto prefixes = Buffer<C>::wrap(chunk.scratch + layout.prefixes, tile_count, device);
+    kernel.launch(stream, config, args..., carry_in, carry_out, chunk.chained, counter, flags, aggregates, prefixes);
+  }
+}
+
 /// Queues the scan of `in` into `out` on `stream`; `init` is used by exclusive scans only.
-/// Inputs of more than kScanChunk elements go in chunks, each launch reading the running
-/// total the one before wrote (two carry slots, used in turn), after a memset of the tile
-/// status.
+/// Inputs of more than kScanChunk elements go in chunks (for_each_scan_chunk), each launch
+/// reading the running total the one before wrote.
 template <bool Exclusive, class T, class Kernel>
 void launch_scan(Kernel& kernel, const Stream& stream, const Buffer<T>& in, Buffer<T>& out, T init,
                  const Workspace& workspace, const char* algorithm) {
@@ -270,36 +367,10 @@ void launch_scan(Kernel& kernel, const Stream& stream, const Buffer<T>& in, Buff
   check_aligned(in.data(), algorithm, "input");
   check_aligned(out.data(), algorithm, "output");
   const Device device = stream.device();
-  const long long tiles = ceil_div(std::min(n, kScanChunk), kScanTile<T>);
-  const auto [total_bytes, zeroed_bytes] = scan_storage_bytes<T>(tiles);
-  Scratch scratch = acquire(workspace, stream, total_bytes, algorithm);
-  const auto tile_count = static_cast<std::size_t>(tiles);
-  const std::uint64_t carries = scratch.address() + total_bytes - 256;
-  for (std::int64_t at = 0, chunk = 0; at < n; at += kScanChunk, ++chunk) {
-    const auto count = static_cast<std::int32_t>(std::min(kScanChunk, n - at));
-    const std::uint64_t offset = static_cast<std::uint64_t>(at) * sizeof(T);
-    const Buffer<T> chunk_in = Buffer<T>::wrap(in.data() + offset, static_cast<std::size_t>(count), device);
-    const Buffer<T> chunk_out = Buffer<T>::wrap(out.data() + offset, static_cast<std::size_t>(count), device);
-    const Buffer<T> carry_in = Buffer<T>::wrap(carries + 128 * static_cast<std::uint64_t>(chunk % 2), 1, device);
-    const Buffer<T> carry_out = Buffer<T>::wrap(carries + 128 * static_cast<std::uint64_t>(1 - chunk % 2), 1, device);
-    const bool chained = chunk > 0;
-    zero_bytes(stream, scratch.address(), zeroed_bytes);
-    const LaunchConfig config{.grid = ceil_div(count, kScanTile<T>), .block = kScanBlock};
-    if constexpr (kScanPacksStatus<T>) {
-      const PackedScanLayout layout = packed_scan_layout(tiles);
-      const auto counter = Buffer<std::uint32_t>::wrap(scratch.address() + layout.counter, 1, device);
-      const auto words = Buffer<std::uint64_t>::wrap(scratch.address() + layout.words, tile_count, device);
-      kernel.launch(stream, config, chunk_out, chunk_in, count, init, carry_in, carry_out, chained, counter, words);
-    } else {
-      const ScanLayout layout = scan_layout(tiles, sizeof(T));
-      const auto counter = Buffer<std::uint32_t>::wrap(scratch.address() + layout.counter, 1, device);
-      const auto flags = Buffer<std::uint32_t>::wrap(scratch.address() + layout.flags, tile_count, device);
-      const auto aggregates = Buffer<T>::wrap(scratch.address() + layout.aggregates, tile_count, device);
-      const auto prefixes = Buffer<T>::wrap(scratch.address() + layout.prefixes, tile_count, device);
-      kernel.launch(stream, config, chunk_out, chunk_in, count, init, carry_in, carry_out, chained, counter, flags,
-                    aggregates, prefixes);
-    }
-  }
+  for_each_scan_chunk<T>(stream, n, kScanTile<T>, workspace, algorithm, [&](const ScanChunk& c) {
+    launch_scan_chunk<T>(kernel, stream, c, chunk_of(out, c.at, c.count, device), chunk_of(in, c.at, c.count, device),
+                         c.count, init);
+  });
 }
 
 }  // namespace detail
