@@ -1,7 +1,7 @@
 // The PTX of the scans by key: keys and values read in 16-byte vectors (two per row for
 // 8-byte keys), the key before each lane's first item taken by a shuffle, the (head, value)
-// pairs scanned with the user operator inlined (no call), the tile status a u32 flag released
-// and acquired with the u64 pairs read from L2, and the results stored in 16-byte vectors.
+// pairs scanned with the user operator inlined (no call), each tile's status one u64 word (flag
+// and pair) published and read with relaxed atomics, and the results stored in 16-byte vectors.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -31,10 +31,9 @@ CHECK-DAG: ld.global.v4.{{[bfsu]}}32
 CHECK-DAG: ld.global.)" + key_vector + "." + R"({{[bfsu]}}{{32|64}}
 CHECK: shfl.sync.up
 CHECK-NOT: {{[[:space:]]call(\.uni)?[[:space:]]}}
-CHECK: atom.release.gpu.global.exch.b32
+CHECK: atom.global.exch.b64
 CHECK-NOT: {{[[:space:]]call(\.uni)?[[:space:]]}}
-CHECK: ld.acquire.gpu.global.b32
-CHECK: ld.global.cg.{{[bu]}}64
+CHECK: ld.relaxed.gpu.global.b64
 CHECK-NOT: {{[[:space:]]call(\.uni)?[[:space:]]}}
 CHECK: st.global.v4.{{[bfsu]}}32
 CHECK-NOT: {{[[:space:]]call(\.uni)?[[:space:]]}}

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <tuple>
 #include <limits>
 
 #include "algorithms/algorithm_test_support.h"
@@ -130,6 +132,91 @@ TEST(AlgorithmsScanGpu, AffineMapsInOrder) {
     auto w = random_words(n, 17 + n);
     return std::vector<std::uint32_t>(w.begin(), w.end());
   });
+}
+
+/// Both scans of the first n elements of iterator `it` (whose CPU twin is `host`) on every
+/// boundary size, against the CPU's scans of host's elements.
+template <class T, class MakeIt, class Op, class HostOp>
+void check_iterator_scans(MakeIt make_it, const std::function<std::vector<T>(std::size_t)>& host, Op op,
+                          HostOp host_op, T init, double tolerance) {
+  Stream st;
+  SCOPED_TRACE(element_label<T>());
+  for (std::size_t n : boundary_sizes(alg::kScanTile<T>, 40)) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    const std::vector<T> h = host(n);
+    auto holder = make_it(st, n);
+    for (bool exclusive : {false, true}) {
+      auto out = poisoned<T>(st, n);
+      if (exclusive) alg::exclusive_scan(st, holder.it, n, out, op, init);
+      else alg::inclusive_scan(st, holder.it, n, out, op);
+      const std::vector<T> got = out.to_host(st);
+      const std::vector<T> want = host_scan(h, host_op, exclusive, init);
+      double magnitude = std::fabs(static_cast<double>(init));
+      for (std::size_t i = 0; i < n; ++i) {
+        magnitude += std::fabs(static_cast<double>(h[i]));
+        if (tolerance == 0) ASSERT_EQ(got[i], want[i]) << (exclusive ? "exclusive" : "inclusive") << ", element " << i;
+        else
+          ASSERT_NEAR(static_cast<double>(got[i]), static_cast<double>(want[i]), tolerance * (magnitude + 1))
+              << (exclusive ? "exclusive" : "inclusive") << ", element " << i;
+      }
+    }
+  }
+}
+
+/// An iterator with the buffers it reads, kept alive while it is used.
+template <class It, class... Buffers>
+struct Held {
+  It it;
+  std::tuple<Buffers...> buffers;
+};
+
+TEST(AlgorithmsScanGpu, OverIterators) {
+  CUTLET_REQUIRE_GPU();
+  // A counter: no memory read at all.
+  check_iterator_scans<std::int64_t>(
+      [](const Stream&, std::size_t) { return Held<decltype(alg::counting_iterator<std::int64_t>(0))>{alg::counting_iterator<std::int64_t>(-7), {}}; },
+      [](std::size_t n) {
+        std::vector<std::int64_t> v(n);
+        for (std::size_t i = 0; i < n; ++i) v[i] = -7 + static_cast<std::int64_t>(i);
+        return v;
+      },
+      alg::plus{}, [](std::int64_t a, std::int64_t b) { return a + b; }, std::int64_t{3}, 0.0);
+  // Signed squares of a buffer's floats, computed where they are read.
+  auto square = [](f32 v) { return v * abs(v); };
+  check_iterator_scans<float>(
+      [&](const Stream& st, std::size_t n) {
+        Buffer<float> x(st, algorithm_input<float>(n, 31 + n));
+        auto it = alg::transform_iterator(x, square);
+        return Held<decltype(it), Buffer<float>>{it, {std::move(x)}};
+      },
+      [](std::size_t n) {
+        auto v = algorithm_input<float>(n, 31 + n);
+        for (auto& x : v) x = x * std::fabs(x);
+        return v;
+      },
+      alg::plus{}, [](float a, float b) { return a + b; }, 0.5f, 1e-5);
+  // A buffer read backwards, with a non-commutative operator on u32 (affine maps in order).
+  check_iterator_scans<std::uint32_t>(
+      [](const Stream& st, std::size_t n) {
+        auto w = random_words(n, 41 + n);
+        Buffer<std::uint32_t> x(st, std::vector<std::uint32_t>(w.begin(), w.end()));
+        auto it = alg::reverse_iterator(x, n);
+        return Held<decltype(it), Buffer<std::uint32_t>>{it, {std::move(x)}};
+      },
+      [](std::size_t n) {
+        auto w = random_words(n, 41 + n);
+        return std::vector<std::uint32_t>(w.rbegin(), w.rend());
+      },
+      affine_then{}, affine_then_host, std::uint32_t{0x00030005u}, 0.0);
+  // Streaming loads of 8-byte words, multiplied as 2x2 matrices in order.
+  check_iterator_scans<std::uint64_t>(
+      [](const Stream& st, std::size_t n) {
+        Buffer<std::uint64_t> x(st, random_words(n, 43 + n));
+        auto it = alg::cache_modified_iterator<CacheHint::Streaming>(x);
+        return Held<decltype(it), Buffer<std::uint64_t>>{it, {std::move(x)}};
+      },
+      [](std::size_t n) { return random_words(n, 43 + n); }, mat2x2_product{}, mat2x2_product_host,
+      std::uint64_t{0x0001000200030004ull}, 0.0);
 }
 
 TEST(AlgorithmsScanGpu, InPlaceAndBorrowedWorkspace) {

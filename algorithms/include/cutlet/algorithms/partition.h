@@ -45,7 +45,7 @@ namespace detail {
 /// item goes to the first part where first(x), else to the second where second(x), else to
 /// the unselected part. Each warp ranks both selections with ballots; warp 0 scans the rows'
 /// pairs of counts and takes the tile's pair of offsets from the tiles before it (look-back
-/// over PackedCountPairStatus); an unselected item's rank is its position in the tile less the
+/// over PackedU62Status); an unselected item's rank is its position in the tile less the
 /// selected items before it. The block puts the tile's items in shared memory in part order
 /// (first, second, unselected) and copies each part out with coalesced stores. The last tile
 /// writes the two selected counts to num_selected[0] and [1].
@@ -61,7 +61,7 @@ void partition_tile_body(const Ptr<T>& first_out, const Ptr<T>& second_out, cons
   auto tile_offsets = shared_array<std::uint64_t>(1);
   auto tile_counts = shared_array<std::uint64_t>(1);
   auto staged = shared_array<T>(kSelectTile<T>);
-  const PackedCountPairStatus status{words};
+  const PackedU62Status status{words};
   i32 tid = thread_idx().x;
   i32 lane = tid & 31;
   i32 warp = tid >> 5;

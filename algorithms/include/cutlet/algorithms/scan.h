@@ -6,16 +6,19 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
 #include "cutlet/algorithms/detail/call_range.h"
 #include "cutlet/algorithms/detail/host_checks.h"
+#include "cutlet/algorithms/detail/iterator_kernel.h"
 #include "cutlet/algorithms/detail/lookback.h"
 #include "cutlet/algorithms/detail/maybe.h"
 #include "cutlet/algorithms/detail/scan_layout.h"
 #include "cutlet/algorithms/detail/warp_block.h"
 #include "cutlet/algorithms/element.h"
+#include "cutlet/algorithms/iterators.h"
 #include "cutlet/algorithms/workspace.h"
 #include "cutlet/jit/kernel.h"
 #include "cutlet/language/atomic.h"
@@ -238,6 +241,45 @@ void scan_tile_body(const Ptr<T>& out, const Ptr<T>& in, const i32& n, const Val
   store_scan_results<T, V>(out, mine, tile_end <= n, n, results);
 }
 
+/// One tile of the scan of the elements of iterator It (with kernel parameters `p`) from
+/// element `base`: as scan_tile_body, but the items are read one at a time through the
+/// iterator (It::read, traced here: nothing is read that the scan does not use), all of a
+/// whole tile's in flight together.
+template <bool Exclusive, class T, class Op, class It, class Status>
+void scan_iterator_tile_body(const Ptr<T>& out, const i32& n, const i64& base, const Value<T>& init,
+                             const Ptr<std::uint32_t>& counter, const Status& status, const Ptr<T>& carry_in,
+                             const Ptr<T>& carry_out, const Value<bool>& chained, const typename It::Params& p) {
+  constexpr int V = kVectorLanes<T>;
+  constexpr int kItems = kScanItems<T>;
+  constexpr int kTile = kScanTile<T>;
+  constexpr int kVectors = kItems / V;
+  constexpr int kRow = warp_size * V;
+  constexpr int kWarpItems = warp_size * kItems;
+  i32 lane = thread_idx().x & 31;
+  i32 warp = thread_idx().x >> 5;
+  i32 tile = take_tile(counter);
+  i32 mine = tile * kTile + warp * kWarpItems + lane * V;
+  i32 tile_end = tile * kTile + kTile;
+  Var<T> item[kItems];  // [k * V + j]: element mine + k * kRow + j
+  auto read = [&](int k, int j) {
+    return Value<T>(It::read(p, base + cast<std::int64_t>(mine + k * kRow + j)));
+  };
+  if_(tile_end <= n,
+      [&] {
+        for (int k = 0; k < kVectors; ++k)
+          for (int j = 0; j < V; ++j) item[k * V + j] = read(k, j);
+      },
+      [&] {
+        for (int k = 0; k < kVectors; ++k)
+          for (int j = 0; j < V; ++j) if_(mine + k * kRow + j < n, [&] { item[k * V + j] = read(k, j); });
+      });
+  std::vector<Value<T>> items;
+  for (int j = 0; j < kItems; ++j) items.push_back(item[j].get());
+  std::vector<Value<T>> results = scan_tile_results<Exclusive, T, Op, V>(items, tile, tile_end >= n, init, status,
+                                                                          carry_in, carry_out, chained);
+  store_scan_results<T, V>(out, mine, tile_end <= n, n, results);
+}
+
 /// Whether the scans of T pack each tile's status into one u64 word (PackedTileStatus).
 template <class T>
 inline constexpr bool kScanPacksStatus = sizeof(T) == 4;
@@ -268,11 +310,41 @@ auto make_scan_kernel() {
   }
 }
 
+/// Makes the scan kernel over iterator It: parameters (out, n, init, base, carry_in,
+/// carry_out, chained, counter, status..., the iterator's parameters).
+template <bool Exclusive, class T, class Op, class It>
+auto make_scan_iterator_kernel() {
+  const KernelOptions options{.name = std::string(Exclusive ? "cutlet_exclusive_scan_iterator_" : "cutlet_inclusive_scan_iterator_") +
+                                      element_name<T>()};
+  return with_params<typename It::Params>([&]<class... P>() {
+    if constexpr (kScanPacksStatus<T>) {
+      return cutlet::kernel(
+          [](Ptr<T> out, i32 n, Value<T> init, i64 base, Ptr<T> carry_in, Ptr<T> carry_out, Value<bool> chained,
+             Ptr<std::uint32_t> counter, Ptr<std::uint64_t> words, P... p) {
+            scan_iterator_tile_body<Exclusive, T, Op, It>(out, n, base, init, counter, PackedTileStatus<T>{words}, carry_in,
+                                                          carry_out, chained, typename It::Params{p...});
+          },
+          options);
+    } else {
+      return cutlet::kernel(
+          [](Ptr<T> out, i32 n, Value<T> init, i64 base, Ptr<T> carry_in, Ptr<T> carry_out, Value<bool> chained,
+             Ptr<std::uint32_t> counter, Ptr<std::uint32_t> flags, Ptr<T> aggregates, Ptr<T> prefixes, P... p) {
+            scan_iterator_tile_body<Exclusive, T, Op, It>(out, n, base, init, counter,
+                                                          SplitTileStatus<T>{flags, aggregates, prefixes}, carry_in,
+                                                          carry_out, chained, typename It::Params{p...});
+          },
+          options);
+    }
+  });
+}
+
 /// Bytes of the scans' temporary storage for `tiles` tiles of T, and the first of them that
 /// must be zero before each scan (or chunk); then two carry slots of T, 256-byte aligned.
-template <class T>
+/// `Packed`: each tile's status one u64 word (PackedTileStatus, PackedU62Status), else a
+/// flag, an aggregate and a prefix (SplitTileStatus).
+template <class T, bool Packed = kScanPacksStatus<T>>
 std::pair<std::size_t, std::size_t> scan_storage_bytes(long long tiles) {
-  if constexpr (kScanPacksStatus<T>) {
+  if constexpr (Packed) {
     const PackedScanLayout l = packed_scan_layout(tiles);
     return {l.total_bytes + 256, l.total_bytes};
   } else {
@@ -295,14 +367,14 @@ struct ScanChunk {
 
 /// Calls `launch(chunk)` for each chunk of kScanChunk of the n (> 0) elements of a scan whose
 /// look-back carries values of C over tiles of `tile` elements, in order on `stream`: the
-/// look-back's storage (scan_storage_bytes<C>) from `workspace`, zeroed before each chunk,
-/// and two carry slots of C used in turn, each chunk reading the running total the one
+/// look-back's storage (scan_storage_bytes<C, Packed>) from `workspace`, zeroed before each
+/// chunk, and two carry slots of C used in turn, each chunk reading the running total the one
 /// before wrote.
-template <class C, class Launch>
+template <class C, bool Packed, class Launch>
 void for_each_scan_chunk(const Stream& stream, std::int64_t n, std::int64_t tile, const Workspace& workspace,
                          const char* algorithm, Launch&& launch) {
   const long long tiles = ceil_div(std::min(n, kScanChunk), tile);
-  const auto [total_bytes, zeroed_bytes] = scan_storage_bytes<C>(tiles);
+  const auto [total_bytes, zeroed_bytes] = scan_storage_bytes<C, Packed>(tiles);
   Scratch scratch = acquire(workspace, stream, total_bytes, algorithm);
   const std::uint64_t carries = scratch.address() + total_bytes - 256;
   for (std::int64_t at = 0, chunk = 0; at < n; at += kScanChunk, ++chunk) {
@@ -326,26 +398,34 @@ Buffer<T> chunk_of(const Buffer<T>& b, std::int64_t at, std::int32_t count, cons
 
 /// Launches `kernel` on one chunk with the look-back status of C in `chunk.scratch`, after
 /// the arguments `args...` and the carries: (args..., carry_in, carry_out, chained, counter,
-/// words) for a packed status, (..., counter, flags, aggregates, prefixes) for a split one.
-template <class C, class Kernel, class... Args>
-void launch_scan_chunk(Kernel& kernel, const Stream& stream, const ScanChunk& chunk, const Args&... args) {
+/// words, tail...) for a packed status, (..., counter, flags, aggregates, prefixes, tail...)
+/// for a split one; `tail` is a tuple of the arguments that end the list (an iterator's).
+template <class C, bool Packed, class Kernel, class Tail, class... Args>
+void launch_scan_chunk(Kernel& kernel, const Stream& stream, const ScanChunk& chunk, const Tail& tail,
+                       const Args&... args) {
   const Device device = stream.device();
   const LaunchConfig config{.grid = ceil_div(static_cast<std::int64_t>(chunk.count), chunk.tile), .block = kScanBlock};
   const auto carry_in = Buffer<C>::wrap(chunk.carry_in, 1, device);
   const auto carry_out = Buffer<C>::wrap(chunk.carry_out, 1, device);
   const auto tile_count = static_cast<std::size_t>(chunk.tiles);
-  if constexpr (kScanPacksStatus<C>) {
+  if constexpr (Packed) {
     const PackedScanLayout layout = packed_scan_layout(chunk.tiles);
     const auto counter = Buffer<std::uint32_t>::wrap(chunk.scratch + layout.counter, 1, device);
     const auto words = Buffer<std::uint64_t>::wrap(chunk.scratch + layout.words, tile_count, device);
-    kernel.launch(stream, config, args..., carry_in, carry_out, chunk.chained, counter, words);
+    std::apply([&](const auto&... t) { kernel.launch(stream, config, args..., carry_in, carry_out, chunk.chained, counter, words, t...); },
+               tail);
   } else {
     const ScanLayout layout = scan_layout(chunk.tiles, sizeof(C));
     const auto counter = Buffer<std::uint32_t>::wrap(chunk.scratch + layout.counter, 1, device);
     const auto flags = Buffer<std::uint32_t>::wrap(chunk.scratch + layout.flags, tile_count, device);
     const auto aggregates = Buffer<C>::wrap(chunk.scratch + layout.aggregates, tile_count, device);
     const auto prefixes = Buffer<C>::wrap(chunk.scratch + layout.prefixes, tile_count, device);
-    kernel.launch(stream, config, args..., carry_in, carry_out, chunk.chained, counter, flags, aggregates, prefixes);
+    std::apply(
+        [&](const auto&... t) {
+          kernel.launch(stream, config, args..., carry_in, carry_out, chunk.chained, counter, flags, aggregates, prefixes,
+                        t...);
+        },
+        tail);
   }
 }
 
@@ -367,9 +447,29 @@ void launch_scan(Kernel& kernel, const Stream& stream, const Buffer<T>& in, Buff
   check_aligned(in.data(), algorithm, "input");
   check_aligned(out.data(), algorithm, "output");
   const Device device = stream.device();
-  for_each_scan_chunk<T>(stream, n, kScanTile<T>, workspace, algorithm, [&](const ScanChunk& c) {
-    launch_scan_chunk<T>(kernel, stream, c, chunk_of(out, c.at, c.count, device), chunk_of(in, c.at, c.count, device),
-                         c.count, init);
+  for_each_scan_chunk<T, kScanPacksStatus<T>>(stream, n, kScanTile<T>, workspace, algorithm, [&](const ScanChunk& c) {
+    launch_scan_chunk<T, kScanPacksStatus<T>>(kernel, stream, c, std::tuple<>{}, chunk_of(out, c.at, c.count, device),
+                         chunk_of(in, c.at, c.count, device), c.count, init);
+  });
+}
+
+/// Queues the scan of the n elements of iterator `in` into `out` on `stream`, in chunks as
+/// launch_scan.
+template <bool Exclusive, class T, class It, class Kernel>
+void launch_scan_iterator(Kernel& kernel, const Stream& stream, const It& in, std::size_t count, Buffer<T>& out, T init,
+                          const Workspace& workspace, const char* algorithm) {
+  const auto range = call_range<T>(algorithm);
+  if (count > static_cast<std::size_t>(kScanMaxCount))
+    throw Error(std::string("cutlet::algorithms::") + algorithm + ": " + std::to_string(count) +
+                " elements are more than it takes (" + std::to_string(kScanMaxCount) + ")");
+  const auto n = static_cast<std::int64_t>(count);
+  if (n == 0) return;
+  check_size(out.size(), count, algorithm, "output");
+  check_device(out.device(), stream, algorithm, "output");
+  check_aligned(out.data(), algorithm, "output");
+  const Device device = stream.device();
+  for_each_scan_chunk<T, kScanPacksStatus<T>>(stream, n, kScanTile<T>, workspace, algorithm, [&](const ScanChunk& c) {
+    launch_scan_chunk<T, kScanPacksStatus<T>>(kernel, stream, c, in.arguments(), chunk_of(out, c.at, c.count, device), c.count, init, c.at);
   });
 }
 
@@ -419,6 +519,39 @@ template <Element T, class Op>
 void exclusive_scan(const Stream& stream, const Buffer<T>& in, Buffer<T>& out, Op op, T init,
                     const Workspace& workspace = {}) {
   detail::launch_scan<true>(scan_kernel<true, T, Op>(), stream, in, out, init, workspace, "exclusive_scan");
+}
+
+/// The kernel of inclusive_scan (Exclusive false) or exclusive_scan (true) over iterator It
+/// with operator Op (made at the first use, then shared).
+template <bool Exclusive, InputIterator It, class Op>
+  requires BinaryOperator<Op, typename It::value_type>
+auto& scan_iterator_kernel() {
+  static auto k = detail::make_scan_iterator_kernel<Exclusive, typename It::value_type, Op, It>();
+  return k;
+}
+
+/// out[i] = in[0] op in[1] op ... op in[i] for the first n elements of iterator `in` (a
+/// counting_iterator, a transform_iterator of buffers, ...; see iterators.h), its reads traced
+/// into the kernel: no buffer of the elements is made. As inclusive_scan over a Buffer
+/// otherwise (the same grouping, the same bits on every run), but the elements are read one
+/// at a time (kScanItems per thread in flight); `out` must not be a buffer the iterator reads.
+template <InputIterator It, class Op>
+  requires BinaryOperator<Op, typename It::value_type>
+void inclusive_scan(const Stream& stream, const It& in, std::size_t n, Buffer<typename It::value_type>& out, Op op,
+                    const Workspace& workspace = {}) {
+  using T = typename It::value_type;
+  detail::launch_scan_iterator<false>(scan_iterator_kernel<false, It, Op>(), stream, in, n, out, T{}, workspace,
+                                      "inclusive_scan");
+}
+
+/// out[0] = init and out[i] = init op in[0] op ... op in[i - 1] for i < n, over iterator
+/// `in`; otherwise as inclusive_scan over an iterator.
+template <InputIterator It, class Op>
+  requires BinaryOperator<Op, typename It::value_type>
+void exclusive_scan(const Stream& stream, const It& in, std::size_t n, Buffer<typename It::value_type>& out, Op op,
+                    typename It::value_type init, const Workspace& workspace = {}) {
+  detail::launch_scan_iterator<true>(scan_iterator_kernel<true, It, Op>(), stream, in, n, out, init, workspace,
+                                     "exclusive_scan");
 }
 
 }  // namespace cutlet::algorithms

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "cutlet/algorithms/operators.h"
@@ -65,7 +66,7 @@ struct RunOperator {
 template <bool Exclusive, class K, class T, class Eq, class Op>
 void scan_by_key_tile_body(const Ptr<T>& out, const Ptr<K>& keys, const Ptr<T>& values, const i32& n,
                            const Value<T>& init, const Ptr<std::uint32_t>& counter,
-                           const SplitTileStatus<std::uint64_t>& status, const Ptr<std::uint64_t>& carry_in,
+                           const PackedU62Status& status, const Ptr<std::uint64_t>& carry_in,
                            const Ptr<std::uint64_t>& carry_out, const Value<bool>& chained) {
   using Pair = std::uint64_t;
   const Eq eq{};
@@ -146,17 +147,15 @@ void scan_by_key_tile_body(const Ptr<T>& out, const Ptr<K>& keys, const Ptr<T>& 
 }
 
 /// Makes the kernel of a scan by key: parameters (out, keys, values, n, init, carry_in,
-/// carry_out, chained, counter, flags, aggregates, prefixes).
+/// carry_out, chained, counter, words).
 template <bool Exclusive, class K, class T, class Eq, class Op>
 auto make_scan_by_key_kernel() {
   const KernelOptions options{.name = std::string(Exclusive ? "cutlet_exclusive_scan_by_key_" : "cutlet_inclusive_scan_by_key_") +
                                       element_name<K>() + "_" + element_name<T>()};
   return cutlet::kernel(
       [](Ptr<T> out, Ptr<K> keys, Ptr<T> values, i32 n, Value<T> init, Ptr<std::uint64_t> carry_in,
-         Ptr<std::uint64_t> carry_out, Value<bool> chained, Ptr<std::uint32_t> counter, Ptr<std::uint32_t> flags,
-         Ptr<std::uint64_t> aggregates, Ptr<std::uint64_t> prefixes) {
-        scan_by_key_tile_body<Exclusive, K, T, Eq, Op>(out, keys, values, n, init, counter,
-                                                       SplitTileStatus<std::uint64_t>{flags, aggregates, prefixes},
+         Ptr<std::uint64_t> carry_out, Value<bool> chained, Ptr<std::uint32_t> counter, Ptr<std::uint64_t> words) {
+        scan_by_key_tile_body<Exclusive, K, T, Eq, Op>(out, keys, values, n, init, counter, PackedU62Status{words},
                                                        carry_in, carry_out, chained);
       },
       options);
@@ -182,8 +181,8 @@ void launch_scan_by_key(Kernel& kernel, const Stream& stream, const Buffer<K>& k
   check_aligned(out.data(), algorithm, "output");
   check_disjoint(keys, out, algorithm, "keys", "output");
   const Device device = stream.device();
-  for_each_scan_chunk<std::uint64_t>(stream, n, kScanTile<T>, workspace, algorithm, [&](const ScanChunk& c) {
-    launch_scan_chunk<std::uint64_t>(kernel, stream, c, chunk_of(out, c.at, c.count, device),
+  for_each_scan_chunk<std::uint64_t, true>(stream, n, kScanTile<T>, workspace, algorithm, [&](const ScanChunk& c) {
+    launch_scan_chunk<std::uint64_t, true>(kernel, stream, c, std::tuple<>{}, chunk_of(out, c.at, c.count, device),
                                      chunk_of(keys, c.at, c.count, device), chunk_of(values, c.at, c.count, device),
                                      c.count, init);
   });
@@ -202,12 +201,12 @@ auto& scan_by_key_kernel() {
 }
 
 /// Bytes of temporary storage the scans by key need for `n` values (for Workspace::borrow):
-/// a tile counter, and per tile of kScanTile<T> a status flag and two (head, value) pairs.
+/// a tile counter, and per tile of kScanTile<T> a u64 status word.
 template <ScanByKeyValue T>
 std::size_t scan_by_key_workspace_bytes(std::size_t n) {
   if (n == 0) return 0;
   const std::size_t chunk = std::min(n, static_cast<std::size_t>(kScanChunk));
-  return detail::scan_storage_bytes<std::uint64_t>(static_cast<long long>((chunk + kScanTile<T> - 1) / kScanTile<T>)).first;
+  return detail::scan_storage_bytes<std::uint64_t, true>(static_cast<long long>((chunk + kScanTile<T> - 1) / kScanTile<T>)).first;
 }
 
 /// out[i] = values[s] op values[s + 1] op ... op values[i], where s is the first index of the

@@ -111,12 +111,12 @@ struct PackedTileStatus {
   }
 };
 
-/// Tile status of a pair of counts, each below 2^31, as one u64 value (second << 31) | first
-/// (pack_count_pair), in one u64 word per tile with the flag in the top two bits
+/// Tile status of u64 values below 2^62 (a pack_count_pair of two counts, or a scan by key's
+/// (run head, value) pair) in one u64 word per tile with the flag in the top two bits
 /// (packed_scan_layout): one relaxed exchange to publish and one relaxed load to read, as
-/// PackedTileStatus. Sums of such values add both counts at once, without carries between
+/// PackedTileStatus. Sums of count pairs add both counts at once, without carries between
 /// them, while the counts' totals stay below 2^31.
-struct PackedCountPairStatus {
+struct PackedU62Status {
   using Word = std::uint64_t;
   static constexpr Word kPrefixWord = Word{kTilePrefix} << 62;
 
@@ -137,7 +137,7 @@ struct PackedCountPairStatus {
   }
 };
 
-/// The counts (first, second), each in [0, 2^31), as one value for PackedCountPairStatus.
+/// The counts (first, second), each in [0, 2^31), as one value for PackedU62Status.
 inline Value<std::uint64_t> pack_count_pair(const i32& first, const i32& second) {
   return (cast<std::uint64_t>(second) << 31) | cast<std::uint64_t>(first);
 }
