@@ -53,6 +53,39 @@ inline constexpr std::int64_t kScanChunk = std::int64_t{1} << 30;
 
 namespace detail {
 
+/// Where a block's tile of a scan lies and which of its items this thread holds: the next tile
+/// in the order blocks started (take_tile), warp w holding the tile's w-th run of kWarpItems
+/// elements as kVectors rows of kRow, and in row k lane l the V consecutive elements at
+/// k * kRow + l * V (one 16-byte vector of T), so that every warp load is coalesced. Traced:
+/// every thread of the block makes one (take_tile synchronizes the block).
+template <class T>
+struct ScanTileSpan {
+  static constexpr int V = kVectorLanes<T>;              ///< items of a lane in a row
+  static constexpr int kItems = kScanItems<T>;           ///< items of a thread
+  static constexpr int kTile = kScanTile<T>;             ///< elements of a tile
+  static constexpr int kVectors = kItems / V;            ///< rows of a warp
+  static constexpr int kRow = warp_size * V;             ///< elements of a row
+  static constexpr int kWarpItems = warp_size * kItems;  ///< elements of a warp's run
+
+  i32 lane;
+  i32 warp;
+  i32 tile;        ///< this block's tile
+  i32 warp_first;  ///< the first element of this warp's run
+  i32 mine;        ///< this lane's first element of row 0
+  i32 tile_end;    ///< the element after the tile
+
+  explicit ScanTileSpan(const Ptr<std::uint32_t>& counter)
+      : lane(thread_idx().x & 31),
+        warp(thread_idx().x >> 5),
+        tile(take_tile(counter)),
+        warp_first(tile * kTile + warp * kWarpItems),
+        mine(warp_first + lane * V),
+        tile_end(tile * kTile + kTile) {}
+
+  /// The element of item j of row k (this thread's item k * V + j).
+  i32 index(int k, int j) const { return mine + k * kRow + j; }
+};
+
 /// Steps 3 to 6 of a scan tile (scan_tile_body), for values of any type C the operator
 /// combines: `items` are the thread's kItems values, kVectors rows of V (row k lane l holding
 /// the V consecutive items at k * 32 * V + l * V of its warp's run); returns what the scan
@@ -197,48 +230,32 @@ template <bool Exclusive, class T, class Op, class Status>
 void scan_tile_body(const Ptr<T>& out, const Ptr<T>& in, const i32& n, const Value<T>& init,
                     const Ptr<std::uint32_t>& counter, const Status& status, const Ptr<T>& carry_in,
                     const Ptr<T>& carry_out, const Value<bool>& chained) {
-  constexpr int V = kVectorLanes<T>;
-  constexpr int kItems = kScanItems<T>;
-  constexpr int kTile = kScanTile<T>;
-  constexpr int kVectors = kItems / V;         // rows per warp
-  constexpr int kRow = warp_size * V;          // elements per row
-  constexpr int kWarpItems = warp_size * kItems;
-  i32 tid = thread_idx().x;
-  i32 lane = tid & 31;
-  i32 warp = tid >> 5;
+  using Span = ScanTileSpan<T>;
+  constexpr int V = Span::V;
+  // 1. This block's tile (the next one in the order blocks started), and this thread's items.
+  const Span at(counter);
 
-  // 1. This block's tile: the next one in the order blocks started.
-  i32 tile = take_tile(counter);
-
-  // 2. The items, warp-striped so that every load is coalesced: warp w holds the tile's w-th
-  // run of kWarpItems elements as kVectors rows of kRow; in row k lane l holds the V
-  // consecutive elements at k * kRow + l * V (one 16-byte vector).
-  i32 warp_first = tile * kTile + warp * kWarpItems;
-  i32 mine = warp_first + lane * V;  // this lane's first element of row 0
-  i32 tile_end = tile * kTile + kTile;
-  Var<T> item[kItems];  // [k * V + j]
-  if_(tile_end <= n,
+  // 2. The items, warp-striped (ScanTileSpan) so that every load is coalesced.
+  Var<T> item[Span::kItems];  // [k * V + j]
+  if_(at.tile_end <= n,
       [&] {
-        Ptr<T> p = in + mine;
-        for (int k = 0; k < kVectors; ++k) {
+        Ptr<T> p = in + at.mine;
+        for (int k = 0; k < Span::kVectors; ++k) {
           Vec<T, V> v = p.template vload<V>(k * warp_size);
           for (int j = 0; j < V; ++j) item[k * V + j] = v[j];
         }
       },
       [&] {
-        for (int k = 0; k < kVectors; ++k)
-          for (int j = 0; j < V; ++j) {
-            i32 i = mine + k * kRow + j;
-            if_(i < n, [&] { item[k * V + j] = in[i].load(); });
-          }
+        for (int k = 0; k < Span::kVectors; ++k)
+          for (int j = 0; j < V; ++j) if_(at.index(k, j) < n, [&] { item[k * V + j] = in[at.index(k, j)].load(); });
       });
   std::vector<Value<T>> items;
-  for (int j = 0; j < kItems; ++j) items.push_back(item[j].get());
+  for (int j = 0; j < Span::kItems; ++j) items.push_back(item[j].get());
 
   // 3 to 6. The scan of the items, and the results in order.
-  std::vector<Value<T>> results = scan_tile_results<Exclusive, T, Op, V>(items, tile, tile_end >= n, init, status,
-                                                                          carry_in, carry_out, chained);
-  store_scan_results<T, V>(out, mine, tile_end <= n, n, results);
+  std::vector<Value<T>> results = scan_tile_results<Exclusive, T, Op, V>(items, at.tile, at.tile_end >= n, init,
+                                                                          status, carry_in, carry_out, chained);
+  store_scan_results<T, V>(out, at.mine, at.tile_end <= n, n, results);
 }
 
 /// One tile of the scan of the elements of iterator It (with kernel parameters `p`) from
@@ -249,35 +266,25 @@ template <bool Exclusive, class T, class Op, class It, class Status>
 void scan_iterator_tile_body(const Ptr<T>& out, const i32& n, const i64& base, const Value<T>& init,
                              const Ptr<std::uint32_t>& counter, const Status& status, const Ptr<T>& carry_in,
                              const Ptr<T>& carry_out, const Value<bool>& chained, const typename It::Params& p) {
-  constexpr int V = kVectorLanes<T>;
-  constexpr int kItems = kScanItems<T>;
-  constexpr int kTile = kScanTile<T>;
-  constexpr int kVectors = kItems / V;
-  constexpr int kRow = warp_size * V;
-  constexpr int kWarpItems = warp_size * kItems;
-  i32 lane = thread_idx().x & 31;
-  i32 warp = thread_idx().x >> 5;
-  i32 tile = take_tile(counter);
-  i32 mine = tile * kTile + warp * kWarpItems + lane * V;
-  i32 tile_end = tile * kTile + kTile;
-  Var<T> item[kItems];  // [k * V + j]: element mine + k * kRow + j
-  auto read = [&](int k, int j) {
-    return Value<T>(It::read(p, base + cast<std::int64_t>(mine + k * kRow + j)));
-  };
-  if_(tile_end <= n,
+  using Span = ScanTileSpan<T>;
+  constexpr int V = Span::V;
+  const Span at(counter);
+  Var<T> item[Span::kItems];  // [k * V + j]: element at.index(k, j)
+  auto read = [&](int k, int j) { return Value<T>(It::read(p, base + cast<std::int64_t>(at.index(k, j)))); };
+  if_(at.tile_end <= n,
       [&] {
-        for (int k = 0; k < kVectors; ++k)
+        for (int k = 0; k < Span::kVectors; ++k)
           for (int j = 0; j < V; ++j) item[k * V + j] = read(k, j);
       },
       [&] {
-        for (int k = 0; k < kVectors; ++k)
-          for (int j = 0; j < V; ++j) if_(mine + k * kRow + j < n, [&] { item[k * V + j] = read(k, j); });
+        for (int k = 0; k < Span::kVectors; ++k)
+          for (int j = 0; j < V; ++j) if_(at.index(k, j) < n, [&] { item[k * V + j] = read(k, j); });
       });
   std::vector<Value<T>> items;
-  for (int j = 0; j < kItems; ++j) items.push_back(item[j].get());
-  std::vector<Value<T>> results = scan_tile_results<Exclusive, T, Op, V>(items, tile, tile_end >= n, init, status,
-                                                                          carry_in, carry_out, chained);
-  store_scan_results<T, V>(out, mine, tile_end <= n, n, results);
+  for (int j = 0; j < Span::kItems; ++j) items.push_back(item[j].get());
+  std::vector<Value<T>> results = scan_tile_results<Exclusive, T, Op, V>(items, at.tile, at.tile_end >= n, init,
+                                                                          status, carry_in, carry_out, chained);
+  store_scan_results<T, V>(out, at.mine, at.tile_end <= n, n, results);
 }
 
 /// Whether the scans of T pack each tile's status into one u64 word (PackedTileStatus).

@@ -69,28 +69,19 @@ void scan_by_key_tile_body(const Ptr<T>& out, const Ptr<K>& keys, const Ptr<T>& 
                            const PackedU62Status& status, const Ptr<std::uint64_t>& carry_in,
                            const Ptr<std::uint64_t>& carry_out, const Value<bool>& chained) {
   using Pair = std::uint64_t;
+  using Span = ScanTileSpan<T>;
   const Eq eq{};
-  constexpr int V = kVectorLanes<T>;
+  constexpr int V = Span::V;
   constexpr int KV = kVectorLanes<K>;  // keys per 16-byte vector: V or V / 2
-  constexpr int kItems = kScanItems<T>;
-  constexpr int kTile = kScanTile<T>;
-  constexpr int kVectors = kItems / V;
-  constexpr int kRow = warp_size * V;
-  constexpr int kWarpItems = warp_size * kItems;
-  i32 lane = thread_idx().x & 31;
-  i32 warp = thread_idx().x >> 5;
-  i32 tile = take_tile(counter);
-  i32 warp_first = tile * kTile + warp * kWarpItems;
-  i32 mine = warp_first + lane * V;
-  i32 tile_end = tile * kTile + kTile;
-  Var<T> value[kItems];
-  Var<bool> head[kItems];
-  if_(tile_end <= n,
+  const Span at(counter);
+  Var<T> value[Span::kItems];
+  Var<bool> head[Span::kItems];
+  if_(at.tile_end <= n,
       [&] {
-        Ptr<T> pv = values + mine;
-        Ptr<K> pk = keys + mine;
+        Ptr<T> pv = values + at.mine;
+        Ptr<K> pk = keys + at.mine;
         std::vector<Value<K>> key;
-        for (int k = 0; k < kVectors; ++k) {
+        for (int k = 0; k < Span::kVectors; ++k) {
           Vec<T, V> v = pv.template vload<V>(k * warp_size);
           for (int j = 0; j < V; ++j) value[k * V + j] = v[j];
           for (int h = 0; h < V / KV; ++h) {
@@ -100,19 +91,18 @@ void scan_by_key_tile_body(const Ptr<T>& out, const Ptr<K>& keys, const Ptr<T>& 
         }
         // The key before the warp's run, where there is one (lane 0 of row 0 needs it).
         Var<K> before_run = key[0];
-        Value<bool> has_before_run = (warp_first > 0) | chained;
-        if_((lane == 0) & has_before_run, [&] { before_run = keys[warp_first - 1].load(); });
-        for (int k = 0; k < kVectors; ++k) {
+        Value<bool> has_before_run = (at.warp_first > 0) | chained;
+        if_((at.lane == 0) & has_before_run, [&] { before_run = keys[at.warp_first - 1].load(); });
+        for (int k = 0; k < Span::kVectors; ++k) {
           const auto first = static_cast<std::size_t>(k * V);
           Value<K> from_lane_before = shfl_up_sync(full_mask, key[first + V - 1], 1);
-          Value<K> before = from_lane_before;
-          Value<bool> starts = !call_pred<K>(eq, before, key[first]);
+          Value<bool> starts = !call_pred<K>(eq, from_lane_before, key[first]);
           if (k == 0) {
             Value<bool> lane0_starts = !has_before_run | !call_pred<K>(eq, before_run.get(), key[first]);
-            starts = select(lane == 0, lane0_starts, starts);
+            starts = select(at.lane == 0, lane0_starts, starts);
           } else {
             Value<K> row_before = shfl_sync(full_mask, key[first - 1], warp_size - 1);
-            starts = select(lane == 0, !call_pred<K>(eq, row_before, key[first]), starts);
+            starts = select(at.lane == 0, !call_pred<K>(eq, row_before, key[first]), starts);
           }
           head[k * V] = starts;
           for (int j = 1; j < V; ++j)
@@ -120,9 +110,9 @@ void scan_by_key_tile_body(const Ptr<T>& out, const Ptr<K>& keys, const Ptr<T>& 
         }
       },
       [&] {
-        for (int k = 0; k < kVectors; ++k)
+        for (int k = 0; k < Span::kVectors; ++k)
           for (int j = 0; j < V; ++j) {
-            i32 i = mine + k * kRow + j;
+            i32 i = at.index(k, j);
             if_(i < n, [&] {
               Value<K> key = keys[i].load();
               value[k * V + j] = values[i].load();
@@ -133,17 +123,17 @@ void scan_by_key_tile_body(const Ptr<T>& out, const Ptr<K>& keys, const Ptr<T>& 
           }
       });
   std::vector<Value<Pair>> items;
-  for (int j = 0; j < kItems; ++j) items.push_back(pack_run_item<T>(head[j].get(), value[j].get()));
+  for (int j = 0; j < Span::kItems; ++j) items.push_back(pack_run_item<T>(head[j].get(), value[j].get()));
 
   std::vector<Value<Pair>> pairs = scan_tile_results<Exclusive, Pair, RunOperator<T, Op>, V>(
-      items, tile, tile_end >= n, pack_run_item<T>(Value<bool>(false), init), status, carry_in, carry_out, chained);
+      items, at.tile, at.tile_end >= n, pack_run_item<T>(Value<bool>(false), init), status, carry_in, carry_out, chained);
   std::vector<Value<T>> results;
-  for (int j = 0; j < kItems; ++j) {
+  for (int j = 0; j < Span::kItems; ++j) {
     Value<T> v = run_item_value<T>(pairs[static_cast<std::size_t>(j)]);
     if constexpr (Exclusive) results.push_back(select(head[j].get(), init, call_op<T>(Op{}, init, v)));
     else results.push_back(v);
   }
-  store_scan_results<T, V>(out, mine, tile_end <= n, n, results);
+  store_scan_results<T, V>(out, at.mine, at.tile_end <= n, n, results);
 }
 
 /// Makes the kernel of a scan by key: parameters (out, keys, values, n, init, carry_in,
