@@ -7,6 +7,12 @@
 
 namespace cutlet::algorithms::detail {
 
+void check_count(std::size_t n, std::int64_t max_count, const char* algorithm) {
+  if (n > static_cast<std::size_t>(max_count))
+    throw Error(std::string("cutlet::algorithms::") + algorithm + ": " + std::to_string(n) +
+                " elements are more than it takes (" + std::to_string(max_count) + ")");
+}
+
 std::int32_t checked_count(std::size_t n, std::int64_t max_count, const char* algorithm) {
   return checked_count(n, max_count, algorithm, "elements");
 }

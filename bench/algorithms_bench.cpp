@@ -82,6 +82,8 @@ struct Env {
     check_reduce("cub::DeviceReduce::Sum", [&] { run_cub_reduce(); });
     check_scan("cutlet::algorithms::inclusive_scan", [&] { run_scan(); });
     check_scan("cub::DeviceScan::InclusiveSum", [&] { run_cub_scan(); });
+    check_scan("cutlet::algorithms::inclusive_scan_by_key", [&] { run_scan_by_key(); }, true);
+    check_scan("cub::DeviceScan::InclusiveSumByKey", [&] { run_cub_scan_by_key(); }, true);
     check_segmented("cutlet::algorithms::segmented_reduce", [&] { run_segmented(); });
     check_segmented("cub::DeviceSegmentedReduce::Sum", [&] { run_cub_segmented(); });
     select_bytes = check_select("cutlet::algorithms::select_if", [&] { run_select(); });
@@ -100,8 +102,8 @@ struct Env {
   void run_scan_by_key() { alg::inclusive_scan_by_key(stream, keys, x, y, alg::plus{}); }
   void run_cub_scan_by_key() {
     check_cub(cutlet_cub_inclusive_sum_by_key(reinterpret_cast<const int*>(keys.data()),
-                                              reinterpret_cast<const float*>(x.data()), reinterpret_cast<float*>(y.data()),
-                                              kN, stream.handle()),
+                                              reinterpret_cast<const float*>(x.data()),
+                                              reinterpret_cast<float*>(y.data()), kN, stream.handle()),
               "cub::DeviceScan::InclusiveSumByKey");
   }
   void run_cub_scan() {
@@ -174,31 +176,16 @@ struct Env {
                   std::to_string(want));
   }
   /// Throws cutlet::Error naming `who` unless every 4096th prefix and the last one are the
-  /// CPU's within 1e-5 of the prefix's sum of |x|.
+  /// CPU's within 1e-5 of the prefix's sum of |x|; `by_key`: of the scan starting again at
+  /// every run of hkeys.
   template <class F>
-  void check_scan(const char* who, F&& run) {
+  void check_scan(const char* who, F&& run, bool by_key = false) {
     y.fill_bytes(stream, 0xff);
     run();
     const std::vector<float> got = y.to_host(stream);
     double want = 0, magnitude = 0;
     for (int i = 0; i < kN; ++i) {
-      want += hx[i];
-      magnitude += std::fabs(hx[i]);
-      if ((i % 4096 == 0 || i == kN - 1) && !(std::fabs(got[i] - want) <= 1e-5 * magnitude + 1e-6))
-        throw Error(std::string("cutlet_bench: ") + who + " is wrong at " + std::to_string(i) + ": got " +
-                    std::to_string(got[i]) + ", want " + std::to_string(want));
-    }
-  }
-  /// Throws cutlet::Error naming `who` unless every 4096th result of the scan by key (over
-  /// hkeys' runs) and the last are the CPU's within 1e-5 of the run's sum of |x|.
-  template <class F>
-  void check_scan_by_key(const char* who, F&& run) {
-    y.fill_bytes(stream, 0xff);
-    run();
-    const std::vector<float> got = y.to_host(stream);
-    double want = 0, magnitude = 0;
-    for (int i = 0; i < kN; ++i) {
-      if (i == 0 || hkeys[i] != hkeys[i - 1]) want = magnitude = 0;
+      if (by_key && (i == 0 || hkeys[i] != hkeys[i - 1])) want = magnitude = 0;
       want += hx[i];
       magnitude += std::fabs(hx[i]);
       if ((i % 4096 == 0 || i == kN - 1) && !(std::fabs(got[i] - want) <= 1e-5 * magnitude + 1e-6))
@@ -402,8 +389,6 @@ void BM_algorithms_scan_by_key(benchmark::State& state) {
   if (!require_gpu(state)) return;
   guarded(state, [](benchmark::State& state) {
     Env& e = env();
-    e.check_scan_by_key("cutlet::algorithms::inclusive_scan_by_key", [&] { e.run_scan_by_key(); });
-    e.check_scan_by_key("cub::DeviceScan::InclusiveSumByKey", [&] { e.run_cub_scan_by_key(); });
     time_against_cub(state, 3.0 * sizeof(float) * double(kN),
                      alg::scan_by_key_kernel<false, std::int32_t, float, alg::equal_to, alg::plus>(),
                      [&] { e.run_scan_by_key(); }, [&] { e.run_cub_scan_by_key(); });

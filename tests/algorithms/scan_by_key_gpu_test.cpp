@@ -116,7 +116,8 @@ TEST(AlgorithmsScanByKeyGpu, FloatKeysSignedZerosAndNaNs) {
   const std::size_t n = 5 * alg::kScanTile<std::int32_t> + 33;
   check_one<float, std::int32_t>(
       st, run_keys<float>(n, 4, pool, 9), algorithm_input<std::int32_t>(n, 10), alg::plus{}, alg::equal_to{},
-      [](std::int32_t a, std::int32_t b) { return a + b; }, [](float a, float b) { return a == b; }, std::int32_t{-2}, 0.0);
+      [](std::int32_t a, std::int32_t b) { return a + b; }, [](float a, float b) { return a == b; }, std::int32_t{-2},
+      0.0);
 }
 
 TEST(AlgorithmsScanByKeyGpu, UserEqualityAndNonCommutativeOperator) {
@@ -168,7 +169,8 @@ TEST(AlgorithmsScanByKeyGpu, MoreThanTwoToThe30ValuesInChunks) {
                  << (st.device().total_memory() >> 30) << " GiB)";
   // keys[i] = i / 3000, values[i] = a hash of i in [0, 8), both made on the device.
   Buffer<std::uint32_t> keys(n, st), data(n, st);
-  alg::transform(st, alg::counting_iterator<std::uint64_t>(0), n, keys, [](u64 i) { return cast<std::uint32_t>(i / 3000u); });
+  alg::transform(st, alg::counting_iterator<std::uint64_t>(0), n, keys,
+                 [](u64 i) { return cast<std::uint32_t>(i / 3000u); });
   auto x = [](std::uint64_t i) { return static_cast<std::uint32_t>((i * 2654435761u) >> 29) & 7u; };
   for (bool exclusive : {false, true}) {
     SCOPED_TRACE(exclusive ? "exclusive, init 11" : "inclusive");

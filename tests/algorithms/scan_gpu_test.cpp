@@ -174,7 +174,10 @@ TEST(AlgorithmsScanGpu, OverIterators) {
   CUTLET_REQUIRE_GPU();
   // A counter: no memory read at all.
   check_iterator_scans<std::int64_t>(
-      [](const Stream&, std::size_t) { return Held<decltype(alg::counting_iterator<std::int64_t>(0))>{alg::counting_iterator<std::int64_t>(-7), {}}; },
+      [](const Stream&, std::size_t) {
+        auto it = alg::counting_iterator<std::int64_t>(-7);
+        return Held<decltype(it)>{it, {}};
+      },
       [](std::size_t n) {
         std::vector<std::int64_t> v(n);
         for (std::size_t i = 0; i < n; ++i) v[i] = -7 + static_cast<std::int64_t>(i);

@@ -279,9 +279,7 @@ template <Element T, class Op>
 void reduce(const Stream& stream, const Buffer<T>& in, Buffer<T>& out, Op op, T init,
             const Workspace& workspace = {}) {
   const auto range = detail::call_range<T>("reduce");
-  if (in.size() > static_cast<std::size_t>(kReduceMaxCount))
-    throw Error("cutlet::algorithms::reduce: " + std::to_string(in.size()) + " elements are more than it takes (" +
-                std::to_string(kReduceMaxCount) + ")");
+  detail::check_count(in.size(), kReduceMaxCount, "reduce");
   const auto n = static_cast<std::int64_t>(in.size());
   detail::check_size(out.size(), 1, "reduce", "output");
   detail::check_device(out.device(), stream, "reduce", "output");
@@ -350,9 +348,7 @@ void reduce(const Stream& stream, const It& in, std::size_t n, Buffer<typename I
             typename It::value_type init, const Workspace& workspace = {}) {
   using T = typename It::value_type;
   const auto range = detail::call_range<T>("reduce");
-  if (n > static_cast<std::size_t>(kReduceMaxCount))
-    throw Error("cutlet::algorithms::reduce: " + std::to_string(n) + " elements are more than it takes (" +
-                std::to_string(kReduceMaxCount) + ")");
+  detail::check_count(n, kReduceMaxCount, "reduce");
   detail::check_size(out.size(), 1, "reduce", "output");
   detail::check_device(out.device(), stream, "reduce", "output");
   const Device device = stream.device();

@@ -96,9 +96,10 @@ struct ScanTileSpan {
 /// carry_in[0]. The tile that ends the input (`last_tile`) writes the running total to
 /// carry_out[0]. Every thread of the block calls it.
 template <bool Exclusive, class C, class Op, int V, class Status>
-std::vector<Value<C>> scan_tile_results(const std::vector<Value<C>>& items, const i32& tile, const Value<bool>& last_tile,
-                                        const Value<C>& init, const Status& status, const Ptr<C>& carry_in,
-                                        const Ptr<C>& carry_out, const Value<bool>& chained) {
+std::vector<Value<C>> scan_tile_results(const std::vector<Value<C>>& items, const i32& tile,
+                                        const Value<bool>& last_tile, const Value<C>& init, const Status& status,
+                                        const Ptr<C>& carry_in, const Ptr<C>& carry_out,
+                                        const Value<bool>& chained) {
   const Op op{};
   constexpr int kWarps = kScanBlock / warp_size;
   const int kVectors = static_cast<int>(items.size()) / V;  // rows per warp
@@ -321,15 +322,16 @@ auto make_scan_kernel() {
 /// carry_out, chained, counter, status..., the iterator's parameters).
 template <bool Exclusive, class T, class Op, class It>
 auto make_scan_iterator_kernel() {
-  const KernelOptions options{.name = std::string(Exclusive ? "cutlet_exclusive_scan_iterator_" : "cutlet_inclusive_scan_iterator_") +
-                                      element_name<T>()};
+  const KernelOptions options{
+      .name = std::string(Exclusive ? "cutlet_exclusive_scan_iterator_" : "cutlet_inclusive_scan_iterator_") +
+              element_name<T>()};
   return with_params<typename It::Params>([&]<class... P>() {
     if constexpr (kScanPacksStatus<T>) {
       return cutlet::kernel(
           [](Ptr<T> out, i32 n, Value<T> init, i64 base, Ptr<T> carry_in, Ptr<T> carry_out, Value<bool> chained,
              Ptr<std::uint32_t> counter, Ptr<std::uint64_t> words, P... p) {
-            scan_iterator_tile_body<Exclusive, T, Op, It>(out, n, base, init, counter, PackedTileStatus<T>{words}, carry_in,
-                                                          carry_out, chained, typename It::Params{p...});
+            scan_iterator_tile_body<Exclusive, T, Op, It>(out, n, base, init, counter, PackedTileStatus<T>{words},
+                                                          carry_in, carry_out, chained, typename It::Params{p...});
           },
           options);
     } else {
@@ -360,6 +362,10 @@ std::pair<std::size_t, std::size_t> scan_storage_bytes(long long tiles) {
   }
 }
 
+/// Tiles of `tile` elements in the largest chunk (kScanChunk) of a scan of n (> 0) elements:
+/// what the look-back's storage is sized for.
+inline long long scan_chunk_tiles(std::int64_t n, std::int64_t tile) { return ceil_div(std::min(n, kScanChunk), tile); }
+
 /// One launch of a scan over a chunk of at most kScanChunk elements (for_each_scan_chunk).
 struct ScanChunk {
   std::int64_t at = 0;        ///< the chunk's first element
@@ -380,7 +386,7 @@ struct ScanChunk {
 template <class C, bool Packed, class Launch>
 void for_each_scan_chunk(const Stream& stream, std::int64_t n, std::int64_t tile, const Workspace& workspace,
                          const char* algorithm, Launch&& launch) {
-  const long long tiles = ceil_div(std::min(n, kScanChunk), tile);
+  const long long tiles = scan_chunk_tiles(n, tile);
   const auto [total_bytes, zeroed_bytes] = scan_storage_bytes<C, Packed>(tiles);
   Scratch scratch = acquire(workspace, stream, total_bytes, algorithm);
   const std::uint64_t carries = scratch.address() + total_bytes - 256;
@@ -400,7 +406,8 @@ void for_each_scan_chunk(const Stream& stream, std::int64_t n, std::int64_t tile
 /// The buffer of `count` elements of T at element `at` of `b` (a chunk's part of it).
 template <class T>
 Buffer<T> chunk_of(const Buffer<T>& b, std::int64_t at, std::int32_t count, const Device& device) {
-  return Buffer<T>::wrap(b.data() + static_cast<std::uint64_t>(at) * sizeof(T), static_cast<std::size_t>(count), device);
+  return Buffer<T>::wrap(b.data() + static_cast<std::uint64_t>(at) * sizeof(T), static_cast<std::size_t>(count),
+                         device);
 }
 
 /// Launches `kernel` on one chunk with the look-back status of C in `chunk.scratch`, after
@@ -419,8 +426,11 @@ void launch_scan_chunk(Kernel& kernel, const Stream& stream, const ScanChunk& ch
     const PackedScanLayout layout = packed_scan_layout(chunk.tiles);
     const auto counter = Buffer<std::uint32_t>::wrap(chunk.scratch + layout.counter, 1, device);
     const auto words = Buffer<std::uint64_t>::wrap(chunk.scratch + layout.words, tile_count, device);
-    std::apply([&](const auto&... t) { kernel.launch(stream, config, args..., carry_in, carry_out, chunk.chained, counter, words, t...); },
-               tail);
+    std::apply(
+        [&](const auto&... t) {
+          kernel.launch(stream, config, args..., carry_in, carry_out, chunk.chained, counter, words, t...);
+        },
+        tail);
   } else {
     const ScanLayout layout = scan_layout(chunk.tiles, sizeof(C));
     const auto counter = Buffer<std::uint32_t>::wrap(chunk.scratch + layout.counter, 1, device);
@@ -429,8 +439,8 @@ void launch_scan_chunk(Kernel& kernel, const Stream& stream, const ScanChunk& ch
     const auto prefixes = Buffer<C>::wrap(chunk.scratch + layout.prefixes, tile_count, device);
     std::apply(
         [&](const auto&... t) {
-          kernel.launch(stream, config, args..., carry_in, carry_out, chunk.chained, counter, flags, aggregates, prefixes,
-                        t...);
+          kernel.launch(stream, config, args..., carry_in, carry_out, chunk.chained, counter, flags, aggregates,
+                        prefixes, t...);
         },
         tail);
   }
@@ -443,9 +453,7 @@ template <bool Exclusive, class T, class Kernel>
 void launch_scan(Kernel& kernel, const Stream& stream, const Buffer<T>& in, Buffer<T>& out, T init,
                  const Workspace& workspace, const char* algorithm) {
   const auto range = call_range<T>(algorithm);
-  if (in.size() > static_cast<std::size_t>(kScanMaxCount))
-    throw Error(std::string("cutlet::algorithms::") + algorithm + ": " + std::to_string(in.size()) +
-                " elements are more than it takes (" + std::to_string(kScanMaxCount) + ")");
+  check_count(in.size(), kScanMaxCount, algorithm);
   const auto n = static_cast<std::int64_t>(in.size());
   if (n == 0) return;
   check_size(out.size(), static_cast<std::size_t>(n), algorithm, "output");
@@ -456,7 +464,7 @@ void launch_scan(Kernel& kernel, const Stream& stream, const Buffer<T>& in, Buff
   const Device device = stream.device();
   for_each_scan_chunk<T, kScanPacksStatus<T>>(stream, n, kScanTile<T>, workspace, algorithm, [&](const ScanChunk& c) {
     launch_scan_chunk<T, kScanPacksStatus<T>>(kernel, stream, c, std::tuple<>{}, chunk_of(out, c.at, c.count, device),
-                         chunk_of(in, c.at, c.count, device), c.count, init);
+                                              chunk_of(in, c.at, c.count, device), c.count, init);
   });
 }
 
@@ -466,9 +474,7 @@ template <bool Exclusive, class T, class It, class Kernel>
 void launch_scan_iterator(Kernel& kernel, const Stream& stream, const It& in, std::size_t count, Buffer<T>& out, T init,
                           const Workspace& workspace, const char* algorithm) {
   const auto range = call_range<T>(algorithm);
-  if (count > static_cast<std::size_t>(kScanMaxCount))
-    throw Error(std::string("cutlet::algorithms::") + algorithm + ": " + std::to_string(count) +
-                " elements are more than it takes (" + std::to_string(kScanMaxCount) + ")");
+  check_count(count, kScanMaxCount, algorithm);
   const auto n = static_cast<std::int64_t>(count);
   if (n == 0) return;
   check_size(out.size(), count, algorithm, "output");
@@ -476,7 +482,8 @@ void launch_scan_iterator(Kernel& kernel, const Stream& stream, const It& in, st
   check_aligned(out.data(), algorithm, "output");
   const Device device = stream.device();
   for_each_scan_chunk<T, kScanPacksStatus<T>>(stream, n, kScanTile<T>, workspace, algorithm, [&](const ScanChunk& c) {
-    launch_scan_chunk<T, kScanPacksStatus<T>>(kernel, stream, c, in.arguments(), chunk_of(out, c.at, c.count, device), c.count, init, c.at);
+    launch_scan_chunk<T, kScanPacksStatus<T>>(kernel, stream, c, in.arguments(), chunk_of(out, c.at, c.count, device),
+                                              c.count, init, c.at);
   });
 }
 
@@ -498,8 +505,7 @@ auto& scan_kernel() {
 template <Element T>
 std::size_t scan_workspace_bytes(std::size_t n) {
   if (n == 0) return 0;
-  const std::size_t chunk = std::min(n, static_cast<std::size_t>(kScanChunk));
-  return detail::scan_storage_bytes<T>(static_cast<long long>((chunk + kScanTile<T> - 1) / kScanTile<T>)).first;
+  return detail::scan_storage_bytes<T>(detail::scan_chunk_tiles(static_cast<std::int64_t>(n), kScanTile<T>)).first;
 }
 
 /// out[i] = in[0] op in[1] op ... op in[i] for the n = in.size() elements, applied in that

@@ -105,8 +105,10 @@ void scan_by_key_tile_body(const Ptr<T>& out, const Ptr<K>& keys, const Ptr<T>& 
             starts = select(at.lane == 0, !call_pred<K>(eq, row_before, key[first]), starts);
           }
           head[k * V] = starts;
-          for (int j = 1; j < V; ++j)
-            head[k * V + j] = !call_pred<K>(eq, key[first + static_cast<std::size_t>(j) - 1], key[first + static_cast<std::size_t>(j)]);
+          for (int j = 1; j < V; ++j) {
+            const auto item = first + static_cast<std::size_t>(j);
+            head[item] = !call_pred<K>(eq, key[item - 1], key[item]);
+          }
         }
       },
       [&] {
@@ -125,8 +127,10 @@ void scan_by_key_tile_body(const Ptr<T>& out, const Ptr<K>& keys, const Ptr<T>& 
   std::vector<Value<Pair>> items;
   for (int j = 0; j < Span::kItems; ++j) items.push_back(pack_run_item<T>(head[j].get(), value[j].get()));
 
-  std::vector<Value<Pair>> pairs = scan_tile_results<Exclusive, Pair, RunOperator<T, Op>, V>(
-      items, at.tile, at.tile_end >= n, pack_run_item<T>(Value<bool>(false), init), status, carry_in, carry_out, chained);
+  std::vector<Value<Pair>> pairs =
+      scan_tile_results<Exclusive, Pair, RunOperator<T, Op>, V>(items, at.tile, at.tile_end >= n,
+                                                                 pack_run_item<T>(Value<bool>(false), init), status,
+                                                                 carry_in, carry_out, chained);
   std::vector<Value<T>> results;
   for (int j = 0; j < Span::kItems; ++j) {
     Value<T> v = run_item_value<T>(pairs[static_cast<std::size_t>(j)]);
@@ -140,8 +144,9 @@ void scan_by_key_tile_body(const Ptr<T>& out, const Ptr<K>& keys, const Ptr<T>& 
 /// carry_out, chained, counter, words).
 template <bool Exclusive, class K, class T, class Eq, class Op>
 auto make_scan_by_key_kernel() {
-  const KernelOptions options{.name = std::string(Exclusive ? "cutlet_exclusive_scan_by_key_" : "cutlet_inclusive_scan_by_key_") +
-                                      element_name<K>() + "_" + element_name<T>()};
+  const KernelOptions options{
+      .name = std::string(Exclusive ? "cutlet_exclusive_scan_by_key_" : "cutlet_inclusive_scan_by_key_") +
+              element_name<K>() + "_" + element_name<T>()};
   return cutlet::kernel(
       [](Ptr<T> out, Ptr<K> keys, Ptr<T> values, i32 n, Value<T> init, Ptr<std::uint64_t> carry_in,
          Ptr<std::uint64_t> carry_out, Value<bool> chained, Ptr<std::uint32_t> counter, Ptr<std::uint64_t> words) {
@@ -156,9 +161,7 @@ template <bool Exclusive, class K, class T, class Kernel>
 void launch_scan_by_key(Kernel& kernel, const Stream& stream, const Buffer<K>& keys, const Buffer<T>& values,
                         Buffer<T>& out, T init, const Workspace& workspace, const char* algorithm) {
   const auto range = call_range<T>(algorithm);
-  if (values.size() > static_cast<std::size_t>(kScanMaxCount))
-    throw Error(std::string("cutlet::algorithms::") + algorithm + ": " + std::to_string(values.size()) +
-                " elements are more than it takes (" + std::to_string(kScanMaxCount) + ")");
+  check_count(values.size(), kScanMaxCount, algorithm);
   const auto n = static_cast<std::int64_t>(values.size());
   if (n == 0) return;
   check_size(keys.size(), static_cast<std::size_t>(n), algorithm, "keys");
@@ -173,8 +176,8 @@ void launch_scan_by_key(Kernel& kernel, const Stream& stream, const Buffer<K>& k
   const Device device = stream.device();
   for_each_scan_chunk<std::uint64_t, true>(stream, n, kScanTile<T>, workspace, algorithm, [&](const ScanChunk& c) {
     launch_scan_chunk<std::uint64_t, true>(kernel, stream, c, std::tuple<>{}, chunk_of(out, c.at, c.count, device),
-                                     chunk_of(keys, c.at, c.count, device), chunk_of(values, c.at, c.count, device),
-                                     c.count, init);
+                                           chunk_of(keys, c.at, c.count, device),
+                                           chunk_of(values, c.at, c.count, device), c.count, init);
   });
 }
 
@@ -195,8 +198,8 @@ auto& scan_by_key_kernel() {
 template <ScanByKeyValue T>
 std::size_t scan_by_key_workspace_bytes(std::size_t n) {
   if (n == 0) return 0;
-  const std::size_t chunk = std::min(n, static_cast<std::size_t>(kScanChunk));
-  return detail::scan_storage_bytes<std::uint64_t, true>(static_cast<long long>((chunk + kScanTile<T> - 1) / kScanTile<T>)).first;
+  const long long tiles = detail::scan_chunk_tiles(static_cast<std::int64_t>(n), kScanTile<T>);
+  return detail::scan_storage_bytes<std::uint64_t, true>(tiles).first;
 }
 
 /// out[i] = values[s] op values[s + 1] op ... op values[i], where s is the first index of the
@@ -214,8 +217,8 @@ template <Element K, ScanByKeyValue T, class Op, class Eq = equal_to>
   requires BinaryOperator<Op, T> && BinaryPredicate<Eq, K>
 void inclusive_scan_by_key(const Stream& stream, const Buffer<K>& keys, const Buffer<T>& values, Buffer<T>& out, Op op,
                            Eq eq = {}, const Workspace& workspace = {}) {
-  detail::launch_scan_by_key<false>(scan_by_key_kernel<false, K, T, Eq, Op>(), stream, keys, values, out, T{}, workspace,
-                                    "inclusive_scan_by_key");
+  detail::launch_scan_by_key<false>(scan_by_key_kernel<false, K, T, Eq, Op>(), stream, keys, values, out, T{},
+                                    workspace, "inclusive_scan_by_key");
 }
 
 /// out[i] = init at the first index of each run of consecutive equal keys (under `eq`), and

@@ -10,6 +10,10 @@
 
 namespace cutlet::algorithms::detail {
 
+/// Throws Error naming `algorithm` when its `n` elements exceed `max_count`, the most it
+/// takes (over several launches: reduce, the scans).
+void check_count(std::size_t n, std::int64_t max_count, const char* algorithm);
+
 /// `n` elements as the kernels' i32 count; throws Error naming `algorithm` when n exceeds
 /// `max_count`.
 std::int32_t checked_count(std::size_t n, std::int64_t max_count, const char* algorithm);
