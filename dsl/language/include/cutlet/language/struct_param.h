@@ -1,10 +1,13 @@
-// C++ structs of scalars passed to kernels by value, read field by field.
+// C++ structs of scalars in kernels: passed to kernels by value and read field by field, or
+// held in registers as struct values (an algorithm's elements, an operator's result).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
 #include "cutlet/language/value.h"
 
@@ -57,8 +60,72 @@ Value<typename field_scalar<M>::type> read_field(ir::ValueId record, std::int64_
 }
 
 [[noreturn]] void throw_field_index_error(std::size_t index, std::size_t extent);
+[[noreturn]] void throw_struct_value_field_error(const char* what);
+
+/// Field of host type M (scalar T = field_scalar<M>) at byte offset `at` of a struct value
+/// held as 32-bit words: the word (4 bytes), two words (8), or the bytes within one (1, 2).
+template <class M>
+Value<typename field_scalar<M>::type> extract_field(const std::vector<Value<std::uint32_t>>& words, std::int64_t at) {
+  using T = typename field_scalar<M>::type;
+  const std::size_t w = static_cast<std::size_t>(at / 4);
+  if constexpr (sizeof(T) == 8) {
+    if (at % 4 != 0) throw_struct_value_field_error("an 8-byte field at an offset that is not a multiple of 4");
+    Value<std::uint64_t> lo = cast<std::uint64_t>(words[w]);
+    Value<std::uint64_t> hi = cast<std::uint64_t>(words[w + 1]);
+    return bitcast<T>(lo | (hi << 32));
+  } else if constexpr (sizeof(T) == 4) {
+    if (at % 4 != 0) throw_struct_value_field_error("a 4-byte field at an offset that is not a multiple of 4");
+    if constexpr (std::is_same_v<T, std::uint32_t>) return words[w];
+    else return bitcast<T>(words[w]);
+  } else {
+    Value<std::uint32_t> shifted = words[w] >> static_cast<std::uint32_t>(8 * (at % 4));
+    if constexpr (std::is_same_v<T, bool>) {
+      return (shifted & 0xffu) != 0u;
+    } else if constexpr (sizeof(T) == 2) {
+      if (at % 2 != 0) throw_struct_value_field_error("a 2-byte field at an odd offset");
+      Value<std::uint16_t> bits = cast<std::uint16_t>(shifted);
+      if constexpr (std::is_same_v<T, std::uint16_t>) return bits;
+      else return bitcast<T>(bits);
+    } else {
+      Value<std::uint8_t> bits = cast<std::uint8_t>(shifted);
+      if constexpr (std::is_same_v<T, std::uint8_t>) return bits;
+      else return bitcast<T>(bits);
+    }
+  }
+}
+
+/// Stores `v` (scalar T) as the field at byte offset `at` of a struct value held as words:
+/// the other bytes of its words are kept.
+template <class T>
+void insert_field(std::vector<Value<std::uint32_t>>& words, std::int64_t at, const Value<T>& v) {
+  const std::size_t w = static_cast<std::size_t>(at / 4);
+  if constexpr (sizeof(T) == 8) {
+    if (at % 4 != 0) throw_struct_value_field_error("an 8-byte field at an offset that is not a multiple of 4");
+    Value<std::uint64_t> bits = bitcast<std::uint64_t>(v);
+    words[w] = cast<std::uint32_t>(bits);
+    words[w + 1] = cast<std::uint32_t>(bits >> 32);
+  } else if constexpr (sizeof(T) == 4) {
+    if (at % 4 != 0) throw_struct_value_field_error("a 4-byte field at an offset that is not a multiple of 4");
+    if constexpr (std::is_same_v<T, std::uint32_t>) words[w] = v;
+    else words[w] = bitcast<std::uint32_t>(v);
+  } else {
+    const std::uint32_t shift = static_cast<std::uint32_t>(8 * (at % 4));
+    const std::uint32_t mask = (sizeof(T) == 2 ? 0xffffu : 0xffu) << shift;
+    Value<std::uint32_t> bits = 0u;
+    if constexpr (std::is_same_v<T, bool>) bits = select(v, 1u, 0u);
+    else if constexpr (sizeof(T) == 2) bits = cast<std::uint32_t>(bitcast<std::uint16_t>(v));
+    else bits = cast<std::uint32_t>(bitcast<std::uint8_t>(v));
+    words[w] = (words[w] & ~mask) | (bits << shift);
+  }
+}
 
 }  // namespace detail
+
+/// A struct that can be a value in registers (Struct<S>::from_words, an algorithm's
+/// element): a KernelStruct whose size is a whole number of 32-bit words (add a padding field
+/// otherwise). Its fields are read and written as the bytes the host compiler laid out.
+template <class S>
+concept StructValue = KernelStruct<S> && sizeof(S) % 4 == 0;
 
 template <class S>
   requires KernelStruct<S>
@@ -99,17 +166,35 @@ class StructArray {
 /// A generic lambda's `auto` parameter becomes a Struct<S> when launched with an S. Fields
 /// are read from the kernel's parameter space when used (ld.param); nothing is copied to
 /// device memory.
+///
+/// A Struct is also a struct *value* (S a StructValue): sizeof(S) / 4 traced 32-bit words in
+/// registers, made by from_words (or words() of a parameter), read with the same operator[],
+/// changed field by field with set / with, chosen with select. This is what algorithms hand
+/// a user operator over struct elements:
+///
+///     struct Stats { float lo, hi, sum; };
+///     auto op = [](Struct<Stats> a, Struct<Stats> b) {
+///       return a.with(&Stats::lo, min(a[&Stats::lo], b[&Stats::lo]))
+///           .with(&Stats::hi, max(a[&Stats::hi], b[&Stats::hi]))
+///           .with(&Stats::sum, a[&Stats::sum] + b[&Stats::sum]);
+///     };
+///
+/// A value's fields are scalars or nested structs; C array fields are read from parameters
+/// only.
 template <class S>
   requires KernelStruct<S>
 class Struct {
  public:
   using struct_type = S;
+  /// 32-bit words of a struct value of S.
+  static constexpr std::size_t word_count = (sizeof(S) + 3) / 4;
 
   /// Field `m`: a Value of its scalar type (int -> i32, float -> f32, bool -> Value<bool>),
   /// a Struct for a nested struct, a StructArray for a C array.
   template <class M>
   auto operator[](M S::*m) const {
     const std::int64_t at = offset_ + detail::member_offset(m);
+    if (is_value()) return value_field<M>(detail::member_offset(m));
     if constexpr (std::is_array_v<M>) {
       return StructArray<std::remove_extent_t<M>, std::extent_v<M>>(record_.get(), at);
     } else if constexpr (!std::is_void_v<typename detail::field_scalar<M>::type>) {
@@ -121,6 +206,52 @@ class Struct {
     }
   }
 
+  /// The struct value of `words` (word_count 32-bit words, the struct's bytes in order, as
+  /// a load of the struct from memory gives them).
+  static Struct from_words(std::vector<Value<std::uint32_t>> words)
+    requires StructValue<S>
+  {
+    if (words.size() != word_count) detail::throw_struct_value_field_error("a word list of the wrong length");
+    Struct s(ir::ValueId{}, 0);
+    s.words_ = std::move(words);
+    return s;
+  }
+  /// The struct's bytes as word_count 32-bit words: a value's own, a parameter's read from
+  /// the parameter space.
+  std::vector<Value<std::uint32_t>> words() const
+    requires StructValue<S>
+  {
+    if (is_value()) return words_;
+    std::vector<Value<std::uint32_t>> out;
+    for (std::size_t k = 0; k < word_count; ++k)
+      out.push_back(Value<std::uint32_t>::wrap(detail::builder("cutlet::Struct field")
+                                                   .field(record_.get(), offset_ + static_cast<std::int64_t>(4 * k),
+                                                          detail::ir_type_of<std::uint32_t>())));
+    return out;
+  }
+  /// Sets scalar field `m` of this struct value to `v` (converted to the field's type as an
+  /// assignment to a Value of it would be); a parameter becomes a value first. Rebinding,
+  /// like assigning to a Value: inside if_ branches and loops, keep the struct in a Var of
+  /// words (algorithms do) or use select.
+  template <class M, class X>
+    requires StructValue<S>
+  void set(M S::*m, const X& v) {
+    using T = typename detail::field_scalar<M>::type;
+    static_assert(!std::is_void_v<T>, "cutlet: Struct::set writes scalar fields (set a nested struct's fields one by one)");
+    if (!is_value()) words_ = words();
+    detail::insert_field<T>(words_, detail::member_offset(m), Value<T>(v));
+  }
+  /// A copy of this struct value with field `m` set to `v` (see set).
+  template <class M, class X>
+    requires StructValue<S>
+  Struct with(M S::*m, const X& v) const {
+    Struct copy = is_value() ? *this : from_words(words());
+    copy.set(m, v);
+    return copy;
+  }
+
+  /// Whether this is a struct value (words in registers) rather than a parameter.
+  bool is_value() const { return !words_.empty(); }
   /// The struct parameter of IR value `id` (made by the kernel's tracer).
   static Struct wrap(ir::ValueId id) { return Struct(id, 0); }
   /// The parameter this struct (or the struct it is nested in) lives in.
@@ -131,8 +262,34 @@ class Struct {
   Struct(ir::ValueId record, std::int64_t offset) : record_(record), offset_(offset) {}
 
  private:
+  template <class M>
+  auto value_field(std::int64_t at) const {
+    if constexpr (std::is_array_v<M>) {
+      detail::throw_struct_value_field_error("an array field of a struct value (array fields are read from parameters)");
+      return StructArray<std::remove_extent_t<M>, std::extent_v<M>>(ir::ValueId{}, 0);
+    } else if constexpr (!std::is_void_v<typename detail::field_scalar<M>::type>) {
+      return detail::extract_field<M>(words_, at);
+    } else if constexpr (StructValue<M>) {
+      if (at % 4 != 0) detail::throw_struct_value_field_error("a nested struct at an offset that is not a multiple of 4");
+      const auto first = words_.begin() + at / 4;
+      return Struct<M>::from_words(std::vector<Value<std::uint32_t>>(first, first + Struct<M>::word_count));
+    } else {
+      detail::throw_struct_value_field_error("a nested struct whose size is not a whole number of words");
+      return Struct<M>(ir::ValueId{}, 0);
+    }
+  }
+
   detail::TracedId record_;
   std::int64_t offset_;
+  std::vector<Value<std::uint32_t>> words_;  ///< a struct value's words; empty for a parameter
 };
+
+/// `cond ? a : b` for struct values, word by word, without branching.
+template <StructValue S>
+Struct<S> select(const Value<bool>& cond, const Struct<S>& a, const Struct<S>& b) {
+  std::vector<Value<std::uint32_t>> x = a.words(), y = b.words(), out;
+  for (std::size_t k = 0; k < x.size(); ++k) out.push_back(select(cond, x[k], y[k]));
+  return Struct<S>::from_words(std::move(out));
+}
 
 }  // namespace cutlet
