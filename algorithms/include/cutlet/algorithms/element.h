@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "cutlet/language/struct_param.h"
 #include "cutlet/language/value.h"
 
 namespace cutlet::algorithms {
@@ -22,6 +23,33 @@ concept Element = std::same_as<T, float> || std::same_as<T, double> || std::same
 template <class F>
 concept Flag = Element<F> || std::same_as<F, std::uint8_t>;
 
+/// A user struct an algorithm takes as its element where the documentation says so (reduce):
+/// a StructValue (a KernelStruct of whole 32-bit words) that is not one of the language's
+/// scalars. In a kernel it is a Struct<S> value, read and built field by field.
+template <class S>
+concept StructElement = StructValue<S> && !ScalarType<S>;
+
+/// An Element or a StructElement: what reduce over buffers and the struct iterators
+/// (struct_iterator, a permutation of one, transform from and to one) take.
+template <class T>
+concept ElementOrStruct = Element<T> || StructElement<T>;
+
+namespace detail {
+
+/// The traced form of an element of T: Value<T>, or Struct<T> for a StructElement.
+template <class T>
+struct held {
+  using type = Value<T>;
+};
+template <StructElement T>
+struct held<T> {
+  using type = Struct<T>;
+};
+template <class T>
+using held_t = typename held<T>::type;
+
+}  // namespace detail
+
 /// An operator is a stateless callable (a captureless lambda, or an empty struct such as
 /// algorithms::plus) over cutlet values: it runs once per kernel specialization, while the
 /// kernel is traced, and its code is inlined into the algorithm's kernel. Stateless because
@@ -31,13 +59,15 @@ template <class Op>
 concept Stateless = std::is_empty_v<Op> && std::default_initializable<Op> && std::copy_constructible<Op>;
 
 /// A binary operator on T: op(Value<T>, Value<T>) returns something that converts to Value<T>
-/// (a Value, a Var, a loaded element). reduce needs it associative and commutative; the scans
+/// (a Value, a Var, a loaded element); for a StructElement T, op(Struct<T>, Struct<T>)
+/// returns a Struct<T> value. reduce needs it associative and commutative; the scans
 /// need it associative only (it is applied in sequence order). It must have no side effects
 /// and be defined for every pair of values (the algorithms also apply it to values they then
 /// discard).
 template <class Op, class T>
-concept BinaryOperator = Stateless<Op> && std::invocable<const Op&, Value<T>, Value<T>> &&
-                         std::convertible_to<std::invoke_result_t<const Op&, Value<T>, Value<T>>, Value<T>>;
+concept BinaryOperator =
+    Stateless<Op> && std::invocable<const Op&, detail::held_t<T>, detail::held_t<T>> &&
+    std::convertible_to<std::invoke_result_t<const Op&, detail::held_t<T>, detail::held_t<T>>, detail::held_t<T>>;
 
 /// A predicate on T: pred(Value<T>) converts to Value<bool> (select_if keeps the items where
 /// it is true). It must have no side effects and be defined for every value (the algorithms
@@ -94,10 +124,11 @@ Value<bool> call_pred(const Eq& eq, const Value<T>& a, const Value<T>& b) {
   return Value<bool>(eq(a, b));
 }
 
-/// op(a, b) as a Value<T>, traced where it is called (the operator's code is inlined).
+/// op(a, b) as a Value<T> (a Struct<T> for a struct), traced where it is called (the
+/// operator's code is inlined).
 template <class T, class Op>
-Value<T> call_op(const Op& op, const Value<T>& a, const Value<T>& b) {
-  return Value<T>(op(a, b));
+held_t<T> call_op(const Op& op, const held_t<T>& a, const held_t<T>& b) {
+  return held_t<T>(op(a, b));
 }
 
 }  // namespace detail

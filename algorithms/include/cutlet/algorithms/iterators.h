@@ -14,6 +14,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "cutlet/algorithms/detail/held.h"
 #include "cutlet/algorithms/element.h"
 #include "cutlet/jit/signature.h"
 #include "cutlet/language/pointer.h"
@@ -101,11 +102,12 @@ template <class It>
 concept ReadableIterator = Iterator<It> && requires(const typename It::Params& p, const i64& i) { It::read(p, i); };
 
 /// An iterator an algorithm can write: It::write(params, i, v) stores v (a
-/// Value<It::value_type>) as element i, traced into the kernel.
+/// Value<It::value_type>, or a Struct value for a struct_iterator) as element i, traced into
+/// the kernel.
 template <class It>
-concept OutputIterator = Iterator<It> && Element<typename It::value_type> &&
+concept OutputIterator = Iterator<It> && ElementOrStruct<typename It::value_type> &&
                          requires(const typename It::Params& p, const i64& i,
-                                  const Value<typename It::value_type>& v) { It::write(p, i, v); };
+                                  const detail::held_t<typename It::value_type>& v) { It::write(p, i, v); };
 
 /// A buffer read and written in place: element i is buffer[i] (no bounds check: the algorithm
 /// reads the n elements it is given).
@@ -122,6 +124,29 @@ class BufferIterator {
 
  private:
   detail::BufferRef<T> buffer_;
+};
+
+/// A buffer of user structs (a StructElement) read and written in place: element i is the
+/// struct value (Struct<S>) of buffer[i], its words loaded together where its size allows (8
+/// or 16 bytes), else one word at a time. What transform reads and writes for a Buffer<S>,
+/// and what a permutation_iterator of structs gathers from.
+template <StructElement S>
+class StructBufferIterator {
+ public:
+  using value_type = S;
+  using Arguments = std::tuple<Buffer<std::uint32_t>>;
+  using Params = detail::params_of_t<Arguments>;
+  explicit StructBufferIterator(const Buffer<S>& b) : address_(b.data()), size_(b.size()), device_(b.device()) {}
+  Arguments arguments() const {
+    return Arguments{Buffer<std::uint32_t>::wrap(address_, size_ * Struct<S>::word_count, device_)};
+  }
+  static Struct<S> read(const Params& p, const i64& i) { return detail::load_held<S>(std::get<0>(p), i); }
+  static void write(const Params& p, const i64& i, const Struct<S>& v) { detail::store_held<S>(std::get<0>(p), i, v); }
+
+ private:
+  std::uint64_t address_;
+  std::size_t size_;
+  Device device_;
 };
 
 /// A buffer read with a cache hint (CUB's CacheModifiedInputIterator): CacheHint::Streaming
@@ -215,17 +240,17 @@ namespace detail {
 /// Out(op(x)) for an element x read from iterator It, or Out(op(x0, x1, ...)) for the tuple
 /// of elements a ZipIterator reads.
 template <class Out, class It, class Op, class X>
-Value<Out> apply_op(const Op& op, const X& x) {
+held_t<Out> apply_op(const Op& op, const X& x) {
   if constexpr (requires { std::tuple_size<X>::value; })
-    return Value<Out>(std::apply([&](const auto&... v) { return op(v...); }, x));
-  else return Value<Out>(op(Value<typename It::value_type>(x)));
+    return held_t<Out>(std::apply([&](const auto&... v) { return op(v...); }, x));
+  else return held_t<Out>(op(held_t<typename It::value_type>(x)));
 }
 
 /// What op returns for an element of iterator It (for a ZipIterator, for its elements as
 /// separate arguments).
 template <class It, class Op>
 struct transform_result {
-  using type = decltype(std::declval<const Op&>()(std::declval<Value<typename It::value_type>>()));
+  using type = decltype(std::declval<const Op&>()(std::declval<held_t<typename It::value_type>>()));
 };
 template <class... Its, class Op>
 struct transform_result<ZipIterator<Its...>, Op> {
@@ -262,12 +287,12 @@ class PermutationIterator {
   using Params = detail::params_of_t<Arguments>;
   PermutationIterator(const Values& values, const Indices& indices) : values_(values), indices_(indices) {}
   Arguments arguments() const { return std::tuple_cat(values_.arguments(), indices_.arguments()); }
-  static Value<value_type> read(const Params& p, const i64& i)
-    requires InputIterator<Values>
+  static detail::held_t<value_type> read(const Params& p, const i64& i)
+    requires InputIterator<Values> || StructElement<value_type>
   {
     return Values::read(values_part(p), index(p, i));
   }
-  static void write(const Params& p, const i64& i, const Value<value_type>& v)
+  static void write(const Params& p, const i64& i, const detail::held_t<value_type>& v)
     requires OutputIterator<Values>
   {
     Values::write(values_part(p), index(p, i), v);
@@ -322,11 +347,16 @@ struct is_buffer_arg<Buffer<T>> : std::true_type {};
 
 }  // namespace detail
 
-/// A Buffer as a BufferIterator; an iterator as itself.
+/// A Buffer as a BufferIterator (a StructBufferIterator for a buffer of structs); an
+/// iterator as itself.
 template <class X>
 auto as_iterator(const X& x) {
-  if constexpr (detail::is_buffer_arg<X>::value) return BufferIterator<typename X::element_type>(x);
-  else return x;
+  if constexpr (detail::is_buffer_arg<X>::value) {
+    if constexpr (StructElement<typename X::element_type>) return StructBufferIterator<typename X::element_type>(x);
+    else return BufferIterator<typename X::element_type>(x);
+  } else {
+    return x;
+  }
 }
 
 /// What as_iterator gives for X.

@@ -6,9 +6,11 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "cutlet/algorithms/detail/call_range.h"
+#include "cutlet/algorithms/detail/held.h"
 #include "cutlet/algorithms/detail/host_checks.h"
 #include "cutlet/algorithms/detail/iterator_kernel.h"
 #include "cutlet/algorithms/detail/launch_shape.h"
@@ -97,20 +99,21 @@ void reduce_partials_body(const Ptr<T>& partials, const Ptr<T>& in, const i32& n
 }
 
 /// The second pass, one block: out[0] = init op (partials[0] op ... op partials[count - 1]),
-/// or init when count is 0.
+/// or init when count is 0 (T a struct: its words).
 template <class T, class Op>
-void reduce_final_body(const Ptr<T>& out, const Ptr<T>& partials, const i32& count, const Value<T>& init) {
+void reduce_final_body(const Ptr<storage_t<T>>& out, const Ptr<storage_t<T>>& partials, const i32& count,
+                       const param_t<T>& init) {
   const Op op{};
   i32 tid = thread_idx().x;
-  Var<T> acc;
+  HeldVar<T> acc;
   Var<bool> has = false;
   for_range(tid, count, kReduceBlock, [&](i32 i) {
-    Value<T> p = partials[i];
+    held_t<T> p = load_held<T>(partials, i);
     acc = select(has.get(), call_op<T>(op, acc.get(), p), p);
     has = true;
   });
   Maybe<T> total = block_reduce<kReduceBlock, T>(op, Maybe<T>{acc.get(), has.get()});
-  if_(tid == 0, [&] { out[0] = select(total.present, call_op<T>(op, init, total.value), init); });
+  if_(tid == 0, [&] { store_held<T>(out, 0, select(total.present, call_op<T>(op, init, total.value), init)); });
 }
 
 /// The first pass over an iterator: as reduce_partials_body, over elements base + [0, n) of
@@ -119,22 +122,22 @@ void reduce_final_body(const Ptr<T>& out, const Ptr<T>& partials, const i32& cou
 /// to blocks block-cyclically, then the partial last tile with bounds checks. Each block must
 /// get at least one element (see reduce_iterator_grid).
 template <class T, class Op, class It>
-void reduce_iterator_partials_body(const Ptr<T>& partials, const typename It::Params& p, const i64& base,
+void reduce_iterator_partials_body(const Ptr<storage_t<T>>& partials, const typename It::Params& p, const i64& base,
                                    const i32& n) {
   const Op op{};
   constexpr int kTile = kReduceBlock * kReduceIteratorItems;
   i32 tid = thread_idx().x;
-  Var<T> acc;
+  HeldVar<T> acc;
   Var<bool> has = false;
-  auto add = [&](const Value<T>& s) {
+  auto add = [&](const held_t<T>& s) {
     acc = select(has.get(), call_op<T>(op, acc.get(), s), s);
     has = true;
   };
-  auto item = [&](const i32& i) { return Value<T>(It::read(p, base + cast<std::int64_t>(i))); };
+  auto item = [&](const i32& i) { return held_t<T>(It::read(p, base + cast<std::int64_t>(i))); };
   i32 full_tiles = n / kTile;
   for_range(block_idx().x, full_tiles, grid_dim().x, [&](i32 t) {
     i32 first = t * kTile + tid;
-    std::vector<Value<T>> values;
+    std::vector<held_t<T>> values;
     for (int u = 0; u < kReduceIteratorItems; ++u) values.push_back(item(first + u * kReduceBlock));
     add(tree_reduce<T>(op, values));
   });
@@ -146,7 +149,7 @@ void reduce_iterator_partials_body(const Ptr<T>& partials, const typename It::Pa
     }
   });
   Maybe<T> total = block_reduce<kReduceBlock, T>(op, Maybe<T>{acc.get(), has.get()});
-  if_(tid == 0, [&] { partials[block_idx().x] = total.value; });
+  if_(tid == 0, [&] { store_held<T>(partials, block_idx().x, total.value); });
 }
 
 /// Makes reduce's first-pass kernel over iterator It for (T, Op): (partials, base, n,
@@ -155,10 +158,10 @@ template <class T, class Op, class It>
 auto make_reduce_iterator_partials_kernel() {
   return with_params<typename It::Params>([]<class... P>() {
     return cutlet::kernel(
-        [](Ptr<T> partials, i64 base, i32 n, P... p) {
+        [](Ptr<storage_t<T>> partials, i64 base, i32 n, P... p) {
           reduce_iterator_partials_body<T, Op, It>(partials, typename It::Params{p...}, base, n);
         },
-        {.name = std::string("cutlet_reduce_partials_iterator_") + element_name<T>()});
+        {.name = std::string("cutlet_reduce_partials_iterator_") + held_name<T>()});
   });
 }
 
@@ -171,9 +174,9 @@ auto make_reduce_partials_kernel() {
 /// Makes reduce's second-pass kernel for (T, Op).
 template <class T, class Op>
 auto make_reduce_final_kernel() {
-  return cutlet::kernel(
-      [](Ptr<T> out, Ptr<T> partials, i32 count, Value<T> init) { reduce_final_body<T, Op>(out, partials, count, init); },
-      {.name = std::string("cutlet_reduce_final_") + element_name<T>()});
+  return cutlet::kernel([](Ptr<storage_t<T>> out, Ptr<storage_t<T>> partials, i32 count,
+                           param_t<T> init) { reduce_final_body<T, Op>(out, partials, count, init); },
+                        {.name = std::string("cutlet_reduce_final_") + held_name<T>()});
 }
 
 /// The two kernels of reduce for (T, Op), built once per process (the first call) and
@@ -319,6 +322,104 @@ T reduce_value(const Stream& stream, const Buffer<T>& in, Op op, T init, const W
   return out.to_host(stream)[0];
 }
 
+namespace detail {
+
+/// reduce's second-pass kernel for (T, Op): reduce_kernels' for an Element, its own (made at
+/// the first use) for a struct, whose first pass is always over an iterator.
+template <class T, class Op>
+auto& reduce_final_kernel() {
+  if constexpr (Element<T>) {
+    return algorithms::reduce_kernels<T, Op>().final_pass;
+  } else {
+    static auto k = make_reduce_final_kernel<T, Op>();
+    return k;
+  }
+}
+
+/// Reduce over the first n elements of iterator `in` (checked by the caller) with the
+/// iterator first pass `partials_kernel`: one first-pass launch per chunk of kReduceChunk
+/// elements, each block's partial after the blocks of the chunks before, then the final pass
+/// into out[0]. T a struct: the partials and the output are seen as words.
+template <class T, class Op, class Kernel, class It>
+void reduce_over(const Stream& stream, Kernel& partials_kernel, const It& in, std::size_t n, Buffer<T>& out,
+                 const T& init, const Workspace& workspace) {
+  using W = storage_t<T>;
+  constexpr std::size_t kWords = storage_words<T>();
+  detail::check_size(out.size(), 1, "reduce", "output");
+  detail::check_device(out.device(), stream, "reduce", "output");
+  const Device device = stream.device();
+  const ReduceChunks chunks = reduce_iterator_chunks(device, static_cast<std::int64_t>(n));
+  Scratch scratch = acquire(workspace, stream, chunks.slots() * sizeof(T), "reduce");
+  std::int64_t written = 0;
+  for (std::int64_t at = 0; at < static_cast<std::int64_t>(n); at += kReduceChunk) {
+    const std::int32_t count = chunks.count_at(at);
+    const int grid = chunks.grid_at(at);
+    const Buffer<W> partials = Buffer<W>::wrap(scratch.address() + static_cast<std::uint64_t>(written) * sizeof(T),
+                                               static_cast<std::size_t>(grid) * kWords, device);
+    launch_over(partials_kernel, stream, {.grid = grid, .block = kReduceBlock}, std::tie(in), partials, at, count);
+    written += grid;
+  }
+  const Buffer<W> partials = Buffer<W>::wrap(scratch.address(), chunks.slots() * kWords, device);
+  const Buffer<W> result = Buffer<W>::wrap(out.data(), kWords, device);
+  reduce_final_kernel<T, Op>().launch(stream, {.grid = 1, .block = kReduceBlock}, result, partials,
+                            static_cast<std::int32_t>(written), init);
+}
+
+}  // namespace detail
+
+/// The first-pass kernel of reduce over the structs of a buffer with operator Op (made at
+/// the first use, then shared).
+template <StructElement S, class Op>
+  requires BinaryOperator<Op, S>
+auto& reduce_struct_kernel() {
+  static auto k = detail::make_reduce_iterator_partials_kernel<S, Op, StructBufferIterator<S>>();
+  return k;
+}
+
+/// Bytes of temporary storage a reduce of `n` structs S needs on `device`: one S per block of
+/// the first pass.
+template <StructElement S>
+std::size_t reduce_struct_workspace_bytes(const Device& device, std::size_t n) {
+  return detail::reduce_iterator_chunks(device, static_cast<std::int64_t>(n)).slots() * sizeof(S);
+}
+
+/// out[0] = init op in[0] op ... op in[n-1] over a buffer of user structs (a StructElement:
+/// a struct of scalars whose size is a whole number of 32-bit words), `op` taking and
+/// returning Struct<S> values:
+///
+///     struct Stats { float lo, hi, sum; };
+///     auto op = [](Struct<Stats> a, Struct<Stats> b) {
+///       return a.with(&Stats::lo, min(a[&Stats::lo], b[&Stats::lo]))
+///           .with(&Stats::hi, max(a[&Stats::hi], b[&Stats::hi]))
+///           .with(&Stats::sum, a[&Stats::sum] + b[&Stats::sum]);
+///     };
+///     algorithms::reduce(stream, stats, out, op, Stats{inf, -inf, 0.0f});
+///
+/// The rules of reduce over a buffer hold (op associative and commutative, the same bits on
+/// every run, queued on `stream`, out[0] = init for an empty input), the elements read one
+/// struct a thread at a time (its words in one 8- or 16-byte load for structs of 8 or 16
+/// bytes) as reduce over an iterator reads them. Temporary storage
+/// (reduce_struct_workspace_bytes) from `workspace`; at most kReduceMaxCount elements.
+template <StructElement S, class Op>
+  requires BinaryOperator<Op, S>
+void reduce(const Stream& stream, const Buffer<S>& in, Buffer<S>& out, Op op, const S& init,
+            const Workspace& workspace = {}) {
+  const auto range = detail::call_range<S>("reduce");
+  detail::check_count(in.size(), kReduceMaxCount, "reduce");
+  if (in.size() > 0) detail::check_device(in.device(), stream, "reduce", "input");
+  detail::reduce_over<S, Op>(stream, reduce_struct_kernel<S, Op>(), StructBufferIterator<S>(in), in.size(), out, init,
+                             workspace);
+}
+
+/// As reduce over structs, returning the result to the host (waits for the stream).
+template <StructElement S, class Op>
+  requires BinaryOperator<Op, S>
+S reduce_value(const Stream& stream, const Buffer<S>& in, Op op, const S& init, const Workspace& workspace = {}) {
+  Buffer<S> out(1, stream);
+  reduce(stream, in, out, op, init, workspace);
+  return out.to_host(stream)[0];
+}
+
 /// The first-pass kernel of reduce over iterator It with operator Op (made at the first use,
 /// then shared); its second pass is reduce_kernels<T, Op>().final_pass.
 template <InputIterator It, class Op>
@@ -349,25 +450,7 @@ void reduce(const Stream& stream, const It& in, std::size_t n, Buffer<typename I
   using T = typename It::value_type;
   const auto range = detail::call_range<T>("reduce");
   detail::check_count(n, kReduceMaxCount, "reduce");
-  detail::check_size(out.size(), 1, "reduce", "output");
-  detail::check_device(out.device(), stream, "reduce", "output");
-  const Device device = stream.device();
-  const detail::ReduceChunks chunks = detail::reduce_iterator_chunks(device, static_cast<std::int64_t>(n));
-  detail::Scratch scratch = detail::acquire(workspace, stream, chunks.slots() * sizeof(T), "reduce");
-  auto& partials_kernel = reduce_iterator_kernel<It, Op>();
-  std::int64_t written = 0;
-  for (std::int64_t at = 0; at < static_cast<std::int64_t>(n); at += kReduceChunk) {
-    const std::int32_t count = chunks.count_at(at);
-    const int grid = chunks.grid_at(at);
-    const Buffer<T> partials = Buffer<T>::wrap(scratch.address() + static_cast<std::uint64_t>(written) * sizeof(T),
-                                               static_cast<std::size_t>(grid), device);
-    detail::launch_over(partials_kernel, stream, {.grid = grid, .block = kReduceBlock}, std::tie(in), partials, at,
-                        count);
-    written += grid;
-  }
-  const Buffer<T> partials = Buffer<T>::wrap(scratch.address(), chunks.slots(), device);
-  reduce_kernels<T, Op>().final_pass.launch(stream, {.grid = 1, .block = kReduceBlock}, out, partials,
-                                            static_cast<std::int32_t>(written), init);
+  detail::reduce_over<T, Op>(stream, reduce_iterator_kernel<It, Op>(), in, n, out, init, workspace);
 }
 
 /// As reduce over an iterator, returning the result to the host (waits for the stream).

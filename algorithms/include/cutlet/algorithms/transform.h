@@ -110,7 +110,7 @@ void transform_iterator_body(const typename In::Params& in, const typename Out::
   i32 full_tiles = n / kTile;
   for_range(block_idx().x, full_tiles, grid_dim().x, [&](i32 t) {
     i32 first = t * kTile + tid;
-    std::vector<Value<T>> results;
+    std::vector<held_t<T>> results;
     for (int u = 0; u < U; ++u) results.push_back(apply_op<T, In>(op, In::read(in, at(first + u * kTransformBlock))));
     for (int u = 0; u < U; ++u) Out::write(out, at(first + u * kTransformBlock), results[static_cast<std::size_t>(u)]);
   });
@@ -136,7 +136,7 @@ auto make_transform_iterator_kernel() {
           const Params params{p...};
           transform_iterator_body<In, Out, Op>(tuple_slice<0, kIn>(params), tuple_slice<kIn, kOut>(params), base, n);
         },
-        {.name = std::string("cutlet_transform_iterator_") + element_name<typename Out::value_type>()});
+        {.name = std::string("cutlet_transform_iterator_") + held_name<typename Out::value_type>()});
   });
 }
 

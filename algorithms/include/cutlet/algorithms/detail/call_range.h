@@ -11,7 +11,8 @@ namespace cutlet::algorithms::detail {
 /// launches, not the GPU's work, which runs later on the stream.
 template <class T>
 cutlet::detail::ScopedRange call_range(const char* algorithm) {
-  return cutlet::detail::ScopedRange{"algorithm", algorithm, element_name<T>()};
+  if constexpr (StructElement<T>) return cutlet::detail::ScopedRange{"algorithm", algorithm, "struct"};
+  else return cutlet::detail::ScopedRange{"algorithm", algorithm, element_name<T>()};
 }
 
 }  // namespace cutlet::algorithms::detail

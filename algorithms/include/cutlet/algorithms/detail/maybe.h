@@ -4,16 +4,18 @@
 
 #include <cstdint>
 
+#include "cutlet/algorithms/detail/held.h"
 #include "cutlet/algorithms/element.h"
 #include "cutlet/language/value.h"
 #include "cutlet/language/warp.h"
 
 namespace cutlet::algorithms::detail {
 
-/// A value of T and whether it is there; `value` is meaningless when `present` is false.
+/// A value of T (a Struct<T> for a struct) and whether it is there; `value` is meaningless
+/// when `present` is false.
 template <class T>
 struct Maybe {
-  Value<T> value;
+  held_t<T> value;
   Value<bool> present;
 };
 
@@ -22,15 +24,15 @@ struct Maybe {
 /// discarded) whatever is present: no branch.
 template <class T, class Op>
 Maybe<T> combine(const Op& op, const Maybe<T>& first, const Maybe<T>& second) {
-  Value<T> both = call_op<T>(op, first.value, second.value);
-  Value<T> value = select(first.present, select(second.present, both, first.value), second.value);
+  held_t<T> both = call_op<T>(op, first.value, second.value);
+  held_t<T> value = select(first.present, select(second.present, both, first.value), second.value);
   return Maybe<T>{value, first.present | second.present};
 }
 
 /// The Maybe of lane (lane_id + delta); lanes past 31 get their own (`__shfl_down_sync`).
 template <class T>
 Maybe<T> shfl_down(const Maybe<T>& m, int delta) {
-  Value<T> value = shfl_down_sync(full_mask, m.value, delta);
+  held_t<T> value = shfl_down_held<T>(m.value, delta);
   i32 present = shfl_down_sync(full_mask, cast<std::int32_t>(m.present), delta);
   return Maybe<T>{value, present != 0};
 }

@@ -43,17 +43,17 @@ template <int Block, class T, class Op>
 Maybe<T> block_reduce(const Op& op, const Maybe<T>& m) {
   static_assert(Block % warp_size == 0, "block_reduce needs whole warps");
   constexpr int kWarps = Block / warp_size;
-  auto values = shared_array<T>(kWarps);
+  SharedHeld<T> values(kWarps);
   auto present = shared_array<std::int32_t>(kWarps);
   Maybe<T> w = warp_reduce<false>(op, m);
   i32 tid = thread_idx().x;
   if_((tid & 31) == 0, [&] {
-    values[tid >> 5] = w.value;
+    values.store(tid >> 5, w.value);
     present[tid >> 5] = cast<std::int32_t>(w.present);
   });
   syncthreads();
-  Maybe<T> r{values[0].load(), present[0] != 0};
-  for (int k = 1; k < kWarps; ++k) r = combine(op, r, Maybe<T>{values[k].load(), present[k] != 0});
+  Maybe<T> r{values.load(0), present[0] != 0};
+  for (int k = 1; k < kWarps; ++k) r = combine(op, r, Maybe<T>{values.load(k), present[k] != 0});
   return r;
 }
 
