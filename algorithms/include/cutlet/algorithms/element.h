@@ -77,11 +77,13 @@ concept UnaryPredicate = Stateless<Op> && std::invocable<const Op&, Value<T>> &&
                          std::convertible_to<std::invoke_result_t<const Op&, Value<T>>, Value<bool>>;
 
 /// A binary predicate on T: eq(Value<T>, Value<T>) converts to Value<bool> (unique and
-/// run_length_encode take it as the equality of neighbours). No side effects, defined for
-/// every pair of values.
+/// run_length_encode take it as the equality of neighbours, the merge sorts as the order);
+/// for a StructElement T, pred(Struct<T>, Struct<T>). No side effects, defined for every pair
+/// of values.
 template <class Op, class T>
-concept BinaryPredicate = Stateless<Op> && std::invocable<const Op&, Value<T>, Value<T>> &&
-                          std::convertible_to<std::invoke_result_t<const Op&, Value<T>, Value<T>>, Value<bool>>;
+concept BinaryPredicate =
+    Stateless<Op> && std::invocable<const Op&, detail::held_t<T>, detail::held_t<T>> &&
+    std::convertible_to<std::invoke_result_t<const Op&, detail::held_t<T>, detail::held_t<T>>, Value<bool>>;
 
 /// A unary transform from In to Out: op(Value<In>) converts to Value<Out>.
 template <class Op, class In, class Out>
@@ -120,7 +122,7 @@ Value<bool> call_pred(const Pred& pred, const Value<T>& x) {
 
 /// eq(a, b) as a Value<bool>, traced where it is called.
 template <class T, class Eq>
-Value<bool> call_pred(const Eq& eq, const Value<T>& a, const Value<T>& b) {
+Value<bool> call_pred(const Eq& eq, const held_t<T>& a, const held_t<T>& b) {
   return Value<bool>(eq(a, b));
 }
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cutlet/algorithms/detail/call_range.h"
+#include "cutlet/algorithms/detail/held.h"
 #include "cutlet/algorithms/detail/host_checks.h"
 #include "cutlet/algorithms/detail/merge_sort_layout.h"
 #include "cutlet/algorithms/element.h"
@@ -33,24 +34,28 @@ namespace cutlet::algorithms {
 
 /// Threads per block of the merge sort's kernels.
 inline constexpr int kMergeSortBlock = 256;
-/// Keys each thread sorts and merges: 17 of 4 bytes, 9 of 8. Odd, so that the threads'
-/// consecutive runs in shared memory start in different banks.
-template <Element K>
-inline constexpr int kMergeSortItems = sizeof(K) == 4 ? 17 : 9;
+/// Keys each thread sorts and merges: 17 of 4 bytes, 9 of 8; of a struct, 5 up to 16 bytes and
+/// 3 beyond (its words held in registers). Odd, so that the threads' consecutive runs in
+/// shared memory start in different banks.
+template <ElementOrStruct K>
+inline constexpr int kMergeSortItems = sizeof(K) == 4 ? 17 : sizeof(K) == 8 ? 9 : sizeof(K) <= 16 ? 5 : 3;
 /// Keys per tile: what one block sorts, and what one block writes in each merge pass.
-template <Element K>
+template <ElementOrStruct K>
 inline constexpr int kMergeSortTile = kMergeSortBlock * kMergeSortItems<K>;
 /// Keys (and values) of a block's shared tile: a tile, and the places past it that a thread's
 /// merge steps beyond the end of its runs may read (so that no index needs clamping).
-template <Element K>
+template <ElementOrStruct K>
 inline constexpr int kMergeSortSharedItems = kMergeSortTile<K> + kMergeSortItems<K> + 1;
 /// Blocks per multiprocessor the block sort (Merge false) and the merge (true) are compiled
 /// for, as launch bounds: ptxas then holds them to 40 registers a thread (6 blocks of 256
 /// threads; 4-byte keys alone, and the merge of 8-byte keys alone) or 48 (5 blocks; with
 /// values, and the block sort of 8-byte keys), which they fit without spilling. Unbounded,
-/// ptxas takes 53 to 72 and the multiprocessors hold 3 or 4 blocks.
-template <bool Pairs, bool Merge, Element K>
-inline constexpr int kMergeSortBlocksPerSm = (!Pairs && (sizeof(K) == 4 || Merge)) ? 6 : 5;
+/// ptxas takes 53 to 72 and the multiprocessors hold 3 or 4 blocks. Struct keys: 3 blocks
+/// (up to 80 registers for their words).
+template <bool Pairs, bool Merge, ElementOrStruct K>
+inline constexpr int kMergeSortBlocksPerSm = StructElement<K>                           ? 3
+                                             : (!Pairs && (sizeof(K) == 4 || Merge)) ? 6
+                                                                                     : 5;
 /// The most keys the merge sorts take (their i32 positions reach two runs past the start of
 /// the last pair of runs).
 inline constexpr std::int64_t kMergeSortMaxCount = std::int64_t{1} << 30;
@@ -93,18 +98,20 @@ Value<std::int32_t> merge_path(const Comp& comp, const AtA& a_at, const AtB& b_a
 /// most Items places past it), which the caller does not store. One shared load per step:
 /// the key that replaces the one taken.
 template <int Items, class K, class Comp, class Emit>
-void serial_merge(const Comp& comp, const SharedPtr<K>& tile, i32 a, const i32& a_end, i32 b, const i32& b_end,
+void serial_merge(const Comp& comp, const SharedHeld<K>& tile, i32 a, const i32& a_end, i32 b, const i32& b_end,
                   const Emit& emit) {
   Var<std::int32_t> ia = a;
   Var<std::int32_t> ib = b;
-  Var<K> ka = tile[a].load();
-  Var<K> kb = tile[b].load();
+  HeldVar<K> ka;
+  HeldVar<K> kb;
+  ka = tile.load(a);
+  kb = tile.load(b);
   for (int i = 0; i < Items; ++i) {
     Value<bool> take_a = (ib.get() >= b_end) | ((ia.get() < a_end) & !call_pred<K>(comp, kb.get(), ka.get()));
     emit(i, select(take_a, ka.get(), kb.get()), select(take_a, ia.get(), ib.get()));
     if (i + 1 == Items) break;
     i32 next = select(take_a, ia.get(), ib.get()) + 1;
-    Value<K> loaded = tile[next].load();
+    held_t<K> loaded = tile.load(next);
     ka = select(take_a, loaded, ka.get());
     kb = select(take_a, kb.get(), loaded);
     ia = select(take_a, next, ia.get());
@@ -114,11 +121,12 @@ void serial_merge(const Comp& comp, const SharedPtr<K>& tile, i32 a, const i32& 
 
 /// serial_merge's keys and sources, collected in step order.
 template <int Items, class K, class Comp>
-std::pair<std::vector<Value<K>>, MergeSources> serial_merge(const Comp& comp, const SharedPtr<K>& tile, const i32& a,
-                                                            const i32& a_end, const i32& b, const i32& b_end) {
-  std::vector<Value<K>> keys;
+std::pair<std::vector<held_t<K>>, MergeSources> serial_merge(const Comp& comp, const SharedHeld<K>& tile,
+                                                             const i32& a, const i32& a_end, const i32& b,
+                                                             const i32& b_end) {
+  std::vector<held_t<K>> keys;
   MergeSources from;
-  serial_merge<Items, K>(comp, tile, a, a_end, b, b_end, [&](int, const Value<K>& key, const i32& source) {
+  serial_merge<Items, K>(comp, tile, a, a_end, b, b_end, [&](int, const held_t<K>& key, const i32& source) {
     keys.push_back(key);
     from.push_back(source);
   });
@@ -139,14 +147,14 @@ struct MergeValues {
 /// tile[at] = keys_in[source(at)] for at < count, thread t taking at = t, t + Block, ...
 /// (coalesced where the sources are consecutive).
 template <class K, class Values, class Source>
-void load_tile(const SharedPtr<K>& tile, const Ptr<K>& keys_in, const Values& values, const i32& count,
+void load_tile(const SharedHeld<K>& tile, const Ptr<storage_t<K>>& keys_in, const Values& values, const i32& count,
                const Source& source) {
   i32 tid = thread_idx().x;
   for (int i = 0; i < kMergeSortItems<K>; ++i) {
     i32 at = tid + i * kMergeSortBlock;
     if_(at < count, [&] {
       i32 from = source(at);
-      tile[at] = keys_in[from].load();
+      tile.store(at, load_held<K>(keys_in, from));
       if constexpr (kCarriesValues<Values>) values.tile[at] = values.in[from].load();
     });
   }
@@ -155,13 +163,13 @@ void load_tile(const SharedPtr<K>& tile, const Ptr<K>& keys_in, const Values& va
 /// The block's `count` keys (and values) out of its shared tile, keys_out[out_start + at] =
 /// tile[at], with coalesced stores as load_tile's loads.
 template <class K, class Values>
-void store_tile(const Ptr<K>& keys_out, const SharedPtr<K>& tile, const Values& values, const i32& out_start,
-                const i32& count) {
+void store_tile(const Ptr<storage_t<K>>& keys_out, const SharedHeld<K>& tile, const Values& values,
+                const i32& out_start, const i32& count) {
   i32 tid = thread_idx().x;
   for (int i = 0; i < kMergeSortItems<K>; ++i) {
     i32 at = tid + i * kMergeSortBlock;
     if_(at < count, [&] {
-      keys_out[out_start + at] = tile[at].load();
+      store_held<K>(keys_out, out_start + at, tile.load(at));
       if constexpr (kCarriesValues<Values>) values.out[out_start + at] = values.tile[at].load();
     });
   }
@@ -172,7 +180,7 @@ void store_tile(const Ptr<K>& keys_out, const SharedPtr<K>& tile, const Values& 
 /// once every thread has read the tiles, writes them to its own places [mine, mine + Items).
 /// Synchronizes the block before and after the writes.
 template <int Items, class K, class Comp, class Values>
-void merge_in_tile(const Comp& comp, const SharedPtr<K>& tile, const Values& values, const i32& a, const i32& a_end,
+void merge_in_tile(const Comp& comp, const SharedHeld<K>& tile, const Values& values, const i32& a, const i32& a_end,
                    const i32& b, const i32& b_end, const i32& mine) {
   constexpr bool kPairs = kCarriesValues<Values>;
   auto [merged, from] = serial_merge<Items, K>(comp, tile, a, a_end, b, b_end);
@@ -181,7 +189,7 @@ void merge_in_tile(const Comp& comp, const SharedPtr<K>& tile, const Values& val
     for (int i = 0; i < Items; ++i) moved.push_back(values.tile[from[static_cast<std::size_t>(i)]].load());
   syncthreads();
   for (int i = 0; i < Items; ++i) {
-    tile[mine + i] = merged[static_cast<std::size_t>(i)];
+    tile.store(mine + i, merged[static_cast<std::size_t>(i)]);
     if constexpr (kPairs) values.tile[mine + i] = moved[static_cast<std::size_t>(i)];
   }
   syncthreads();
@@ -196,13 +204,14 @@ void merge_in_tile(const Comp& comp, const SharedPtr<K>& tile, const Values& val
 /// stores. In the last, partial tile the keys past n sort last within their thread and are
 /// never merged or stored.
 template <class K, class Comp, class Values>
-void block_sort_body(const Ptr<K>& keys_out, const Ptr<K>& keys_in, const i32& n, const Values& values) {
+void block_sort_body(const Ptr<storage_t<K>>& keys_out, const Ptr<storage_t<K>>& keys_in, const i32& n,
+                     const Values& values) {
   constexpr int Items = kMergeSortItems<K>;
   constexpr int Block = kMergeSortBlock;
   constexpr int Tile = kMergeSortTile<K>;
   constexpr bool kPairs = kCarriesValues<Values>;
   const Comp comp{};
-  auto tile = shared_array<K>(kMergeSortSharedItems<K>);
+  SharedHeld<K> tile(kMergeSortSharedItems<K>);
   i32 tid = thread_idx().x;
   i32 tile_start = cast<std::int32_t>(block_idx().x) * Tile;
   i32 count = min(n - tile_start, i32(Tile));
@@ -211,11 +220,10 @@ void block_sort_body(const Ptr<K>& keys_out, const Ptr<K>& keys_in, const i32& n
 
   // Each thread's Items consecutive keys (and values), sorted in registers.
   i32 mine = tid * Items;
-  std::vector<Var<K>> keys;
-  keys.reserve(Items);
+  std::vector<HeldVar<K>> keys(Items);
   std::vector<Value<bool>> valid;
   for (int i = 0; i < Items; ++i) {
-    keys.emplace_back(tile[mine + i].load());
+    keys[static_cast<std::size_t>(i)] = tile.load(mine + i);
     valid.push_back(mine + i < count);
   }
   using ValueType = typename Values::value_type;
@@ -227,8 +235,8 @@ void block_sort_body(const Ptr<K>& keys_out, const Ptr<K>& keys_in, const i32& n
     for (int i = round & 1; i + 1 < Items; i += 2) {
       // Keys past n lie after the thread's valid ones already and never move.
       Value<bool> swap = valid[static_cast<std::size_t>(i + 1)] & call_pred<K>(comp, keys[i + 1].get(), keys[i].get());
-      Value<K> low = select(swap, keys[i + 1].get(), keys[i].get());
-      Value<K> high = select(swap, keys[i].get(), keys[i + 1].get());
+      held_t<K> low = select(swap, keys[i + 1].get(), keys[i].get());
+      held_t<K> high = select(swap, keys[i].get(), keys[i + 1].get());
       keys[i] = low;
       keys[i + 1] = high;
       if constexpr (kPairs) {
@@ -241,7 +249,7 @@ void block_sort_body(const Ptr<K>& keys_out, const Ptr<K>& keys_in, const i32& n
   }
   // Back to the places the thread read them from (no other thread reads those).
   for (int i = 0; i < Items; ++i) {
-    tile[mine + i] = keys[i].get();
+    tile.store(mine + i, keys[static_cast<std::size_t>(i)].get());
     if constexpr (kPairs) values.tile[mine + i] = vals[i].get();
   }
   syncthreads();
@@ -258,7 +266,7 @@ void block_sort_body(const Ptr<K>& keys_out, const Ptr<K>& keys_in, const i32& n
     i32 a_begin = start;
     i32 b_begin = start + run;
     i32 split = merge_path<K>(
-        comp, [&](const i32& i) { return tile[a_begin + i].load(); }, [&](const i32& j) { return tile[b_begin + j].load(); },
+        comp, [&](const i32& i) { return tile.load(a_begin + i); }, [&](const i32& j) { return tile.load(b_begin + j); },
         a_len, b_len, diag);
     merge_in_tile<Items, K>(comp, tile, values, a_begin + split, a_begin + a_len, b_begin + diag - split,
                             b_begin + b_len, mine);
@@ -311,18 +319,17 @@ Value<std::int32_t> warp_merge_path(const Comp& comp, const AtA& a_at, const AtB
 /// many of the tile's pair's first-run keys come before the tile's first key, by a warp's
 /// merge-path search in global memory (warp_merge_path).
 template <class K, class Comp>
-void merge_splits_body(const Ptr<std::int32_t>& splits, const Ptr<K>& keys, const i32& n, const i32& width,
+void merge_splits_body(const Ptr<std::int32_t>& splits, const Ptr<storage_t<K>>& keys, const i32& n, const i32& width,
                        const i32& tiles) {
   const Comp comp{};
   i32 t = (cast<std::int32_t>(block_idx().x) * kMergeSortBlock + thread_idx().x) >> 5;
   if_(t < tiles, [&] {
     i32 out_start = t * kMergeSortTile<K>;
     const MergePair p = merge_pair(out_start, n, width);
-    Ptr<K> a = keys + p.start;
-    Ptr<K> b = keys + (p.start + p.a_len);
+    i32 b_start = p.start + p.a_len;
     i32 split = warp_merge_path<K>(
-        comp, [&](const i32& i) { return a[i].load(); }, [&](const i32& j) { return b[j].load(); }, p.a_len, p.b_len,
-        out_start - p.start);
+        comp, [&](const i32& i) { return load_held<K>(keys, p.start + i); },
+        [&](const i32& j) { return load_held<K>(keys, b_start + j); }, p.a_len, p.b_len, out_start - p.start);
     if_(lane_id() == 0, [&] { splits[t] = split; });
   });
 }
@@ -335,12 +342,13 @@ void merge_splits_body(const Ptr<std::int32_t>& splits, const Ptr<K>& keys, cons
 /// Storing each merged key at once into a second tile, which saves a barrier and the
 /// registers of the merged keys, measured 5% slower on H100.
 template <class K, class Comp, class Values>
-void merge_tile_body(const Ptr<K>& keys_out, const Ptr<K>& keys_in, const Ptr<std::int32_t>& splits, const i32& n,
-                     const i32& width, const i32& tiles, const Values& values) {
+void merge_tile_body(const Ptr<storage_t<K>>& keys_out, const Ptr<storage_t<K>>& keys_in,
+                     const Ptr<std::int32_t>& splits, const i32& n, const i32& width, const i32& tiles,
+                     const Values& values) {
   constexpr int Items = kMergeSortItems<K>;
   constexpr int Tile = kMergeSortTile<K>;
   const Comp comp{};
-  auto tile = shared_array<K>(kMergeSortSharedItems<K>);
+  SharedHeld<K> tile(kMergeSortSharedItems<K>);
   i32 tid = thread_idx().x;
   i32 t = cast<std::int32_t>(block_idx().x);
   i32 out_start = t * Tile;
@@ -361,7 +369,7 @@ void merge_tile_body(const Ptr<K>& keys_out, const Ptr<K>& keys_in, const Ptr<st
   i32 diag = min(tid * Items, count);
   i32 b_len = count - a_count;
   i32 split = merge_path<K>(
-      comp, [&](const i32& i) { return tile[i].load(); }, [&](const i32& j) { return tile[a_count + j].load(); },
+      comp, [&](const i32& i) { return tile.load(i); }, [&](const i32& j) { return tile.load(a_count + j); },
       a_count, b_len, diag);
   merge_in_tile<Items, K>(comp, tile, values, split, a_count, a_count + diag - split, count, tid * Items);
   store_tile<K>(keys_out, tile, values, out_start, count);
@@ -371,8 +379,10 @@ void merge_tile_body(const Ptr<K>& keys_out, const Ptr<K>& keys_in, const Ptr<st
 /// sort, the splits of a merge pass, and its merge.
 template <bool Pairs, class K, class V, class Comp>
 struct MergeSortKernels {
+  using W = storage_t<K>;  ///< what the kernels see the keys' buffers as (a struct's words)
   static std::string suffix() {
-    return std::string(element_name<K>()) + (Pairs ? std::string("_") + element_name<V>() : std::string());
+    if constexpr (Pairs) return held_name<K>() + "_" + element_name<V>();
+    else return held_name<K>();
   }
   /// The options of a block-sort or merge kernel: its name, and launch bounds of
   /// kMergeSortBlock threads and `blocks` blocks per multiprocessor.
@@ -382,25 +392,25 @@ struct MergeSortKernels {
   static auto make_block_sort() {
     if constexpr (Pairs)
       return cutlet::kernel(
-          [](Ptr<K> keys_out, Ptr<K> keys_in, Ptr<V> values_out, Ptr<V> values_in, i32 n) {
+          [](Ptr<W> keys_out, Ptr<W> keys_in, Ptr<V> values_out, Ptr<V> values_in, i32 n) {
             block_sort_body<K, Comp>(keys_out, keys_in, n,
                                      MergeValues<V>{values_out, values_in, shared_array<V>(kMergeSortSharedItems<K>)});
           },
           options("cutlet_merge_sort_block_", kMergeSortBlocksPerSm<Pairs, false, K>));
     else
-      return cutlet::kernel([](Ptr<K> keys_out, Ptr<K> keys_in, i32 n) {
+      return cutlet::kernel([](Ptr<W> keys_out, Ptr<W> keys_in, i32 n) {
         block_sort_body<K, Comp>(keys_out, keys_in, n, NoMergeValues{});
       }, options("cutlet_merge_sort_block_", kMergeSortBlocksPerSm<Pairs, false, K>));
   }
   static auto make_splits() {
-    return cutlet::kernel([](Ptr<std::int32_t> splits, Ptr<K> keys, i32 n, i32 width, i32 tiles) {
+    return cutlet::kernel([](Ptr<std::int32_t> splits, Ptr<W> keys, i32 n, i32 width, i32 tiles) {
       merge_splits_body<K, Comp>(splits, keys, n, width, tiles);
-    }, {.name = std::string("cutlet_merge_sort_splits_") + element_name<K>()});
+    }, {.name = std::string("cutlet_merge_sort_splits_") + held_name<K>()});
   }
   static auto make_merge() {
     if constexpr (Pairs)
       return cutlet::kernel(
-          [](Ptr<K> keys_out, Ptr<K> keys_in, Ptr<V> values_out, Ptr<V> values_in, Ptr<std::int32_t> splits, i32 n,
+          [](Ptr<W> keys_out, Ptr<W> keys_in, Ptr<V> values_out, Ptr<V> values_in, Ptr<std::int32_t> splits, i32 n,
              i32 width, i32 tiles) {
             merge_tile_body<K, Comp>(keys_out, keys_in, splits, n, width, tiles,
                                      MergeValues<V>{values_out, values_in, shared_array<V>(kMergeSortSharedItems<K>)});
@@ -408,7 +418,7 @@ struct MergeSortKernels {
           options("cutlet_merge_sort_merge_", kMergeSortBlocksPerSm<Pairs, true, K>));
     else
       return cutlet::kernel(
-          [](Ptr<K> keys_out, Ptr<K> keys_in, Ptr<std::int32_t> splits, i32 n, i32 width, i32 tiles) {
+          [](Ptr<W> keys_out, Ptr<W> keys_in, Ptr<std::int32_t> splits, i32 n, i32 width, i32 tiles) {
             merge_tile_body<K, Comp>(keys_out, keys_in, splits, n, width, tiles, NoMergeValues{});
           },
           options("cutlet_merge_sort_merge_", kMergeSortBlocksPerSm<Pairs, true, K>));
@@ -424,8 +434,8 @@ struct MergeSortKernels {
 /// The kernels of merge_sort_keys (Pairs false; V unused) or merge_sort_pairs for keys of K,
 /// values of V and comparator type Comp (made at the first use, then shared), for inspection
 /// and compiling ahead.
-template <bool Pairs, Element K, Element V, class Comp>
-  requires BinaryPredicate<Comp, K>
+template <bool Pairs, ElementOrStruct K, class V, class Comp>
+  requires BinaryPredicate<Comp, K> && (!Pairs || Element<V>)
 detail::MergeSortKernels<Pairs, K, V, Comp>& merge_sort_kernels() {
   static detail::MergeSortKernels<Pairs, K, V, Comp> k;
   return k;
@@ -434,7 +444,7 @@ detail::MergeSortKernels<Pairs, K, V, Comp>& merge_sort_kernels() {
 /// Bytes of temporary storage merge_sort_keys (value_bytes 0) or merge_sort_pairs with values
 /// of value_bytes needs for `n` keys of K (for Workspace::borrow): alternate key and value
 /// buffers and an i32 per tile of kMergeSortTile<K>; none when n fits one tile.
-template <Element K>
+template <ElementOrStruct K>
 std::size_t merge_sort_workspace_bytes(std::size_t n, std::size_t value_bytes = 0) {
   return detail::merge_sort_layout(static_cast<std::int64_t>(n), kMergeSortTile<K>, sizeof(K), value_bytes).total_bytes;
 }
@@ -478,10 +488,11 @@ void launch_merge_sort(const Stream& stream, const Buffer<K>& keys_in, Buffer<K>
   const Buffer<K>* keys_src = passes % 2 == 0 ? &keys_out : &keys_alt;
   const Buffer<V>* values_src = passes % 2 == 0 ? values_out : &values_alt;
   if constexpr (Pairs)
-    kernels.block_sort.launch(stream, {.grid = tiles, .block = kMergeSortBlock}, *keys_src, keys_in, *values_src,
-                              *values_in, n);
+    kernels.block_sort.launch(stream, {.grid = tiles, .block = kMergeSortBlock}, storage_view(*keys_src),
+                              storage_view(keys_in), *values_src, *values_in, n);
   else
-    kernels.block_sort.launch(stream, {.grid = tiles, .block = kMergeSortBlock}, *keys_src, keys_in, n);
+    kernels.block_sort.launch(stream, {.grid = tiles, .block = kMergeSortBlock}, storage_view(*keys_src),
+                              storage_view(keys_in), n);
   std::int64_t width = kTile;
   for (int pass = 0; pass < passes; ++pass, width *= 2) {
     const Buffer<K>* keys_dst = keys_src == &keys_out ? &keys_alt : &keys_out;
@@ -489,12 +500,13 @@ void launch_merge_sort(const Stream& stream, const Buffer<K>& keys_in, Buffer<K>
     const auto w = static_cast<std::int32_t>(width);
     const auto t = static_cast<std::int32_t>(tiles);
     kernels.splits.launch(stream, {.grid = ceil_div(tiles, kMergeSortBlock / warp_size), .block = kMergeSortBlock},
-                          splits, *keys_src, n, w, t);
+                          splits, storage_view(*keys_src), n, w, t);
     if constexpr (Pairs)
-      kernels.merge.launch(stream, {.grid = tiles, .block = kMergeSortBlock}, *keys_dst, *keys_src, *values_dst,
-                           *values_src, splits, n, w, t);
+      kernels.merge.launch(stream, {.grid = tiles, .block = kMergeSortBlock}, storage_view(*keys_dst),
+                           storage_view(*keys_src), *values_dst, *values_src, splits, n, w, t);
     else
-      kernels.merge.launch(stream, {.grid = tiles, .block = kMergeSortBlock}, *keys_dst, *keys_src, splits, n, w, t);
+      kernels.merge.launch(stream, {.grid = tiles, .block = kMergeSortBlock}, storage_view(*keys_dst),
+                           storage_view(*keys_src), splits, n, w, t);
     keys_src = keys_dst;
     values_src = values_dst;
   }
@@ -511,11 +523,15 @@ void launch_merge_sort(const Stream& stream, const Buffer<K>& keys_in, Buffer<K>
 /// runs (a kernel finding each output tile's merge-path split, a warp per tile searching 32
 /// places at a time, and one merging the tiles).
 ///
+/// Keys may be user structs (a StructElement), `comp` then comparing Struct<K> values field
+/// by field (a sort by a struct key: `[](Struct<P> a, Struct<P> b) { return a[&P::x] <
+/// b[&P::x]; }`); a thread then sorts 5 keys (3 past 16 bytes) and holds their words.
+///
 /// `keys_out` holds at least n keys and may be `keys_in` (a sort in place); both are of the
 /// stream's device. At most kMergeSortMaxCount keys. Temporary storage
 /// (merge_sort_workspace_bytes) comes from `workspace`. Throws cutlet::Error for bad
 /// arguments.
-template <Element K, class Comp = less>
+template <ElementOrStruct K, class Comp = less>
   requires BinaryPredicate<Comp, K>
 void merge_sort_keys(const Stream& stream, const Buffer<K>& keys_in, Buffer<K>& keys_out, Comp comp = {},
                      const Workspace& workspace = {}) {
@@ -527,7 +543,7 @@ void merge_sort_keys(const Stream& stream, const Buffer<K>& keys_in, Buffer<K>& 
 /// As merge_sort_keys, moving values_in[i] along with keys_in[i]: values_out[j] is the value
 /// of the key that lands at keys_out[j]. `values_in` and `values_out` hold at least n values
 /// of the stream's device; `values_out` may be `values_in`.
-template <Element K, Element V, class Comp = less>
+template <ElementOrStruct K, Element V, class Comp = less>
   requires BinaryPredicate<Comp, K>
 void merge_sort_pairs(const Stream& stream, const Buffer<K>& keys_in, Buffer<K>& keys_out, const Buffer<V>& values_in,
                       Buffer<V>& values_out, Comp comp = {}, const Workspace& workspace = {}) {

@@ -16,6 +16,7 @@
 #include "cutlet/language/vector.h"
 #include "cutlet/language/value.h"
 #include "cutlet/language/warp.h"
+#include "cutlet/runtime/buffer.h"
 
 namespace cutlet::algorithms::detail {
 
@@ -45,6 +46,15 @@ template <class T>
 std::string held_name() {
   if constexpr (is_struct_element_v<T>) return "struct" + std::to_string(sizeof(T));
   else return element_name<T>();
+}
+
+/// A buffer of T as a kernel's Ptr<storage_t<T>> parameter takes it: the buffer itself for a
+/// scalar, a borrowed buffer of its words for a struct.
+template <class T>
+decltype(auto) storage_view(const Buffer<T>& b) {
+  if constexpr (is_struct_element_v<T>)
+    return Buffer<std::uint32_t>::wrap(b.data(), b.size() * storage_words<T>(), b.device());
+  else return (b);
 }
 
 /// Element i of a buffer of T (its words for a struct: one 8- or 16-byte load where the
