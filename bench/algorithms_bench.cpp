@@ -1,5 +1,7 @@
 // cutlet::algorithms against CUB at 2^28 elements (1 GiB), timed in the same iterations:
 // BM_algorithms_reduce (algorithms::reduce with plus vs cub::DeviceReduce::Sum),
+// BM_algorithms_reduce_struct (algorithms::reduce over 2^26 structs {lo, hi, sum} of floats
+// with a user operator over Struct values vs cub::DeviceReduce::Reduce with a struct functor),
 // BM_algorithms_scan (algorithms::inclusive_scan with plus vs cub::DeviceScan::InclusiveSum),
 // BM_algorithms_scan_by_key (algorithms::inclusive_scan_by_key with plus over the floats in
 // runs of 1 to 8 i32 keys vs cub::DeviceScan::InclusiveSumByKey),
@@ -19,8 +21,13 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <functional>
+#include <limits>
 #include <memory>
 #include <random>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include <cutlet/algorithms.h>
 
@@ -372,6 +379,69 @@ void BM_algorithms_reduce(benchmark::State& state) {
   });
 }
 
+/// The elements of BM_algorithms_reduce_struct: a min, a max and a sum, and the user operator
+/// over them, as a cutlet user writes it.
+struct MinMaxSum {
+  float lo, hi, sum;
+};
+struct MinMaxSumOp {
+  Struct<MinMaxSum> operator()(const Struct<MinMaxSum>& a, const Struct<MinMaxSum>& b) const {
+    return a.with(&MinMaxSum::lo, min(a[&MinMaxSum::lo], b[&MinMaxSum::lo]))
+        .with(&MinMaxSum::hi, max(a[&MinMaxSum::hi], b[&MinMaxSum::hi]))
+        .with(&MinMaxSum::sum, a[&MinMaxSum::sum] + b[&MinMaxSum::sum]);
+  }
+};
+
+/// 2^26 structs {x, x, x} of the floats of Env::x (805 MB), and the reduce of them both ways;
+/// each checked against the CPU (the min and max exactly, the sum to 1e-5 of the sum of |x|).
+struct StructReduceEnv {
+  static constexpr int kCount = 1 << 26;
+  Stream& stream;
+  Buffer<MinMaxSum> in{kCount, stream.device()}, out{1, stream.device()};
+  MinMaxSum init{std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(), 0.0f};
+
+  explicit StructReduceEnv(Env& e) : stream(e.stream) {
+    std::vector<MinMaxSum> h(kCount);
+    double sum = 0, magnitude = 0;
+    float lo = init.lo, hi = init.hi;
+    for (int i = 0; i < kCount; ++i) {
+      const float v = e.hx[static_cast<std::size_t>(i)];
+      h[static_cast<std::size_t>(i)] = MinMaxSum{v, v, v};
+      lo = std::min(lo, v);
+      hi = std::max(hi, v);
+      sum += v;
+      magnitude += std::fabs(v);
+    }
+    in.copy_from_host(stream, h);
+    for (const auto& [name, run] : {std::pair<const char*, std::function<void()>>{"cutlet::algorithms::reduce (struct)",
+                                                                                  [&] { run_cutlet(); }},
+                                    {"cub::DeviceReduce::Reduce (struct)", [&] { run_cub(); }}}) {
+      run();
+      const MinMaxSum got = out.to_host(stream)[0];
+      if (got.lo != lo || got.hi != hi || std::fabs(got.sum - sum) > 1e-5 * magnitude)
+        throw Error(std::string(name) + " gave a wrong result");
+    }
+  }
+  void run_cutlet() { alg::reduce(stream, in, out, MinMaxSumOp{}, init); }
+  void run_cub() {
+    check_cub(cutlet_cub_reduce_min_max_sum(reinterpret_cast<const float*>(in.data()),
+                                            reinterpret_cast<float*>(out.data()), kCount, stream.handle()),
+              "cub::DeviceReduce::Reduce (struct)");
+  }
+};
+
+/// algorithms::reduce over structs with a user operator against CUB's DeviceReduce::Reduce
+/// with a struct functor (bytes read).
+void BM_algorithms_reduce_struct(benchmark::State& state) {
+  if (!require_gpu(state)) return;
+  guarded(state, [](benchmark::State& state) {
+    static auto s = std::make_unique<StructReduceEnv>(env());
+    time_against_cub(state, double(sizeof(MinMaxSum)) * StructReduceEnv::kCount,
+                     alg::reduce_struct_kernel<MinMaxSum, MinMaxSumOp>(), [&] { s->run_cutlet(); },
+                     [&] { s->run_cub(); });
+  });
+}
+
 /// algorithms::inclusive_scan (single pass, decoupled look-back) against CUB's
 /// DeviceScan::InclusiveSum (bytes read and written).
 void BM_algorithms_scan(benchmark::State& state) {
@@ -586,6 +656,7 @@ BENCHMARK(BM_algorithms_radix_sort_keys)->UseManualTime()->Unit(benchmark::kMill
 BENCHMARK(BM_algorithms_radix_sort_pairs)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(kIterations);
 BENCHMARK(BM_algorithms_top_k)->Arg(1)->Arg(0)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(kIterations);
 BENCHMARK(BM_algorithms_reduce)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(kIterations);
+BENCHMARK(BM_algorithms_reduce_struct)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(kIterations);
 BENCHMARK(BM_algorithms_scan)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(kIterations);
 BENCHMARK(BM_algorithms_scan_by_key)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(kIterations);
 BENCHMARK(BM_algorithms_segmented_reduce)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(kIterations);

@@ -1,4 +1,6 @@
 // The CUB peers of the benchmarks (see cub_baselines.h), built by nvcc into a shared library.
+#include <limits>
+
 #include <cublasLt.h>
 #include <cuda_bf16.h>
 #include <cublas_v2.h>
@@ -71,6 +73,16 @@ struct BelowMinusHalf {
   __device__ bool operator()(float x) const { return x < -0.5f; }
 };
 
+/// The struct of the struct reduce: a min, a max and a sum of floats, and its operator.
+struct MinMaxSum {
+  float lo, hi, sum;
+};
+struct MinMaxSumOp {
+  __device__ MinMaxSum operator()(const MinMaxSum& a, const MinMaxSum& b) const {
+    return MinMaxSum{fminf(a.lo, b.lo), fmaxf(a.hi, b.hi), a.sum + b.sum};
+  }
+};
+
 /// The merge sorts' comparator: a user functor, as cutlet's merge sort takes a user lambda.
 struct Less {
   __device__ bool operator()(unsigned a, unsigned b) const { return a < b; }
@@ -86,6 +98,15 @@ extern "C" int cutlet_cub_saxpy(float a, const float* x, float* y, int n, void* 
 extern "C" int cutlet_cub_reduce_sum(const float* x, float* out, int n, void* stream) {
   return with_temp_storage(reduce_temp, [&](void* temp, size_t& bytes) {
     return cub::DeviceReduce::Sum(temp, bytes, x, out, n, static_cast<cudaStream_t>(stream));
+  });
+}
+
+extern "C" int cutlet_cub_reduce_min_max_sum(const float* triples, float* out, int n, void* stream) {
+  const MinMaxSum init{std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(), 0.0f};
+  return with_temp_storage(reduce_temp, [&](void* temp, size_t& bytes) {
+    return cub::DeviceReduce::Reduce(temp, bytes, reinterpret_cast<const MinMaxSum*>(triples),
+                                     reinterpret_cast<MinMaxSum*>(out), n, MinMaxSumOp{}, init,
+                                     static_cast<cudaStream_t>(stream));
   });
 }
 

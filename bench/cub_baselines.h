@@ -17,6 +17,11 @@ int cutlet_cub_saxpy(float a, const float* x, float* y, int n, void* stream);
 /// out[0] = the sum of x[0, n) with cub::DeviceReduce::Sum.
 int cutlet_cub_reduce_sum(const float* x, float* out, int n, void* stream);
 
+/// out[0..2] = the min, the max and the sum of the n structs {lo, hi, sum} of 3 floats at
+/// `triples` (the min of the lo, the max of the hi, the sum of the sum) with
+/// cub::DeviceReduce::Reduce and a struct functor, from {+inf, -inf, 0}.
+int cutlet_cub_reduce_min_max_sum(const float* triples, float* out, int n, void* stream);
+
 /// out[i] = x[0] + ... + x[i] for i < n with cub::DeviceScan::InclusiveSum.
 int cutlet_cub_inclusive_sum(const float* x, float* out, int n, void* stream);
 
