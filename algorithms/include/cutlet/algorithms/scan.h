@@ -39,11 +39,12 @@ namespace cutlet::algorithms {
 inline constexpr int kScanBlock = 256;
 /// Elements per thread: four 16-byte vectors (16 of 4 bytes, 8 of 8 bytes), so that a tile
 /// of 2^28 floats is one of 65536 and a block's fixed costs (its tile counter, two barriers,
-/// the look-back) are shared by 4096 elements.
-template <Element T>
-inline constexpr int kScanItems = 4 * detail::kVectorLanes<T>;
+/// the look-back) are shared by 4096 elements; of a struct, 4 up to 16 bytes and 2 beyond
+/// (their words held in registers).
+template <ElementOrStruct T>
+inline constexpr int kScanItems = StructElement<T> ? (sizeof(T) <= 16 ? 4 : 2) : 4 * (16 / static_cast<int>(sizeof(T)));
 /// Elements per tile.
-template <Element T>
+template <ElementOrStruct T>
 inline constexpr int kScanTile = kScanBlock * kScanItems<T>;
 /// The most elements the scans take.
 inline constexpr std::int64_t kScanMaxCount = std::int64_t{1} << 40;
@@ -60,7 +61,7 @@ namespace detail {
 /// every thread of the block makes one (take_tile synchronizes the block).
 template <class T>
 struct ScanTileSpan {
-  static constexpr int V = kVectorLanes<T>;              ///< items of a lane in a row
+  static constexpr int V = StructElement<T> ? 1 : 16 / static_cast<int>(sizeof(T));  ///< items of a lane in a row
   static constexpr int kItems = kScanItems<T>;           ///< items of a thread
   static constexpr int kTile = kScanTile<T>;             ///< elements of a tile
   static constexpr int kVectors = kItems / V;            ///< rows of a warp
@@ -96,15 +97,15 @@ struct ScanTileSpan {
 /// carry_in[0]. The tile that ends the input (`last_tile`) writes the running total to
 /// carry_out[0]. Every thread of the block calls it.
 template <bool Exclusive, class C, class Op, int V, class Status>
-std::vector<Value<C>> scan_tile_results(const std::vector<Value<C>>& items, const i32& tile,
-                                        const Value<bool>& last_tile, const Value<C>& init, const Status& status,
-                                        const Ptr<C>& carry_in, const Ptr<C>& carry_out,
-                                        const Value<bool>& chained) {
+std::vector<held_t<C>> scan_tile_results(const std::vector<held_t<C>>& items, const i32& tile,
+                                         const Value<bool>& last_tile, const held_t<C>& init, const Status& status,
+                                         const Ptr<storage_t<C>>& carry_in, const Ptr<storage_t<C>>& carry_out,
+                                         const Value<bool>& chained) {
   const Op op{};
   constexpr int kWarps = kScanBlock / warp_size;
   const int kVectors = static_cast<int>(items.size()) / V;  // rows per warp
-  auto warp_totals = shared_array<C>(kWarps);
-  auto tile_prefix = shared_array<C>(1);
+  SharedHeld<C> warp_totals(kWarps);
+  SharedHeld<C> tile_prefix(1);
   i32 tid = thread_idx().x;
   i32 lane = tid & 31;
   i32 warp = tid >> 5;
@@ -114,66 +115,66 @@ std::vector<Value<C>> scan_tile_results(const std::vector<Value<C>>& items, cons
   Maybe<C> rows_before{items[0], Value<bool>(false)};
   std::vector<Maybe<C>> before;
   for (int k = 0; k < kVectors; ++k) {
-    Value<C> lane_total = items[static_cast<std::size_t>(k * V)];
+    held_t<C> lane_total = items[static_cast<std::size_t>(k * V)];
     for (int j = 1; j < V; ++j) lane_total = call_op<C>(op, lane_total, items[static_cast<std::size_t>(k * V + j)]);
-    Value<C> inclusive = warp_inclusive_scan<C>(op, lane_total);
-    Value<C> lanes_before = shfl_up_sync(full_mask, inclusive, 1);
+    held_t<C> inclusive = warp_inclusive_scan<C>(op, lane_total);
+    held_t<C> lanes_before = shfl_up_held<C>(inclusive, 1);
     before.push_back(combine(op, rows_before, Maybe<C>{lanes_before, lane > 0}));
-    Value<C> row_total = shfl_sync(full_mask, inclusive, warp_size - 1);
+    held_t<C> row_total = shfl_idx_held<C>(inclusive, warp_size - 1);
     rows_before = combine(op, rows_before, Maybe<C>{row_total, Value<bool>(true)});
   }
-  Value<C> warp_total = rows_before.value;  // present: every row has a total
+  held_t<C> warp_total = rows_before.value;  // present: every row has a total
 
   // 4. Block scan of the warps' totals, in order.
-  if_(lane == 0, [&] { warp_totals[warp] = warp_total; });
+  if_(lane == 0, [&] { warp_totals.store(warp, warp_total); });
   syncthreads();
-  Value<C> running = warp_totals[0].load();  // warps 0..w
-  Value<C> warp_prefix = running;              // warps before this one (for warp > 0)
+  held_t<C> running = warp_totals.load(0);  // warps 0..w
+  held_t<C> warp_prefix = running;           // warps before this one (for warp > 0)
   for (int w = 1; w < kWarps; ++w) {
-    running = call_op<C>(op, running, warp_totals[w].load());
+    running = call_op<C>(op, running, warp_totals.load(w));
     if (w < kWarps - 1) warp_prefix = select(warp > w, running, warp_prefix);
   }
-  Value<C> aggregate = running;
+  held_t<C> aggregate = running;
 
   // 5. Publish and look back (warp 0); the last tile keeps the running total for the next chunk.
   if_(warp == 0, [&] {
-    Var<C> inclusive;
+    HeldVar<C> inclusive;
     if_(tile == 0,
         [&] {
-          Value<C> start = select(chained, carry_in[0].load(), init);
+          held_t<C> start = select(chained, load_held<C>(carry_in, 0), init);
           if_(lane == 0, [&] {
             if constexpr (Exclusive) inclusive = call_op<C>(op, start, aggregate);
             else inclusive = select(chained, call_op<C>(op, start, aggregate), aggregate);
-            tile_prefix[0] = start;
+            tile_prefix.store(0, start);
             status.publish(0, kTilePrefix, inclusive.get());
           });
         },
         [&] {
-          Value<C> exclusive = look_back(op, status, tile, aggregate);
+          held_t<C> exclusive = look_back<C>(op, status, tile, aggregate);
           if_(lane == 0, [&] {
-            tile_prefix[0] = exclusive;
+            tile_prefix.store(0, exclusive);
             inclusive = call_op<C>(op, exclusive, aggregate);
           });
         });
-    if_((lane == 0) & last_tile, [&] { carry_out[0] = inclusive.get(); });
+    if_((lane == 0) & last_tile, [&] { store_held<C>(carry_out, 0, inclusive.get()); });
   });
   syncthreads();
 
   // 6. Everything before each row's first item, then the results in order.
   Value<bool> tile_has_prefix = Exclusive ? Value<bool>(true) : Value<bool>((tile > 0) | chained);
-  Maybe<C> warp_carry = combine(op, Maybe<C>{tile_prefix[0].load(), tile_has_prefix}, Maybe<C>{warp_prefix, warp > 0});
-  std::vector<Value<C>> results;
+  Maybe<C> warp_carry = combine(op, Maybe<C>{tile_prefix.load(0), tile_has_prefix}, Maybe<C>{warp_prefix, warp > 0});
+  std::vector<held_t<C>> results;
   for (int k = 0; k < kVectors; ++k) {
     Maybe<C> carry = combine(op, warp_carry, before[static_cast<std::size_t>(k)]);
     const auto first_item = static_cast<std::size_t>(k * V);
     if constexpr (Exclusive) {
-      Value<C> r = carry.value;  // present: init at least
+      held_t<C> r = carry.value;  // present: init at least
       for (int j = 0; j < V; ++j) {
         results.push_back(r);
         if (j + 1 < V) r = call_op<C>(op, r, items[first_item + static_cast<std::size_t>(j)]);
       }
     } else {
-      Value<C> r = select(carry.present, call_op<C>(op, carry.value, items[first_item]), items[first_item]);
+      held_t<C> r = select(carry.present, call_op<C>(op, carry.value, items[first_item]), items[first_item]);
       results.push_back(r);
       for (int j = 1; j < V; ++j) {
         r = call_op<C>(op, r, items[first_item + static_cast<std::size_t>(j)]);
@@ -188,25 +189,33 @@ std::vector<Value<C>> scan_tile_results(const std::vector<Value<C>>& items, cons
 /// as 16-byte vectors at `mine` + k * 32 * V for a whole tile, one element at a time below
 /// `n` for the last.
 template <class T, int V>
-void store_scan_results(const Ptr<T>& out, const i32& mine, const Value<bool>& whole_tile, const i32& n,
-                        const std::vector<Value<T>>& results) {
+void store_scan_results(const Ptr<storage_t<T>>& out, const i32& mine, const Value<bool>& whole_tile, const i32& n,
+                        const std::vector<held_t<T>>& results) {
   const int kVectors = static_cast<int>(results.size()) / V;
-  if_(whole_tile,
-      [&] {
-        Ptr<T> p = out + mine;
-        for (int k = 0; k < kVectors; ++k) {
-          Vec<T, V> v = Vec<T, V>::splat(T{});
-          for (int j = 0; j < V; ++j) v = v.with(j, results[static_cast<std::size_t>(k * V + j)]);
-          p.template vstore<V>(k * warp_size, v);
-        }
-      },
-      [&] {
-        for (int k = 0; k < kVectors; ++k)
-          for (int j = 0; j < V; ++j) {
-            i32 i = mine + k * warp_size * V + j;
-            if_(i < n, [&] { out[i] = results[static_cast<std::size_t>(k * V + j)]; });
+  if constexpr (StructElement<T>) {
+    // One struct a lane a row (V is 1), stored where the tile is whole or below n.
+    for (int k = 0; k < kVectors; ++k) {
+      i32 i = mine + k * warp_size;
+      if_(whole_tile | (i < n), [&] { store_held<T>(out, i, results[static_cast<std::size_t>(k)]); });
+    }
+  } else {
+    if_(whole_tile,
+        [&] {
+          Ptr<T> p = out + mine;
+          for (int k = 0; k < kVectors; ++k) {
+            Vec<T, V> v = Vec<T, V>::splat(T{});
+            for (int j = 0; j < V; ++j) v = v.with(j, results[static_cast<std::size_t>(k * V + j)]);
+            p.template vstore<V>(k * warp_size, v);
           }
-      });
+        },
+        [&] {
+          for (int k = 0; k < kVectors; ++k)
+            for (int j = 0; j < V; ++j) {
+              i32 i = mine + k * warp_size * V + j;
+              if_(i < n, [&] { out[i] = results[static_cast<std::size_t>(k * V + j)]; });
+            }
+        });
+  }
 }
 
 /// One tile of the scan, in one block. The block takes the next tile id from an atomic
@@ -264,14 +273,15 @@ void scan_tile_body(const Ptr<T>& out, const Ptr<T>& in, const i32& n, const Val
 /// iterator (It::read, traced here: nothing is read that the scan does not use), all of a
 /// whole tile's in flight together.
 template <bool Exclusive, class T, class Op, class It, class Status>
-void scan_iterator_tile_body(const Ptr<T>& out, const i32& n, const i64& base, const Value<T>& init,
-                             const Ptr<std::uint32_t>& counter, const Status& status, const Ptr<T>& carry_in,
-                             const Ptr<T>& carry_out, const Value<bool>& chained, const typename It::Params& p) {
+void scan_iterator_tile_body(const Ptr<storage_t<T>>& out, const i32& n, const i64& base, const held_t<T>& init,
+                             const Ptr<std::uint32_t>& counter, const Status& status,
+                             const Ptr<storage_t<T>>& carry_in, const Ptr<storage_t<T>>& carry_out,
+                             const Value<bool>& chained, const typename It::Params& p) {
   using Span = ScanTileSpan<T>;
   constexpr int V = Span::V;
   const Span at(counter);
-  Var<T> item[Span::kItems];  // [k * V + j]: element at.index(k, j)
-  auto read = [&](int k, int j) { return Value<T>(It::read(p, base + cast<std::int64_t>(at.index(k, j)))); };
+  HeldVar<T> item[Span::kItems];  // [k * V + j]: element at.index(k, j)
+  auto read = [&](int k, int j) { return held_t<T>(It::read(p, base + cast<std::int64_t>(at.index(k, j)))); };
   if_(at.tile_end <= n,
       [&] {
         for (int k = 0; k < Span::kVectors; ++k)
@@ -281,16 +291,17 @@ void scan_iterator_tile_body(const Ptr<T>& out, const i32& n, const i64& base, c
         for (int k = 0; k < Span::kVectors; ++k)
           for (int j = 0; j < V; ++j) if_(at.index(k, j) < n, [&] { item[k * V + j] = read(k, j); });
       });
-  std::vector<Value<T>> items;
+  std::vector<held_t<T>> items;
   for (int j = 0; j < Span::kItems; ++j) items.push_back(item[j].get());
-  std::vector<Value<T>> results = scan_tile_results<Exclusive, T, Op, V>(items, at.tile, at.tile_end >= n, init,
-                                                                          status, carry_in, carry_out, chained);
+  std::vector<held_t<T>> results = scan_tile_results<Exclusive, T, Op, V>(items, at.tile, at.tile_end >= n, init,
+                                                                           status, carry_in, carry_out, chained);
   store_scan_results<T, V>(out, at.mine, at.tile_end <= n, n, results);
 }
 
-/// Whether the scans of T pack each tile's status into one u64 word (PackedTileStatus).
+/// Whether the scans of T pack each tile's status into one u64 word (PackedTileStatus): 4-byte
+/// scalars.
 template <class T>
-inline constexpr bool kScanPacksStatus = sizeof(T) == 4;
+inline constexpr bool kScanPacksStatus = sizeof(T) == 4 && !StructElement<T>;
 
 /// Makes the scan kernel for (Exclusive, T, Op): parameters (out, in, n, init, carry_in,
 /// carry_out, chained, counter, words) with a packed status, (..., counter, flags, aggregates,
@@ -324,7 +335,7 @@ template <bool Exclusive, class T, class Op, class It>
 auto make_scan_iterator_kernel() {
   const KernelOptions options{
       .name = std::string(Exclusive ? "cutlet_exclusive_scan_iterator_" : "cutlet_inclusive_scan_iterator_") +
-              element_name<T>()};
+              held_name<T>()};
   return with_params<typename It::Params>([&]<class... P>() {
     if constexpr (kScanPacksStatus<T>) {
       return cutlet::kernel(
@@ -335,9 +346,10 @@ auto make_scan_iterator_kernel() {
           },
           options);
     } else {
+      using W = storage_t<T>;
       return cutlet::kernel(
-          [](Ptr<T> out, i32 n, Value<T> init, i64 base, Ptr<T> carry_in, Ptr<T> carry_out, Value<bool> chained,
-             Ptr<std::uint32_t> counter, Ptr<std::uint32_t> flags, Ptr<T> aggregates, Ptr<T> prefixes, P... p) {
+          [](Ptr<W> out, i32 n, param_t<T> init, i64 base, Ptr<W> carry_in, Ptr<W> carry_out, Value<bool> chained,
+             Ptr<std::uint32_t> counter, Ptr<std::uint32_t> flags, Ptr<W> aggregates, Ptr<W> prefixes, P... p) {
             scan_iterator_tile_body<Exclusive, T, Op, It>(out, n, base, init, counter,
                                                           SplitTileStatus<T>{flags, aggregates, prefixes}, carry_in,
                                                           carry_out, chained, typename It::Params{p...});
@@ -419,8 +431,11 @@ void launch_scan_chunk(Kernel& kernel, const Stream& stream, const ScanChunk& ch
                        const Args&... args) {
   const Device device = stream.device();
   const LaunchConfig config{.grid = ceil_div(static_cast<std::int64_t>(chunk.count), chunk.tile), .block = kScanBlock};
-  const auto carry_in = Buffer<C>::wrap(chunk.carry_in, 1, device);
-  const auto carry_out = Buffer<C>::wrap(chunk.carry_out, 1, device);
+  using W = storage_t<C>;
+  static_assert(sizeof(C) <= 128, "the scans' carry slots hold elements of at most 128 bytes");
+  constexpr std::size_t kWords = storage_words<C>();
+  const auto carry_in = Buffer<W>::wrap(chunk.carry_in, kWords, device);
+  const auto carry_out = Buffer<W>::wrap(chunk.carry_out, kWords, device);
   const auto tile_count = static_cast<std::size_t>(chunk.tiles);
   if constexpr (Packed) {
     const PackedScanLayout layout = packed_scan_layout(chunk.tiles);
@@ -435,8 +450,8 @@ void launch_scan_chunk(Kernel& kernel, const Stream& stream, const ScanChunk& ch
     const ScanLayout layout = scan_layout(chunk.tiles, sizeof(C));
     const auto counter = Buffer<std::uint32_t>::wrap(chunk.scratch + layout.counter, 1, device);
     const auto flags = Buffer<std::uint32_t>::wrap(chunk.scratch + layout.flags, tile_count, device);
-    const auto aggregates = Buffer<C>::wrap(chunk.scratch + layout.aggregates, tile_count, device);
-    const auto prefixes = Buffer<C>::wrap(chunk.scratch + layout.prefixes, tile_count, device);
+    const auto aggregates = Buffer<W>::wrap(chunk.scratch + layout.aggregates, tile_count * kWords, device);
+    const auto prefixes = Buffer<W>::wrap(chunk.scratch + layout.prefixes, tile_count * kWords, device);
     std::apply(
         [&](const auto&... t) {
           kernel.launch(stream, config, args..., carry_in, carry_out, chunk.chained, counter, flags, aggregates,
@@ -482,8 +497,8 @@ void launch_scan_iterator(Kernel& kernel, const Stream& stream, const It& in, st
   check_aligned(out.data(), algorithm, "output");
   const Device device = stream.device();
   for_each_scan_chunk<T, kScanPacksStatus<T>>(stream, n, kScanTile<T>, workspace, algorithm, [&](const ScanChunk& c) {
-    launch_scan_chunk<T, kScanPacksStatus<T>>(kernel, stream, c, in.arguments(), chunk_of(out, c.at, c.count, device),
-                                              c.count, init, c.at);
+    launch_scan_chunk<T, kScanPacksStatus<T>>(kernel, stream, c, in.arguments(),
+                                              storage_view(chunk_of(out, c.at, c.count, device)), c.count, init, c.at);
   });
 }
 
@@ -565,6 +580,49 @@ void exclusive_scan(const Stream& stream, const It& in, std::size_t n, Buffer<ty
                     typename It::value_type init, const Workspace& workspace = {}) {
   detail::launch_scan_iterator<true>(scan_iterator_kernel<true, It, Op>(), stream, in, n, out, init, workspace,
                                      "exclusive_scan");
+}
+
+/// The kernel of inclusive_scan (Exclusive false) or exclusive_scan (true) over a buffer of
+/// structs S with operator Op (made at the first use, then shared).
+template <bool Exclusive, StructElement S, class Op>
+  requires BinaryOperator<Op, S>
+auto& scan_struct_kernel() {
+  static auto k = detail::make_scan_iterator_kernel<Exclusive, S, Op, StructBufferIterator<S>>();
+  return k;
+}
+
+/// Bytes of temporary storage the scans need for `n` structs S: per tile of kScanTile<S> a
+/// status flag, an aggregate and a prefix.
+template <StructElement S>
+std::size_t scan_struct_workspace_bytes(std::size_t n) {
+  if (n == 0) return 0;
+  return detail::scan_storage_bytes<S>(detail::scan_chunk_tiles(static_cast<std::int64_t>(n), kScanTile<S>)).first;
+}
+
+/// out[i] = in[0] op ... op in[i] over a buffer of user structs (a StructElement), `op`
+/// taking and returning Struct<S> values, applied in sequence order (associative, need not be
+/// commutative: a linear recurrence x[i] = a[i] * x[i-1] + b[i] is the scan of the pairs
+/// {a, b} under (a1, b1) then (a2, b2) = (a1 * a2, b1 * a2 + b2)). As inclusive_scan over a
+/// buffer otherwise (the same grouping on every run, chunks past kScanChunk), the structs read
+/// one at a time (kScanItems<S> a thread); `out` may be `in`. Temporary storage
+/// (scan_struct_workspace_bytes) from `workspace`.
+template <StructElement S, class Op>
+  requires BinaryOperator<Op, S>
+void inclusive_scan(const Stream& stream, const Buffer<S>& in, Buffer<S>& out, Op op, const Workspace& workspace = {}) {
+  if (in.size() > 0) detail::check_device(in.device(), stream, "inclusive_scan", "input");
+  detail::launch_scan_iterator<false>(scan_struct_kernel<false, S, Op>(), stream, StructBufferIterator<S>(in),
+                                      in.size(), out, S{}, workspace, "inclusive_scan");
+}
+
+/// out[0] = init and out[i] = init op in[0] op ... op in[i - 1] over a buffer of user structs;
+/// otherwise as inclusive_scan over structs.
+template <StructElement S, class Op>
+  requires BinaryOperator<Op, S>
+void exclusive_scan(const Stream& stream, const Buffer<S>& in, Buffer<S>& out, Op op, const S& init,
+                    const Workspace& workspace = {}) {
+  if (in.size() > 0) detail::check_device(in.device(), stream, "exclusive_scan", "input");
+  detail::launch_scan_iterator<true>(scan_struct_kernel<true, S, Op>(), stream, StructBufferIterator<S>(in), in.size(),
+                                     out, init, workspace, "exclusive_scan");
 }
 
 }  // namespace cutlet::algorithms

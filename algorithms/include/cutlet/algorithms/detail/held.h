@@ -58,22 +58,24 @@ decltype(auto) storage_view(const Buffer<T>& b) {
 }
 
 /// Element i of a buffer of T (its words for a struct: one 8- or 16-byte load where the
-/// struct's size allows, else one load a word).
+/// struct's size allows, else one load a word), with cache hint `hint`.
 template <class T, class I>
-held_t<T> load_held(const Ptr<storage_t<T>>& p, const I& i) {
+held_t<T> load_held(const Ptr<storage_t<T>>& p, const I& i, CacheHint hint = CacheHint::Default) {
   if constexpr (is_struct_element_v<T>) {
     constexpr int W = static_cast<int>(Struct<T>::word_count);
     std::vector<Value<std::uint32_t>> words;
     if constexpr (W == 2 || W == 4) {
-      Vec<std::uint32_t, W> v = p.template vload<W>(i);
+      Vec<std::uint32_t, W> v = p.template vload<W>(i, hint);
       for (int k = 0; k < W; ++k) words.push_back(v[k]);
     } else {
       Ptr<std::uint32_t> first = p + cast<std::int64_t>(i) * W;
-      for (int k = 0; k < W; ++k) words.push_back(first[k].load());
+      for (int k = 0; k < W; ++k) words.push_back(first.load(k, hint));
     }
     return Struct<T>::from_words(std::move(words));
-  } else {
+  } else if (hint == CacheHint::Default) {
     return p[i].load();
+  } else {
+    return p.load(i, hint);
   }
 }
 
@@ -140,6 +142,18 @@ held_t<T> shfl_up_held(const held_t<T>& v, const i32& delta) {
     return Struct<T>::from_words(std::move(w));
   } else {
     return shfl_up_sync(full_mask, v, delta);
+  }
+}
+
+/// The `v` of lane `src`, word by word for a struct (`__shfl_sync`).
+template <class T>
+held_t<T> shfl_idx_held(const held_t<T>& v, const i32& src) {
+  if constexpr (is_struct_element_v<T>) {
+    std::vector<Value<std::uint32_t>> w = v.words();
+    for (auto& word : w) word = shfl_sync(full_mask, word, src);
+    return Struct<T>::from_words(std::move(w));
+  } else {
+    return shfl_sync(full_mask, v, src);
   }
 }
 

@@ -46,13 +46,12 @@ struct SplitTileStatus {
   static constexpr Word kPrefixWord = kTilePrefix;
 
   Ptr<std::uint32_t> flags;
-  Ptr<T> aggregates;
-  Ptr<T> prefixes;
+  Ptr<storage_t<T>> aggregates;  ///< a struct's words for a StructElement T
+  Ptr<storage_t<T>> prefixes;
 
   /// Publishes tile `tile`'s aggregate (kTileAggregate) or inclusive prefix (kTilePrefix).
-  void publish(const i32& tile, std::uint32_t kind, const Value<T>& value) const {
-    if (kind == kTilePrefix) prefixes[tile] = value;
-    else aggregates[tile] = value;
+  void publish(const i32& tile, std::uint32_t kind, const held_t<T>& value) const {
+    store_held<T>(kind == kTilePrefix ? prefixes : aggregates, tile, value);
     atomic_exchange(flags[tile], kind, Scope::Device, Order::Release);
   }
   /// Tile `j`'s word, spinning while it is invalid.
@@ -64,13 +63,20 @@ struct SplitTileStatus {
   }
   static Value<std::uint32_t> flag_of(const Value<Word>& word) { return word; }
   /// Tile `j`'s published value, read only where `needed`.
-  Value<T> value_of(const Value<Word>& word, const i32& j, const Value<bool>& needed) const {
-    Var<T> value;
-    if_(needed, [&] {
-      value = if_(word == kTilePrefix, [&] { return prefixes.load(j, CacheHint::CacheGlobal); },
-                  [&] { return aggregates.load(j, CacheHint::CacheGlobal); });
-    });
-    return value.get();
+  held_t<T> value_of(const Value<Word>& word, const i32& j, const Value<bool>& needed) const {
+    if constexpr (StructElement<T>) {
+      HeldVar<T> value;
+      if_(needed & (word == kTilePrefix), [&] { value = load_held<T>(prefixes, j, CacheHint::CacheGlobal); });
+      if_(needed & (word != kTilePrefix), [&] { value = load_held<T>(aggregates, j, CacheHint::CacheGlobal); });
+      return value.get();
+    } else {
+      Var<T> value;
+      if_(needed, [&] {
+        value = if_(word == kTilePrefix, [&] { return prefixes.load(j, CacheHint::CacheGlobal); },
+                    [&] { return aggregates.load(j, CacheHint::CacheGlobal); });
+      });
+      return value.get();
+    }
   }
 };
 
@@ -157,11 +163,11 @@ inline i32 second_of_pair(const Value<std::uint64_t>& pair) { return cast<std::i
 /// 32 tiles earlier, until a prefix has been met. Lane 0 then publishes the tile's inclusive
 /// prefix, `result op aggregate`.
 template <class T, class Op, class Status>
-Value<T> look_back(const Op& op, const Status& status, const i32& tile, const Value<T>& aggregate) {
+held_t<T> look_back(const Op& op, const Status& status, const i32& tile, const held_t<T>& aggregate) {
   using Word = typename Status::Word;
   i32 lane = lane_id();
   if_(lane == 0, [&] { status.publish(tile, kTileAggregate, aggregate); });
-  Var<T> exclusive;  // the tiles looked at so far, in order (lane 0)
+  HeldVar<T> exclusive;  // the tiles looked at so far, in order (lane 0)
   Var<bool> first_window = true;
   Var<bool> done = false;
   Var<std::int32_t> end = tile;  // this window: tiles [end - 32, end)
@@ -176,14 +182,14 @@ Value<T> look_back(const Op& op, const Status& status, const i32& tile, const Va
     // Lanes up to the nearest prefix take part (all lanes when there is none).
     i32 stop = select(is_prefix != 0u, ffs(cast<std::int32_t>(is_prefix)) - 1, warp_size - 1);
     Value<bool> takes_part = (lane <= stop) & (j >= 0);
-    Value<T> value = status.value_of(seen, j, takes_part);
+    held_t<T> value = status.value_of(seen, j, takes_part);
     Maybe<T> window = warp_reduce<true, T>(op, Maybe<T>{value, takes_part});
     exclusive = select(first_window.get(), window.value, call_op<T>(op, window.value, exclusive.get()));
     first_window = false;
     done = is_prefix != 0u;
     end -= warp_size;
   });
-  Value<T> result = exclusive.get();
+  held_t<T> result = exclusive.get();
   if_(lane == 0, [&] { status.publish(tile, kTilePrefix, call_op<T>(op, result, aggregate)); });
   return result;
 }

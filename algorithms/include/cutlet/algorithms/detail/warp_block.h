@@ -26,10 +26,10 @@ Maybe<T> warp_reduce(const Op& op, Maybe<T> m) {
 /// Inclusive scan of `v` over the lanes of the warp in lane order (Kogge-Stone with shuffles
 /// up): lane i gets v_0 op v_1 op ... op v_i.
 template <class T, class Op>
-Value<T> warp_inclusive_scan(const Op& op, Value<T> v) {
+held_t<T> warp_inclusive_scan(const Op& op, held_t<T> v) {
   i32 lane = lane_id();
   for (int d = 1; d < warp_size; d *= 2) {
-    Value<T> up = shfl_up_sync(full_mask, v, d);
+    held_t<T> up = shfl_up_held<T>(v, d);
     v = select(lane >= d, call_op<T>(op, up, v), v);
   }
   return v;
