@@ -516,8 +516,8 @@ auto& scan_kernel() {
 
 /// Bytes of temporary storage the scans need for `n` elements of T (for Workspace::borrow): a
 /// tile counter, and per tile of kScanTile<T> a status word (4-byte T) or a status flag, an
-/// aggregate and a prefix (8-byte T).
-template <Element T>
+/// aggregate and a prefix (8-byte T, and structs).
+template <ElementOrStruct T>
 std::size_t scan_workspace_bytes(std::size_t n) {
   if (n == 0) return 0;
   return detail::scan_storage_bytes<T>(detail::scan_chunk_tiles(static_cast<std::int64_t>(n), kScanTile<T>)).first;
@@ -591,21 +591,13 @@ auto& scan_struct_kernel() {
   return k;
 }
 
-/// Bytes of temporary storage the scans need for `n` structs S: per tile of kScanTile<S> a
-/// status flag, an aggregate and a prefix.
-template <StructElement S>
-std::size_t scan_struct_workspace_bytes(std::size_t n) {
-  if (n == 0) return 0;
-  return detail::scan_storage_bytes<S>(detail::scan_chunk_tiles(static_cast<std::int64_t>(n), kScanTile<S>)).first;
-}
-
 /// out[i] = in[0] op ... op in[i] over a buffer of user structs (a StructElement), `op`
 /// taking and returning Struct<S> values, applied in sequence order (associative, need not be
 /// commutative: a linear recurrence x[i] = a[i] * x[i-1] + b[i] is the scan of the pairs
 /// {a, b} under (a1, b1) then (a2, b2) = (a1 * a2, b1 * a2 + b2)). As inclusive_scan over a
 /// buffer otherwise (the same grouping on every run, chunks past kScanChunk), the structs read
 /// one at a time (kScanItems<S> a thread); `out` may be `in`. Temporary storage
-/// (scan_struct_workspace_bytes) from `workspace`.
+/// (scan_workspace_bytes<S>) from `workspace`.
 template <StructElement S, class Op>
   requires BinaryOperator<Op, S>
 void inclusive_scan(const Stream& stream, const Buffer<S>& in, Buffer<S>& out, Op op, const Workspace& workspace = {}) {

@@ -121,40 +121,34 @@ class HeldVar {
   std::vector<Var<storage_t<T>>> words_;
 };
 
-/// The `v` of lane (lane_id + delta), word by word for a struct (`__shfl_down_sync`).
+/// `shuffle` (a warp shuffle of one traced value) applied to `v`, word by word for a struct.
+template <class T, class Shuffle>
+held_t<T> shuffle_held(const held_t<T>& v, const Shuffle& shuffle) {
+  if constexpr (is_struct_element_v<T>) {
+    std::vector<Value<std::uint32_t>> w = v.words();
+    for (auto& word : w) word = shuffle(word);
+    return Struct<T>::from_words(std::move(w));
+  } else {
+    return shuffle(v);
+  }
+}
+
+/// The `v` of lane (lane_id + delta); lanes past 31 keep their own (`__shfl_down_sync`).
 template <class T>
 held_t<T> shfl_down_held(const held_t<T>& v, const i32& delta) {
-  if constexpr (is_struct_element_v<T>) {
-    std::vector<Value<std::uint32_t>> w = v.words();
-    for (auto& word : w) word = shfl_down_sync(full_mask, word, delta);
-    return Struct<T>::from_words(std::move(w));
-  } else {
-    return shfl_down_sync(full_mask, v, delta);
-  }
+  return shuffle_held<T>(v, [&](const auto& x) { return shfl_down_sync(full_mask, x, delta); });
 }
 
-/// The `v` of lane (lane_id - delta), word by word for a struct (`__shfl_up_sync`).
+/// The `v` of lane (lane_id - delta); lanes below delta keep their own (`__shfl_up_sync`).
 template <class T>
 held_t<T> shfl_up_held(const held_t<T>& v, const i32& delta) {
-  if constexpr (is_struct_element_v<T>) {
-    std::vector<Value<std::uint32_t>> w = v.words();
-    for (auto& word : w) word = shfl_up_sync(full_mask, word, delta);
-    return Struct<T>::from_words(std::move(w));
-  } else {
-    return shfl_up_sync(full_mask, v, delta);
-  }
+  return shuffle_held<T>(v, [&](const auto& x) { return shfl_up_sync(full_mask, x, delta); });
 }
 
-/// The `v` of lane `src`, word by word for a struct (`__shfl_sync`).
+/// The `v` of lane `src` (`__shfl_sync`).
 template <class T>
 held_t<T> shfl_idx_held(const held_t<T>& v, const i32& src) {
-  if constexpr (is_struct_element_v<T>) {
-    std::vector<Value<std::uint32_t>> w = v.words();
-    for (auto& word : w) word = shfl_sync(full_mask, word, src);
-    return Struct<T>::from_words(std::move(w));
-  } else {
-    return shfl_sync(full_mask, v, src);
-  }
+  return shuffle_held<T>(v, [&](const auto& x) { return shfl_sync(full_mask, x, src); });
 }
 
 /// A shared-memory array of `count` elements of T (struct words side by side).
