@@ -23,14 +23,14 @@ concept Element = std::same_as<T, float> || std::same_as<T, double> || std::same
 template <class F>
 concept Flag = Element<F> || std::same_as<F, std::uint8_t>;
 
-/// A user struct an algorithm takes as its element where the documentation says so (reduce):
-/// a StructValue (a KernelStruct of whole 32-bit words) that is not one of the language's
+/// A user struct an algorithm takes as its element where its documentation says so (reduce,
+/// the scans and the merge sorts over a Buffer<S>, transform and permutation_iterator): a
+/// StructValue (a KernelStruct of whole 32-bit words) that is not one of the language's
 /// scalars. In a kernel it is a Struct<S> value, read and built field by field.
 template <class S>
 concept StructElement = StructValue<S> && !ScalarType<S>;
 
-/// An Element or a StructElement: what reduce over buffers and the struct iterators
-/// (struct_iterator, a permutation of one, transform from and to one) take.
+/// An Element or a StructElement: what the algorithms that take structs take.
 template <class T>
 concept ElementOrStruct = Element<T> || StructElement<T>;
 

@@ -102,8 +102,8 @@ template <class It>
 concept ReadableIterator = Iterator<It> && requires(const typename It::Params& p, const i64& i) { It::read(p, i); };
 
 /// An iterator an algorithm can write: It::write(params, i, v) stores v (a
-/// Value<It::value_type>, or a Struct value for a struct_iterator) as element i, traced into
-/// the kernel.
+/// Value<It::value_type>, or a Struct value for a StructBufferIterator) as element i, traced
+/// into the kernel.
 template <class It>
 concept OutputIterator = Iterator<It> && ElementOrStruct<typename It::value_type> &&
                          requires(const typename It::Params& p, const i64& i,
