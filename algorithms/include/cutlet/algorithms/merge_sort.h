@@ -266,8 +266,8 @@ void block_sort_body(const Ptr<storage_t<K>>& keys_out, const Ptr<storage_t<K>>&
     i32 a_begin = start;
     i32 b_begin = start + run;
     i32 split = merge_path<K>(
-        comp, [&](const i32& i) { return tile.load(a_begin + i); }, [&](const i32& j) { return tile.load(b_begin + j); },
-        a_len, b_len, diag);
+        comp, [&](const i32& i) { return tile.load(a_begin + i); },
+        [&](const i32& j) { return tile.load(b_begin + j); }, a_len, b_len, diag);
     merge_in_tile<Items, K>(comp, tile, values, a_begin + split, a_begin + a_len, b_begin + diag - split,
                             b_begin + b_len, mine);
     threads = threads.get() * 2;

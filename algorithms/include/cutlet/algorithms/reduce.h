@@ -362,7 +362,7 @@ void reduce_over(const Stream& stream, Kernel& partials_kernel, const It& in, st
   const Buffer<W> partials = Buffer<W>::wrap(scratch.address(), chunks.slots() * kWords, device);
   const Buffer<W> result = Buffer<W>::wrap(out.data(), kWords, device);
   reduce_final_kernel<T, Op>().launch(stream, {.grid = 1, .block = kReduceBlock}, result, partials,
-                            static_cast<std::int32_t>(written), init);
+                                      static_cast<std::int32_t>(written), init);
 }
 
 }  // namespace detail
