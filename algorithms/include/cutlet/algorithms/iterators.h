@@ -136,17 +136,13 @@ class StructBufferIterator {
   using value_type = S;
   using Arguments = std::tuple<Buffer<std::uint32_t>>;
   using Params = detail::params_of_t<Arguments>;
-  explicit StructBufferIterator(const Buffer<S>& b) : address_(b.data()), size_(b.size()), device_(b.device()) {}
-  Arguments arguments() const {
-    return Arguments{Buffer<std::uint32_t>::wrap(address_, size_ * Struct<S>::word_count, device_)};
-  }
+  explicit StructBufferIterator(const Buffer<S>& b) : buffer_(b) {}
+  Arguments arguments() const { return Arguments{detail::storage_view(buffer_.view())}; }
   static Struct<S> read(const Params& p, const i64& i) { return detail::load_held<S>(std::get<0>(p), i); }
   static void write(const Params& p, const i64& i, const Struct<S>& v) { detail::store_held<S>(std::get<0>(p), i, v); }
 
  private:
-  std::uint64_t address_;
-  std::size_t size_;
-  Device device_;
+  detail::BufferRef<S> buffer_;
 };
 
 /// A buffer read with a cache hint (CUB's CacheModifiedInputIterator): CacheHint::Streaming

@@ -376,11 +376,11 @@ auto& reduce_struct_kernel() {
   return k;
 }
 
-/// Bytes of temporary storage a reduce of `n` structs S needs on `device`: one S per block of
-/// the first pass.
-template <StructElement S>
-std::size_t reduce_struct_workspace_bytes(const Device& device, std::size_t n) {
-  return detail::reduce_iterator_chunks(device, static_cast<std::int64_t>(n)).slots() * sizeof(S);
+/// Bytes of temporary storage reduce over an iterator, or over a buffer of structs, needs on
+/// `device` for `n` elements of T: one T per block of the first pass.
+template <ElementOrStruct T>
+std::size_t reduce_iterator_workspace_bytes(const Device& device, std::size_t n) {
+  return detail::reduce_iterator_chunks(device, static_cast<std::int64_t>(n)).slots() * sizeof(T);
 }
 
 /// out[0] = init op in[0] op ... op in[n-1] over a buffer of user structs (a StructElement:
@@ -399,7 +399,7 @@ std::size_t reduce_struct_workspace_bytes(const Device& device, std::size_t n) {
 /// every run, queued on `stream`, out[0] = init for an empty input), the elements read one
 /// struct a thread at a time (its words in one 8- or 16-byte load for structs of 8 or 16
 /// bytes) as reduce over an iterator reads them. Temporary storage
-/// (reduce_struct_workspace_bytes) from `workspace`; at most kReduceMaxCount elements.
+/// (reduce_iterator_workspace_bytes<S>) from `workspace`; at most kReduceMaxCount elements.
 template <StructElement S, class Op>
   requires BinaryOperator<Op, S>
 void reduce(const Stream& stream, const Buffer<S>& in, Buffer<S>& out, Op op, const S& init,
@@ -427,13 +427,6 @@ template <InputIterator It, class Op>
 auto& reduce_iterator_kernel() {
   static auto k = detail::make_reduce_iterator_partials_kernel<typename It::value_type, Op, It>();
   return k;
-}
-
-/// Bytes of temporary storage reduce over an iterator needs on `device` for `n` elements of
-/// T: one T per block of the first pass.
-template <Element T>
-std::size_t reduce_iterator_workspace_bytes(const Device& device, std::size_t n) {
-  return detail::reduce_iterator_chunks(device, static_cast<std::int64_t>(n)).slots() * sizeof(T);
 }
 
 /// out[0] = init op it[0] op ... op it[n-1] over the first n elements of iterator `in`

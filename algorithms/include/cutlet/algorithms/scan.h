@@ -37,12 +37,24 @@ namespace cutlet::algorithms {
 
 /// Threads per block of the scan kernel; one block per tile.
 inline constexpr int kScanBlock = 256;
+
+namespace detail {
+
+/// Items of a lane in one row of a scan tile: a 16-byte vector of a scalar, one struct.
+template <class T>
+constexpr int scan_lanes() {
+  if constexpr (StructElement<T>) return 1;
+  else return kVectorLanes<T>;
+}
+
+}  // namespace detail
+
 /// Elements per thread: four 16-byte vectors (16 of 4 bytes, 8 of 8 bytes), so that a tile
 /// of 2^28 floats is one of 65536 and a block's fixed costs (its tile counter, two barriers,
 /// the look-back) are shared by 4096 elements; of a struct, 4 up to 16 bytes and 2 beyond
 /// (their words held in registers).
 template <ElementOrStruct T>
-inline constexpr int kScanItems = StructElement<T> ? (sizeof(T) <= 16 ? 4 : 2) : 4 * (16 / static_cast<int>(sizeof(T)));
+inline constexpr int kScanItems = StructElement<T> ? (sizeof(T) <= 16 ? 4 : 2) : 4 * detail::scan_lanes<T>();
 /// Elements per tile.
 template <ElementOrStruct T>
 inline constexpr int kScanTile = kScanBlock * kScanItems<T>;
@@ -61,7 +73,7 @@ namespace detail {
 /// every thread of the block makes one (take_tile synchronizes the block).
 template <class T>
 struct ScanTileSpan {
-  static constexpr int V = StructElement<T> ? 1 : 16 / static_cast<int>(sizeof(T));  ///< items of a lane in a row
+  static constexpr int V = scan_lanes<T>();              ///< items of a lane in a row
   static constexpr int kItems = kScanItems<T>;           ///< items of a thread
   static constexpr int kTile = kScanTile<T>;             ///< elements of a tile
   static constexpr int kVectors = kItems / V;            ///< rows of a warp

@@ -20,19 +20,15 @@
 
 namespace cutlet::algorithms::detail {
 
-/// Whether T is held as a struct value (a StructElement).
-template <class T>
-inline constexpr bool is_struct_element_v = StructElement<T>;
-
 /// The type a buffer of T is seen as in a kernel: T, or std::uint32_t (the words of its
 /// structs) for a struct.
 template <class T>
-using storage_t = std::conditional_t<is_struct_element_v<T>, std::uint32_t, T>;
+using storage_t = std::conditional_t<StructElement<T>, std::uint32_t, T>;
 
 /// Words of storage_t one element takes: 1 for a scalar, the struct's words for a struct.
 template <class T>
 constexpr std::size_t storage_words() {
-  if constexpr (is_struct_element_v<T>) return Struct<T>::word_count;
+  if constexpr (StructElement<T>) return Struct<T>::word_count;
   else return 1;
 }
 
@@ -44,7 +40,7 @@ using param_t = held_t<T>;
 /// size in bytes for a struct ("struct12").
 template <class T>
 std::string held_name() {
-  if constexpr (is_struct_element_v<T>) return "struct" + std::to_string(sizeof(T));
+  if constexpr (StructElement<T>) return "struct" + std::to_string(sizeof(T));
   else return element_name<T>();
 }
 
@@ -52,7 +48,7 @@ std::string held_name() {
 /// scalar, a borrowed buffer of its words for a struct.
 template <class T>
 decltype(auto) storage_view(const Buffer<T>& b) {
-  if constexpr (is_struct_element_v<T>)
+  if constexpr (StructElement<T>)
     return Buffer<std::uint32_t>::wrap(b.data(), b.size() * storage_words<T>(), b.device());
   else return (b);
 }
@@ -61,7 +57,7 @@ decltype(auto) storage_view(const Buffer<T>& b) {
 /// struct's size allows, else one load a word), with cache hint `hint`.
 template <class T, class I>
 held_t<T> load_held(const Ptr<storage_t<T>>& p, const I& i, CacheHint hint = CacheHint::Default) {
-  if constexpr (is_struct_element_v<T>) {
+  if constexpr (StructElement<T>) {
     constexpr int W = static_cast<int>(Struct<T>::word_count);
     std::vector<Value<std::uint32_t>> words;
     if constexpr (W == 2 || W == 4) {
@@ -72,8 +68,6 @@ held_t<T> load_held(const Ptr<storage_t<T>>& p, const I& i, CacheHint hint = Cac
       for (int k = 0; k < W; ++k) words.push_back(first.load(k, hint));
     }
     return Struct<T>::from_words(std::move(words));
-  } else if (hint == CacheHint::Default) {
-    return p[i].load();
   } else {
     return p.load(i, hint);
   }
@@ -82,7 +76,7 @@ held_t<T> load_held(const Ptr<storage_t<T>>& p, const I& i, CacheHint hint = Cac
 /// Stores `v` as element i of a buffer of T.
 template <class T, class I>
 void store_held(const Ptr<storage_t<T>>& p, const I& i, const held_t<T>& v) {
-  if constexpr (is_struct_element_v<T>) {
+  if constexpr (StructElement<T>) {
     constexpr int W = static_cast<int>(Struct<T>::word_count);
     std::vector<Value<std::uint32_t>> words = v.words();
     Ptr<std::uint32_t> first = p + cast<std::int64_t>(i) * W;
@@ -99,7 +93,7 @@ class HeldVar {
  public:
   HeldVar() : words_(storage_words<T>()) {}
   HeldVar& operator=(const held_t<T>& v) {
-    if constexpr (is_struct_element_v<T>) {
+    if constexpr (StructElement<T>) {
       std::vector<Value<std::uint32_t>> w = v.words();
       for (std::size_t k = 0; k < w.size(); ++k) words_[k] = w[k];
     } else {
@@ -108,7 +102,7 @@ class HeldVar {
     return *this;
   }
   held_t<T> get() const {
-    if constexpr (is_struct_element_v<T>) {
+    if constexpr (StructElement<T>) {
       std::vector<Value<std::uint32_t>> w;
       for (const auto& var : words_) w.push_back(var.get());
       return Struct<T>::from_words(std::move(w));
@@ -124,7 +118,7 @@ class HeldVar {
 /// `shuffle` (a warp shuffle of one traced value) applied to `v`, word by word for a struct.
 template <class T, class Shuffle>
 held_t<T> shuffle_held(const held_t<T>& v, const Shuffle& shuffle) {
-  if constexpr (is_struct_element_v<T>) {
+  if constexpr (StructElement<T>) {
     std::vector<Value<std::uint32_t>> w = v.words();
     for (auto& word : w) word = shuffle(word);
     return Struct<T>::from_words(std::move(w));
@@ -159,7 +153,7 @@ class SharedHeld {
       : words_(shared_array<storage_t<T>>(count * static_cast<std::int64_t>(storage_words<T>()))) {}
   template <class I>
   held_t<T> load(const I& i) const {
-    if constexpr (is_struct_element_v<T>) {
+    if constexpr (StructElement<T>) {
       std::vector<Value<std::uint32_t>> w;
       for (std::size_t k = 0; k < storage_words<T>(); ++k) w.push_back(words_[word(i, k)].load());
       return Struct<T>::from_words(std::move(w));
@@ -169,7 +163,7 @@ class SharedHeld {
   }
   template <class I>
   void store(const I& i, const held_t<T>& v) const {
-    if constexpr (is_struct_element_v<T>) {
+    if constexpr (StructElement<T>) {
       std::vector<Value<std::uint32_t>> w = v.words();
       for (std::size_t k = 0; k < w.size(); ++k) words_[word(i, k)] = w[k];
     } else {

@@ -193,8 +193,9 @@ class Struct {
   /// a Struct for a nested struct, a StructArray for a C array.
   template <class M>
   auto operator[](M S::*m) const {
-    const std::int64_t at = offset_ + detail::member_offset(m);
-    if (is_value()) return value_field<M>(detail::member_offset(m));
+    const std::int64_t field = detail::member_offset(m);
+    if (is_value()) return value_field<M>(field);
+    const std::int64_t at = offset_ + field;
     if constexpr (std::is_array_v<M>) {
       return StructArray<std::remove_extent_t<M>, std::extent_v<M>>(record_.get(), at);
     } else if constexpr (!std::is_void_v<typename detail::field_scalar<M>::type>) {
@@ -245,7 +246,7 @@ class Struct {
   template <class M, class X>
     requires StructValue<S>
   Struct with(M S::*m, const X& v) const {
-    Struct copy = is_value() ? *this : from_words(words());
+    Struct copy = *this;
     copy.set(m, v);
     return copy;
   }
