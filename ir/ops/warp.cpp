@@ -11,7 +11,8 @@ void check_mask(const OpTypes& t, Type mask, const char* what) {
 
 std::vector<Type> infer_shuffle(const OpTypes& t) {
   Type v = t.operands[0];
-  if (!v.is_scalar() || (v.bits() != 32 && v.bits() != 64)) t.fail("shuffles move 32- or 64-bit scalars, not " + v.str());
+  // 8- and 16-bit values travel in the low bits of a 32-bit shuffle, 64-bit ones as two.
+  if (!v.is_scalar() || v.is_bool()) t.fail("shuffles move 8- to 64-bit numbers, not " + v.str());
   if (t.operands[1] != Type::i32()) t.fail("a shuffle's lane/delta is an i32, not " + t.operands[1].str());
   check_mask(t, t.operands[2], "a shuffle");
   return {v};

@@ -1,5 +1,9 @@
-// Warp primitives against CPU simulations of one warp: lane ids, shuffles of every 32/64-bit
-// type, votes, match and redux.
+// Warp primitives against CPU simulations of one warp: lane ids, shuffles of every width (8-
+// to 64-bit numbers, half and bfloat16), votes, match and redux.
+#include <cstring>
+#include <random>
+#include <vector>
+
 #include "gpu_test_support.h"
 #include "kernel_test_support.h"
 
@@ -9,7 +13,7 @@ using namespace cutlet::test;
 namespace {
 
 template <class T>
-void check_shuffles(T lo, T hi) {
+void check_shuffles(std::vector<T> h) {
   auto k = kernel([](Ptr<T> out, Ptr<T> x) {
     i32 t = thread_idx().x;
     i32 lane = lane_id();
@@ -21,18 +25,35 @@ void check_shuffles(T lo, T hi) {
   }, {.name = "shuffles"});
   Stream st;
   const int threads = 96;  // three warps
-  auto h = random_vector<T>(threads, 21, lo, hi);
   Buffer<T> x(st, h);
   auto out = poisoned<T>(st, 4 * threads);
   k.launch(st, {.grid = 1, .block = threads}, out, x);
   auto r = out.to_host(st);
+  auto same = [](const T& a, const T& b) { return std::memcmp(&a, &b, sizeof(T)) == 0; };
   for (int t = 0; t < threads; ++t) {
     int w = t / 32 * 32, lane = t % 32;
-    ASSERT_EQ(r[4 * t], h[w + ((lane * 7) & 31)]) << t;
-    ASSERT_EQ(r[4 * t + 1], h[lane >= 3 ? t - 3 : t]) << t;
-    ASSERT_EQ(r[4 * t + 2], h[lane + 5 < 32 ? t + 5 : t]) << t;
-    ASSERT_EQ(r[4 * t + 3], h[w + (lane ^ 9)]) << t;
+    ASSERT_TRUE(same(r[4 * t], h[w + ((lane * 7) & 31)])) << t;
+    ASSERT_TRUE(same(r[4 * t + 1], h[lane >= 3 ? t - 3 : t])) << t;
+    ASSERT_TRUE(same(r[4 * t + 2], h[lane + 5 < 32 ? t + 5 : t])) << t;
+    ASSERT_TRUE(same(r[4 * t + 3], h[w + (lane ^ 9)])) << t;
   }
+}
+
+template <class T>
+void check_shuffles(T lo, T hi) {
+  check_shuffles<T>(random_vector<T>(96, 21, lo, hi));
+}
+
+/// 96 values of T from random bits (negative ones and, for half and bfloat16, NaNs too).
+template <class T>
+std::vector<T> random_bits(std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<T> v(96);
+  for (auto& x : v) {
+    const std::uint64_t r = rng();
+    std::memcpy(static_cast<void*>(&x), &r, sizeof(T));
+  }
+  return v;
 }
 
 TEST(WarpGpu, ShufflesOfEveryWidth) {
@@ -43,6 +64,12 @@ TEST(WarpGpu, ShufflesOfEveryWidth) {
   check_shuffles<std::int64_t>(-(1ll << 60), 1ll << 60);
   check_shuffles<std::uint64_t>(0, ~0ull);
   check_shuffles<double>(-1e300, 1e300);
+  check_shuffles<std::int8_t>(random_bits<std::int8_t>(1));
+  check_shuffles<std::uint8_t>(random_bits<std::uint8_t>(2));
+  check_shuffles<std::int16_t>(random_bits<std::int16_t>(3));
+  check_shuffles<std::uint16_t>(random_bits<std::uint16_t>(4));
+  check_shuffles<half>(random_bits<half>(5));
+  check_shuffles<bfloat16>(random_bits<bfloat16>(6));
 }
 
 TEST(WarpGpu, LaneAndWarpIdsInTwoDimensionalBlocks) {

@@ -127,7 +127,9 @@ struct common {
       return typename promoted<traced_type_t<RA>, traced_type_t<RB>>::type{};
     else if constexpr (Traced<RA>) return traced_type_t<RA>{};
     else if constexpr (Traced<RB>) return traced_type_t<RB>{};
-    else if constexpr (is_fp8_v<RA> || is_fp8_v<RB>) return std::conditional_t<is_fp8_v<RA>, RA, RB>{};
+    // half, bfloat16 and FP8 (not host numbers to C++) win over a host number.
+    else if constexpr (!std::is_arithmetic_v<RA> || !std::is_arithmetic_v<RB>)
+      return std::conditional_t<!std::is_arithmetic_v<RA>, RA, RB>{};
     else return canonical_scalar_t<std::common_type_t<RA, RB>>{};
   }
   using type = decltype(pick());
@@ -212,6 +214,14 @@ void check_constant_fits(U v) {
     if (!(t >= (std::is_signed_v<T> ? -hi : 0.0L) && t < hi))
       throw_constant_misfit<T>(host_number_text(v), "does not fit in");
   }
+}
+
+/// Zero as a host number that makes a constant of T: T{} for the C++ arithmetic types, 0.0f
+/// for half, bfloat16 and the FP8 types (which are not host numbers).
+template <class T>
+constexpr auto host_zero() {
+  if constexpr (std::is_arithmetic_v<T>) return T{};
+  else return 0.0f;
 }
 
 /// Emits a constant of type T for host number `v` (checked to fit T; see check_constant_fits).
@@ -318,7 +328,7 @@ class Var {
  public:
   using element_type = T;
 
-  Var() : Var(T{}) {}
+  Var() : Var(detail::host_zero<T>()) {}
   template <Operand X>
   Var(const X& init) : ptr_(detail::builder("cutlet::Var").local_alloc(detail::ir_type_of<T>())) {  // NOLINT
     *this = init;

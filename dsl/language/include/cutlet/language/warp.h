@@ -4,6 +4,7 @@
 #pragma once
 
 #include <source_location>
+#include <type_traits>
 
 #include "cutlet/language/index.h"
 #include "cutlet/language/value.h"
@@ -30,12 +31,13 @@ namespace detail {
 template <class X>
 Value<traced_type_t<X>> shuffle(ir::ShuffleKind kind, const Value<std::uint32_t>& mask, const X& v, const i32& lane) {
   using T = traced_type_t<X>;
-  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "cutlet: shuffles move 32- and 64-bit values");
+  static_assert(!std::is_same_v<T, bool>, "cutlet: shuffles move numbers; ballot_sync gathers predicates");
   return Value<T>::wrap(builder("a warp shuffle").shuffle(kind, as_value(v).id(), lane.id(), mask.id()));
 }
 }  // namespace detail
 
-/// The value of `v` in lane `src` (`__shfl_sync`).
+/// The value of `v` in lane `src` (`__shfl_sync`). The shuffles move numbers of every width:
+/// 8- and 16-bit ones (half, bfloat16 among them) in one 32-bit shuffle, 64-bit ones in two.
 template <Traced X>
 Value<traced_type_t<X>> shfl_sync(const u32& mask, const X& v, const i32& src) {
   return detail::shuffle(ir::ShuffleKind::Idx, mask, v, src);
