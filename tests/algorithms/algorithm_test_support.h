@@ -98,8 +98,9 @@ struct affine_then {
   }
 };
 
-/// Calls `f.template operator()<T>()` for every element type T of the algorithms (f32, f64,
-/// i32, u32, i64, u64), in that order: `for_each_element_type([]<class T> { check<T>(); })`.
+/// Calls `f.template operator()<T>()` for the 32- and 64-bit element types of the algorithms
+/// (f32, f64, i32, u32, i64, u64), in that order: `for_each_element_type([]<class T> {
+/// check<T>(); })`; narrow_elements_gpu_test.cpp covers the 8- and 16-bit ones.
 template <class F>
 void for_each_element_type(F&& f) {
   f.template operator()<float>();
@@ -118,7 +119,10 @@ std::string element_label() {
 
 /// The unsigned integer of a key's width, in which the sorts order keys.
 template <class K>
-using KeyBits = std::conditional_t<sizeof(K) == 4, std::uint32_t, std::uint64_t>;
+using KeyBits = std::conditional_t<
+    sizeof(K) == 1, std::uint8_t,
+    std::conditional_t<sizeof(K) == 2, std::uint16_t,
+                       std::conditional_t<sizeof(K) == 4, std::uint32_t, std::uint64_t>>>;
 
 /// The host's twin of the sorts' key order (radix_sort_keys): the key's bits such that
 /// unsigned comparison orders the keys as the sorts do (signed integers with the sign bit
@@ -131,10 +135,10 @@ KeyBits<K> host_ordered_bits(K key) {
   U b;
   std::memcpy(&b, &key, sizeof(K));
   if constexpr (std::is_unsigned_v<K>) return b;
-  else if constexpr (std::is_integral_v<K>) return b ^ sign;
+  else if constexpr (std::is_integral_v<K>) return static_cast<U>(b ^ sign);
   else {
     if (b == sign) b = 0;
-    return (b & sign) ? ~b : (b | sign);
+    return static_cast<U>((b & sign) ? ~b : (b | sign));
   }
 }
 
@@ -146,7 +150,7 @@ std::vector<K> random_keys(std::size_t n, std::size_t distinct, std::uint64_t se
   auto any = [&] {
     const std::uint64_t r = rng();
     K key;
-    std::memcpy(&key, &r, sizeof(K));
+    std::memcpy(static_cast<void*>(&key), &r, sizeof(K));
     return key;
   };
   std::vector<K> pool;

@@ -1,10 +1,10 @@
-// radix_sort_keys and radix_sort_pairs against std::stable_sort: every key type, values of
-// 4 and 8 bytes (their input positions, so that stability is checked), ascending and
-// descending, sizes around the tile boundaries and past many tiles, keys from a few values
-// (long runs of equal keys in every tile), the full range of bits, NaNs and both zeros in
-// float keys (CUB's order), partial bit ranges (fewer and narrower passes), sorts in place
-// (even and odd pass counts), a caller's workspace, and the argument checks. Outputs are
-// poisoned first.
+// radix_sort_keys and radix_sort_pairs against std::stable_sort: every key type (half,
+// bfloat16 and the 8- and 16-bit integers too), values of 1 to 8 bytes (their input
+// positions, so that stability is checked), ascending and descending, sizes around the tile
+// boundaries and past many tiles, keys from a few values (long runs of equal keys in every
+// tile), the full range of bits, NaNs and both zeros in float keys (CUB's order), partial bit
+// ranges (fewer and narrower passes), sorts in place (even and odd pass counts), a caller's
+// workspace, and the argument checks. Outputs are poisoned first.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -77,7 +77,7 @@ void check_sort(const Stream& st, const std::vector<K>& h, const alg::RadixSortO
       ASSERT_EQ(std::memcmp(&got[i], &want_keys[i], sizeof(K)), 0)
           << "key " << i << " of " << h.size() << ": got " << got[i] << ", want " << want_keys[i];
     K poison;
-    std::memset(&poison, 0xCD, sizeof(K));
+    std::memset(static_cast<void*>(&poison), 0xCD, sizeof(K));
     for (std::size_t i = h.size(); i < got.size(); ++i)
       ASSERT_EQ(std::memcmp(&got[i], &poison, sizeof(K)), 0) << "key output " << i << " past n was written";
   }
@@ -123,6 +123,65 @@ void check_type() {
   check_sort<K, std::uint32_t>(st, random_keys<K>(large, 3, seed++), {.descending = true});
   // Keys of few bits (most digits empty, most keys equal in the high passes).
   check_sort<K, std::uint32_t>(st, random_keys<K>(large, 257, seed++), {});
+}
+
+/// Keys of 1 and 2 bytes (widened to 32 bits in the kernels): one or two passes, sizes around
+/// the tiles and past many, all bit patterns (every NaN of half and bfloat16), few distinct
+/// keys, descending, a bit range; values (positions) of 4 bytes. NarrowValues sorts values of
+/// 1 and 2 bytes.
+template <class K>
+void check_narrow_type() {
+  SCOPED_TRACE(element_label<K>());
+  Stream st;
+  const std::size_t tile = alg::kRadixTile<K>;
+  std::uint64_t seed = 7;
+  for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{33}, tile + 1, 3 * tile + 13}) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    check_sort<K, std::uint32_t>(st, random_keys<K>(n, 0, seed++), {});
+    check_sort<K, std::uint32_t>(st, random_keys<K>(n, 7, seed++), {.descending = true});
+  }
+  check_sort<K, std::uint32_t>(st, random_keys<K>(12 * tile + 5, 0, seed++), {.descending = true});
+  if constexpr (sizeof(K) == 2)
+    check_sort<K, std::uint32_t>(st, random_keys<K>(5 * tile, 0, seed++), {.begin_bit = 3, .end_bit = 13});
+}
+
+TEST(AlgorithmsRadixSortGpu, Half) {
+  CUTLET_REQUIRE_GPU();
+  check_narrow_type<half>();
+}
+TEST(AlgorithmsRadixSortGpu, BFloat16) {
+  CUTLET_REQUIRE_GPU();
+  check_narrow_type<bfloat16>();
+}
+TEST(AlgorithmsRadixSortGpu, Int8AndUInt8) {
+  CUTLET_REQUIRE_GPU();
+  check_narrow_type<std::int8_t>();
+  check_narrow_type<std::uint8_t>();
+}
+TEST(AlgorithmsRadixSortGpu, Int16AndUInt16) {
+  CUTLET_REQUIRE_GPU();
+  check_narrow_type<std::int16_t>();
+  check_narrow_type<std::uint16_t>();
+}
+/// Narrow values with 4-byte keys: the values staged behind the keys at 2 and 1 bytes.
+TEST(AlgorithmsRadixSortGpu, NarrowValues) {
+  CUTLET_REQUIRE_GPU();
+  Stream st;
+  const std::size_t n = 5 * alg::kRadixTile<float, true> + 3;
+  check_sort<float, std::uint16_t>(st, random_keys<float>(n, 50, 3), {});
+  const auto keys = random_keys<std::uint32_t>(n, 0, 4);
+  std::vector<std::int8_t> values(n);
+  for (std::size_t i = 0; i < n; ++i) values[i] = static_cast<std::int8_t>(keys[i] >> 24);  // the key's top byte
+  Buffer<std::uint32_t> k(st, keys);
+  Buffer<std::int8_t> v(st, values);
+  auto ko = poisoned<std::uint32_t>(st, n);
+  auto vo = poisoned<std::int8_t>(st, n);
+  alg::radix_sort_pairs(st, k, ko, v, vo);
+  const auto got_k = ko.to_host(st);
+  const auto got_v = vo.to_host(st);
+  ASSERT_TRUE(std::is_sorted(got_k.begin(), got_k.end()));
+  for (std::size_t i = 0; i < n; ++i)
+    ASSERT_EQ(got_v[i], static_cast<std::int8_t>(got_k[i] >> 24)) << "value " << i << " left its key";
 }
 
 TEST(AlgorithmsRadixSortGpu, Float) {

@@ -10,18 +10,20 @@
 
 namespace cutlet::algorithms {
 
-/// The element types every algorithm takes (input, output and histogram samples): float,
-/// double, std::int32_t, std::uint32_t, std::int64_t and std::uint64_t. 16-bit floats, 8- and
-/// 16-bit integers and bool are not algorithm elements.
+/// The element types every algorithm takes (input, output and histogram samples): the
+/// language's numbers, i.e. float, double, half, bfloat16 and the signed and unsigned integers
+/// of 8, 16, 32 and 64 bits. bool and the FP8 storage types (which have no arithmetic) are not
+/// algorithm elements; flags of bool are std::uint8_t.
 template <class T>
-concept Element = std::same_as<T, float> || std::same_as<T, double> || std::same_as<T, std::int32_t> ||
-                  std::same_as<T, std::uint32_t> || std::same_as<T, std::int64_t> ||
-                  std::same_as<T, std::uint64_t>;
+concept Element = std::same_as<T, float> || std::same_as<T, double> || std::same_as<T, half> ||
+                  std::same_as<T, bfloat16> || std::same_as<T, std::int8_t> || std::same_as<T, std::uint8_t> ||
+                  std::same_as<T, std::int16_t> || std::same_as<T, std::uint16_t> || std::same_as<T, std::int32_t> ||
+                  std::same_as<T, std::uint32_t> || std::same_as<T, std::int64_t> || std::same_as<T, std::uint64_t>;
 
-/// The flag types of select_flagged: std::uint8_t (one byte per flag, as arrays of bool are
-/// stored) and every Element. An item is selected where its flag is nonzero (flag != 0).
+/// The flag types of select_flagged: every Element (std::uint8_t for one byte per flag, as
+/// arrays of bool are stored). An item is selected where its flag is nonzero (flag != 0).
 template <class F>
-concept Flag = Element<F> || std::same_as<F, std::uint8_t>;
+concept Flag = Element<F>;
 
 /// A user struct an algorithm takes as its element where its documentation says so (reduce,
 /// the scans and the merge sorts over a Buffer<S>, transform and permutation_iterator): a
@@ -95,13 +97,18 @@ template <class Op, class A, class B, class Out>
 concept BinaryTransform = Stateless<Op> && std::invocable<const Op&, Value<A>, Value<B>> &&
                           std::convertible_to<std::invoke_result_t<const Op&, Value<A>, Value<B>>, Value<Out>>;
 
-/// The short name of an element (or flag) type in kernel names: "f32", "f64", "i32", "u32",
-/// "i64", "u64" (and "u8").
-template <Flag T>
+/// The short name of an element type in kernel names: "f32", "f64", "f16", "bf16", "i8" ...
+/// "u64".
+template <Element T>
 constexpr const char* element_name() {
-  if constexpr (std::is_same_v<T, std::uint8_t>) return "u8";
-  else if constexpr (std::is_same_v<T, float>) return "f32";
+  if constexpr (std::is_same_v<T, float>) return "f32";
   else if constexpr (std::is_same_v<T, double>) return "f64";
+  else if constexpr (std::is_same_v<T, half>) return "f16";
+  else if constexpr (std::is_same_v<T, bfloat16>) return "bf16";
+  else if constexpr (std::is_same_v<T, std::int8_t>) return "i8";
+  else if constexpr (std::is_same_v<T, std::uint8_t>) return "u8";
+  else if constexpr (std::is_same_v<T, std::int16_t>) return "i16";
+  else if constexpr (std::is_same_v<T, std::uint16_t>) return "u16";
   else if constexpr (std::is_same_v<T, std::int32_t>) return "i32";
   else if constexpr (std::is_same_v<T, std::uint32_t>) return "u32";
   else if constexpr (std::is_same_v<T, std::int64_t>) return "i64";
@@ -110,9 +117,14 @@ constexpr const char* element_name() {
 
 namespace detail {
 
-/// Elements of T in one 16-byte vector access (4 of 4 bytes, 2 of 8).
+/// True for the floating-point elements (half and bfloat16 among them).
+template <class T>
+inline constexpr bool is_float_element_v = cutlet::detail::is_float_v<T>;
+
+/// Elements of T in one vector access: 16 bytes of 2-, 4- and 8-byte elements (8, 4, 2 of
+/// them), 8 of 1-byte ones (vector accesses have at most 8 lanes).
 template <Element T>
-inline constexpr int kVectorLanes = 16 / static_cast<int>(sizeof(T));
+inline constexpr int kVectorLanes = sizeof(T) == 1 ? 8 : 16 / static_cast<int>(sizeof(T));
 
 /// pred(x) as a Value<bool>, traced where it is called.
 template <class T, class Pred>

@@ -44,10 +44,18 @@ inline constexpr int kHistogramSharedLevels = 2049;
 
 namespace detail {
 
-/// What maps a sample to its bin besides the lower level: bins / (upper - lower) in T for
-/// floats, upper - lower as a u64 for integers.
+/// The type of the levels of a histogram of samples of T, in which samples are binned: T, but
+/// std::int32_t for 8- and 16-bit integers (so that the levels of a histogram of every value,
+/// 0 and 256 for bytes, can be written) and float for half and bfloat16.
 template <class T>
-using HistogramScale = std::conditional_t<std::is_floating_point_v<T>, T, std::uint64_t>;
+using HistogramLevel =
+    std::conditional_t<(sizeof(T) >= 4), T, std::conditional_t<is_float_element_v<T>, float, std::int32_t>>;
+
+/// What maps a sample to its bin besides the lower level: bins / (upper - lower) in T for
+/// float and double (in float for half and bfloat16), upper - lower as a u64 for integers.
+template <class T>
+using HistogramScale =
+    std::conditional_t<is_float_element_v<T>, std::conditional_t<(sizeof(T) < 4), float, T>, std::uint64_t>;
 
 /// An integer sample's distance from 0 in two's complement, as a u64 (differences of two are
 /// exact modulo 2^64).
@@ -58,11 +66,13 @@ u64 as_u64(const Value<T>& s) {
 }
 
 /// The bin of a sample lower <= s < upper: floats, min(int((s - lower) * scale), bins - 1) in
-/// T's arithmetic; integers, (s - lower) * bins / (upper - lower) exactly, in 64 bits.
+/// the arithmetic of HistogramScale<T>; integers, (s - lower) * bins / (upper - lower)
+/// exactly, in 64 bits.
 template <class T>
 i32 bin_of(const Value<T>& s, const Value<T>& lower, const i32& bins, const Value<HistogramScale<T>>& scale) {
-  if constexpr (std::is_floating_point_v<T>) {
-    i32 b = cast<std::int32_t>((s - lower) * scale);
+  if constexpr (is_float_element_v<T>) {
+    using S = HistogramScale<T>;
+    i32 b = cast<std::int32_t>((cast<S>(s) - cast<S>(lower)) * scale);
     return min(b, bins - 1);
   } else {
     u64 d = as_u64<T>(s) - as_u64<T>(lower);
@@ -161,12 +171,21 @@ void histogram_iterator_body(const Ptr<std::uint32_t>& hist, const typename It::
   });
 }
 
-/// The bin counting of histogram_even: samples in [lower, upper) by bin_of.
-template <class T>
-auto even_binner(const Value<T>& lower, const Value<T>& upper, const i32& bins,
-                 const Value<HistogramScale<T>>& scale) {
-  return [=](const Value<T>& s, const auto& counted) {
-    if_((s >= lower) & (s < upper), [&] { counted(bin_of<T>(s, lower, bins, scale)); });
+/// A sample of T as its level type L (HistogramLevel), in which it is binned.
+template <class L, class T>
+Value<L> as_level(const Value<T>& s) {
+  if constexpr (std::is_same_v<L, T>) return s;
+  else return cast<L>(s);
+}
+
+/// The bin counting of histogram_even: samples of T in [lower, upper) by bin_of, in the
+/// levels' type L.
+template <class T, class L = HistogramLevel<T>>
+auto even_binner(const Value<L>& lower, const Value<L>& upper, const i32& bins,
+                 const Value<HistogramScale<L>>& scale) {
+  return [=](const Value<T>& sample, const auto& counted) {
+    Value<L> s = as_level<L>(sample);
+    if_((s >= lower) & (s < upper), [&] { counted(bin_of<L>(s, lower, bins, scale)); });
   };
 }
 
@@ -175,9 +194,10 @@ auto even_binner(const Value<T>& lower, const Value<T>& upper, const i32& bins,
 template <bool Privatized, class It>
 auto make_histogram_iterator_kernel() {
   using T = typename It::value_type;
+  using L = HistogramLevel<T>;
   return with_params<typename It::Params>([]<class... P>() {
     return cutlet::kernel(
-        [](Ptr<std::uint32_t> hist, i32 n, i32 bins, Value<T> lower, Value<T> upper, Value<HistogramScale<T>> scale,
+        [](Ptr<std::uint32_t> hist, i32 n, i32 bins, Value<L> lower, Value<L> upper, Value<HistogramScale<L>> scale,
            P... p) {
           histogram_iterator_body<Privatized, It>(hist, typename It::Params{p...}, n, bins,
                                                   even_binner<T>(lower, upper, bins, scale));
@@ -191,29 +211,32 @@ auto make_histogram_iterator_kernel() {
 /// Makes the histogram kernel for (Privatized, T).
 template <bool Privatized, class T>
 auto make_histogram_kernel() {
+  using L = HistogramLevel<T>;
   return cutlet::kernel(
-      [](Ptr<std::uint32_t> hist, Ptr<T> samples, i32 n, i32 bins, Value<T> lower, Value<T> upper,
-         Value<HistogramScale<T>> scale) {
+      [](Ptr<std::uint32_t> hist, Ptr<T> samples, i32 n, i32 bins, Value<L> lower, Value<L> upper,
+         Value<HistogramScale<L>> scale) {
         histogram_body<Privatized, T>(hist, samples, n, bins, even_binner<T>(lower, upper, bins, scale));
       },
       {.name = std::string(Privatized ? "cutlet_histogram_even_shared_" : "cutlet_histogram_even_global_") +
                element_name<T>()});
 }
 
-/// Makes histogram_range's kernel for (Privatized, T): privatized, the levels are copied to
-/// shared memory first (at most kHistogramSharedLevels); otherwise searched where they are.
-template <bool Privatized, class T>
+/// Makes histogram_range's kernel for (Privatized, T, levels of L): privatized, the levels are
+/// copied to shared memory first (at most kHistogramSharedLevels); otherwise searched where
+/// they are.
+template <bool Privatized, class T, class L>
 auto make_histogram_range_kernel() {
   return cutlet::kernel(
-      [](Ptr<std::uint32_t> hist, Ptr<T> samples, i32 n, Ptr<T> levels, i32 num_levels) {
+      [](Ptr<std::uint32_t> hist, Ptr<T> samples, i32 n, Ptr<L> levels, i32 num_levels) {
         auto bin_among = [&](const auto& lv) {
-          return [&, lv](const Value<T>& s, const auto& counted) {
+          return [&, lv](const Value<T>& sample, const auto& counted) {
+            Value<L> s = as_level<L>(sample);
             if_((s >= lv[0].load()) & (s < lv[num_levels - 1].load()),
-                [&] { counted(range_bin_of<T>(s, lv, num_levels)); });
+                [&] { counted(range_bin_of<L>(s, lv, num_levels)); });
           };
         };
         if constexpr (Privatized) {
-          auto shared_levels = shared_array<T>(kHistogramSharedLevels);
+          auto shared_levels = shared_array<L>(kHistogramSharedLevels);
           for_range(thread_idx().x, num_levels, kHistogramBlock, [&](i32 i) { shared_levels[i] = levels[i].load(); });
           histogram_body<true, T>(hist, samples, n, num_levels - 1, bin_among(shared_levels));
         } else {
@@ -221,7 +244,7 @@ auto make_histogram_range_kernel() {
         }
       },
       {.name = std::string(Privatized ? "cutlet_histogram_range_shared_" : "cutlet_histogram_range_global_") +
-               element_name<T>()});
+               element_name<T>() + (std::is_same_v<L, T> ? "" : std::string("_") + element_name<L>())});
 }
 
 }  // namespace detail
@@ -242,12 +265,13 @@ auto& histogram_iterator_kernel() {
   return k;
 }
 
-/// The kernel of histogram_range for samples of type T (made at the first use, then shared):
-/// levels and counters in shared memory (Privatized, for at most kHistogramSharedLevels
-/// levels), or the levels searched in global memory and counts added with global atomics.
-template <bool Privatized, Element T>
+/// The kernel of histogram_range for samples of type T and levels of L (made at the first
+/// use, then shared): levels and counters in shared memory (Privatized, for at most
+/// kHistogramSharedLevels levels), or the levels searched in global memory and counts added
+/// with global atomics.
+template <bool Privatized, Element T, Element L = T>
 auto& histogram_range_kernel() {
-  static auto k = detail::make_histogram_range_kernel<Privatized, T>();
+  static auto k = detail::make_histogram_range_kernel<Privatized, T, L>();
   return k;
 }
 
@@ -264,9 +288,10 @@ HistogramScale<T> prepare_histogram_even(const Stream& stream, Buffer<std::uint3
   const int bins = num_levels - 1;
   check_size(histogram.size(), static_cast<std::size_t>(bins), "histogram_even", "histogram");
   check_device(histogram.device(), stream, "histogram_even", "histogram");
-  HistogramScale<T> scale;
-  if constexpr (std::is_floating_point_v<T>) {
-    scale = static_cast<T>(bins) / (upper - lower);
+  using S = HistogramScale<T>;
+  S scale;
+  if constexpr (is_float_element_v<T>) {
+    scale = static_cast<S>(bins) / (static_cast<S>(upper) - static_cast<S>(lower));
   } else {
     using W = std::conditional_t<std::is_signed_v<T>, std::int64_t, std::uint64_t>;
     scale = static_cast<std::uint64_t>(static_cast<W>(upper)) - static_cast<std::uint64_t>(static_cast<W>(lower));
@@ -283,8 +308,11 @@ HistogramScale<T> prepare_histogram_even(const Stream& stream, Buffer<std::uint3
 /// lower and upper, queued on `stream` without host synchronization. The first `bins`
 /// counters are overwritten (others are left alone); samples outside [lower, upper), and NaNs,
 /// are not counted. The bin of s: for floats, min(int((s - lower) * (bins / (upper - lower))),
-/// bins - 1), computed in T; for integers, (s - lower) * bins / (upper - lower), exactly.
-/// Counts are exact (integer atomics), so the result is the same on every run.
+/// bins - 1), computed in T (in float for half and bfloat16); for integers, (s - lower) *
+/// bins / (upper - lower), exactly. The levels are of detail::HistogramLevel<T>: T, but
+/// std::int32_t for 8- and 16-bit integers (every byte in its own bin: 257 levels from 0 to
+/// 256) and float for half and bfloat16. Counts are exact (integer atomics), so the result
+/// is the same on every run.
 ///
 /// num_levels >= 2, lower < upper, and for 64-bit integers (upper - lower) * bins must fit
 /// in 64 bits; `histogram` holds at least `bins` counters. Both buffers are of the stream's
@@ -293,10 +321,13 @@ HistogramScale<T> prepare_histogram_even(const Stream& stream, Buffer<std::uint3
 /// cutlet::Error for bad arguments.
 template <Element T>
 void histogram_even(const Stream& stream, const Buffer<T>& samples, Buffer<std::uint32_t>& histogram,
-                    int num_levels, T lower, T upper) {
+                    int num_levels, std::type_identity_t<detail::HistogramLevel<T>> lower,
+                    std::type_identity_t<detail::HistogramLevel<T>> upper) {
+  using L = detail::HistogramLevel<T>;
   const auto range = detail::call_range<T>("histogram_even");
   const std::int32_t n = detail::checked_count(samples.size(), kHistogramMaxCount, "histogram_even");
-  const detail::HistogramScale<T> scale = detail::prepare_histogram_even(stream, histogram, num_levels, lower, upper);
+  const detail::HistogramScale<L> scale =
+      detail::prepare_histogram_even<L>(stream, histogram, num_levels, lower, upper);
   const int bins = num_levels - 1;
   if (n == 0) return;
   detail::check_device(samples.device(), stream, "histogram_even", "samples");
@@ -321,11 +352,14 @@ void histogram_even(const Stream& stream, const Buffer<T>& samples, Buffer<std::
 /// the iterator reads must be of the stream's device. At most kHistogramMaxCount samples.
 template <InputIterator It>
 void histogram_even(const Stream& stream, const It& samples, std::size_t n, Buffer<std::uint32_t>& histogram,
-                    int num_levels, typename It::value_type lower, typename It::value_type upper) {
+                    int num_levels, detail::HistogramLevel<typename It::value_type> lower,
+                    detail::HistogramLevel<typename It::value_type> upper) {
   using T = typename It::value_type;
+  using L = detail::HistogramLevel<T>;
   const auto range = detail::call_range<T>("histogram_even");
   const std::int32_t count = detail::checked_count(n, kHistogramMaxCount, "histogram_even");
-  const detail::HistogramScale<T> scale = detail::prepare_histogram_even(stream, histogram, num_levels, lower, upper);
+  const detail::HistogramScale<L> scale =
+      detail::prepare_histogram_even<L>(stream, histogram, num_levels, lower, upper);
   const int bins = num_levels - 1;
   if (count == 0) return;
   const std::int64_t tile = std::int64_t{kHistogramBlock} * detail::kHistogramIteratorItems;
@@ -350,15 +384,18 @@ void histogram_even(const Stream& stream, const It& samples, std::size_t n, Buff
 /// below levels[0] or at or above the last level, and NaNs, are not counted. A sample's bin is
 /// found by binary search over the levels, kept in shared memory up to
 /// kHistogramSharedLevels levels (each block counting in shared memory too), beyond that read
-/// from global memory (counting with global atomics). Counts are exact.
+/// from global memory (counting with global atomics). Counts are exact. The levels are of T,
+/// or of detail::HistogramLevel<T> (std::int32_t for 8- and 16-bit integers, float for half
+/// and bfloat16), in which the samples are then compared.
 ///
 /// num_levels >= 2; the levels must be in ascending order (out of order they give wrong
 /// counts, never a write past the bins); `histogram` holds at least `bins` counters. All three
 /// buffers are of the stream's device; `samples` is 16-byte aligned. At most
 /// kHistogramMaxCount samples. Throws cutlet::Error for bad arguments.
-template <Element T>
+template <Element T, Element L>
+  requires std::same_as<L, T> || std::same_as<L, detail::HistogramLevel<T>>
 void histogram_range(const Stream& stream, const Buffer<T>& samples, Buffer<std::uint32_t>& histogram,
-                     const Buffer<T>& levels) {
+                     const Buffer<L>& levels) {
   const char* name = "histogram_range";
   const auto range = detail::call_range<T>(name);
   const std::int64_t level_count = static_cast<std::int64_t>(levels.size());
@@ -376,14 +413,14 @@ void histogram_range(const Stream& stream, const Buffer<T>& samples, Buffer<std:
   const std::int64_t vectors = n / detail::kVectorLanes<T> + 1;
   if (num_levels <= kHistogramSharedLevels) {
     const int grid = detail::streaming_grid(stream.device(), vectors, kHistogramBlock, 4);
-    histogram_range_kernel<true, T>().launch(
+    histogram_range_kernel<true, T, L>().launch(
         stream,
         {.grid = grid, .block = kHistogramBlock, .shared_bytes = static_cast<std::size_t>(bins) * sizeof(std::uint32_t)},
         histogram, samples, n, levels, num_levels);
   } else {
     const int grid = detail::streaming_grid(stream.device(), vectors, kHistogramBlock, 8);
-    histogram_range_kernel<false, T>().launch(stream, {.grid = grid, .block = kHistogramBlock}, histogram, samples, n,
-                                              levels, num_levels);
+    histogram_range_kernel<false, T, L>().launch(stream, {.grid = grid, .block = kHistogramBlock}, histogram, samples,
+                                                 n, levels, num_levels);
   }
 }
 

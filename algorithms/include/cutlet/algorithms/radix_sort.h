@@ -47,7 +47,7 @@ inline constexpr int kRadixHistogramBlock = kRadixDigits;
 /// Keys per thread in a sorting pass: 20 of 4 bytes (16 with values: keys, values and
 /// ranks then fit the 80 registers of two blocks per SM), 12 of 8.
 template <class K, bool Pairs = false>
-inline constexpr int kRadixItems = sizeof(K) == 4 ? (Pairs ? 16 : 20) : 12;
+inline constexpr int kRadixItems = sizeof(K) <= 4 ? (Pairs ? 16 : 20) : 12;
 /// Keys per tile of radix_sort_keys (Pairs false) or radix_sort_pairs.
 template <class K, bool Pairs = false>
 inline constexpr int kRadixTile = kRadixBlock * kRadixItems<K, Pairs>;
@@ -418,7 +418,7 @@ void launch_radix_sort(const Stream& stream, const Buffer<K>& keys_in, Buffer<K>
                                                   device);
   auto alt_keys = Buffer<K>::wrap(base + layout.keys, count, device);
   auto alt_values = Buffer<V>::wrap(Pairs ? base + layout.values : base + layout.keys, count, device);
-  const RadixBits<K> flip = options.descending ? ~RadixBits<K>{0} : RadixBits<K>{0};
+  const RadixBits<K> flip = options.descending ? kRadixKeyMask<K> : RadixBits<K>{0};
 
   auto& k = radix_sort_kernels<Pairs, K, V>();
   const std::int64_t vectors = n / kVectorLanes<K> + 1;

@@ -215,7 +215,7 @@ void store_scan_results(const Ptr<storage_t<T>>& out, const i32& mine, const Val
         [&] {
           Ptr<T> p = out + mine;
           for (int k = 0; k < kVectors; ++k) {
-            Vec<T, V> v = Vec<T, V>::splat(T{});
+            Vec<T, V> v = Vec<T, V>::splat(0);
             for (int j = 0; j < V; ++j) v = v.with(j, results[static_cast<std::size_t>(k * V + j)]);
             p.template vstore<V>(k * warp_size, v);
           }

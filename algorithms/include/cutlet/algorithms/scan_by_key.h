@@ -3,6 +3,7 @@
 // scans' single pass with decoupled look-back over (head, value) pairs.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -72,7 +73,8 @@ void scan_by_key_tile_body(const Ptr<T>& out, const Ptr<K>& keys, const Ptr<T>& 
   using Span = ScanTileSpan<T>;
   const Eq eq{};
   constexpr int V = Span::V;
-  constexpr int KV = kVectorLanes<K>;  // keys per 16-byte vector: V or V / 2
+  // Keys per vector load: V (keys of 1 to 4 bytes, as many as a vector of values) or V / 2.
+  constexpr int KV = std::min(kVectorLanes<K>, V);
   const Span at(counter);
   Var<T> value[Span::kItems];
   Var<bool> head[Span::kItems];

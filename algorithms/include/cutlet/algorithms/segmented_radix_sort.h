@@ -135,14 +135,16 @@ void launch_segmented_sort(const Stream& stream, const Buffer<K>& keys_in, Buffe
   const Workspace sorts = Workspace::borrow(sort_memory);
 
   static auto label = make_segmented_sort_label_kernel<K>();
-  const U flip = options.descending ? ~U{0} : U{0};
+  const U flip = options.descending ? kRadixKeyMask<K> : U{0};
   const int grid = streaming_grid(device, n, kSegmentedSortBlock, 8);
   label.launch(stream, {.grid = grid, .block = kSegmentedSortBlock}, bits, group, index, keys_in, n, offsets,
                segments, flip);
   // By key (stably; the items outside every segment all equal), then by group (stably: each
   // segment's items keep their key order, the others their input order).
+  // Narrow keys' bits are the low 8 * sizeof(K) of their U: only those are sorted by.
+  const int end_bit = options.end_bit < 0 ? static_cast<int>(8 * sizeof(K)) : options.end_bit;
   radix_sort_pairs(stream, bits, sorted_bits, index, sorted_index,
-                   RadixSortOptions{.begin_bit = options.begin_bit, .end_bit = options.end_bit}, sorts);
+                   RadixSortOptions{.begin_bit = options.begin_bit, .end_bit = end_bit}, sorts);
   auto copy = [](const auto& x) { return x; };
   transform(stream, permutation_iterator(group, sorted_index), count, sorted_group, copy);
   const int group_bits = std::bit_width(static_cast<std::uint32_t>(segments) + 1u);

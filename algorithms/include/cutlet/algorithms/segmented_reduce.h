@@ -2,6 +2,7 @@
 // offsets, with a user operator (CUB's DeviceSegmentedReduce::Reduce).
 #pragma once
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -44,7 +45,7 @@ inline constexpr std::int64_t kSegmentedReduceMaxCount = std::numeric_limits<std
 namespace detail {
 
 /// What `rank` (of `Threads` threads that share the segment in[begin, end)) reduces of it:
-/// the 16-byte vectors that lie wholly inside the segment, in tiles of Threads *
+/// the vectors (kVectorLanes) that lie wholly inside the segment, in tiles of Threads *
 /// kSegmentedReduceUnroll vectors (thread `rank` loads vectors rank, rank + Threads, ... of a
 /// tile: coalesced, all in flight before any is combined), then the partial last tile with
 /// bounds checks, then the up to V - 1 elements before the first whole vector and after the
@@ -53,7 +54,8 @@ namespace detail {
 template <int Threads, class T, class Op>
 Maybe<T> segment_share(const Op& op, const Ptr<T>& in, const i32& begin, const i32& end, const i32& rank) {
   constexpr int V = kVectorLanes<T>;
-  constexpr int kShift = V == 4 ? 2 : 1;
+  constexpr int kShift = std::countr_zero(static_cast<unsigned>(V));  // log2(V)
+  static_assert(Threads >= V - 1, "a thread for each element before the first whole vector");
   constexpr int U = kSegmentedReduceUnroll;
   constexpr int kTile = Threads * U;  // vectors per tile
   Var<T> acc;

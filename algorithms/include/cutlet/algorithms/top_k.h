@@ -451,7 +451,7 @@ void top_k(const Stream& stream, const Buffer<K>& in, std::size_t k, Buffer<K>& 
   const auto offsets = Buffer<std::uint64_t>::wrap(base + layout.offsets, tile_count, device);
   // The k largest are the k smallest of the ordered bits inverted.
   using U = detail::RadixBits<K>;
-  const U flip = options.largest ? ~U{0} : U{0};
+  const U flip = options.largest ? detail::kRadixKeyMask<K> : U{0};
   const auto count = static_cast<std::int32_t>(k);
   const auto tiles32 = static_cast<std::int32_t>(tiles);
 

@@ -53,7 +53,7 @@ void transform_body(const Ptr<Out>& out, const Ptr<In>& in, const i32& n) {
   i32 vectors = n / V;
   for_range(block_idx().x * kTransformBlock + tid, vectors, grid_dim().x * kTransformBlock, [&](i32 i) {
     Vec<In, V> x = in.template vload<V>(i);
-    Vec<Out, V> y = Vec<Out, V>::splat(Out{});
+    Vec<Out, V> y = Vec<Out, V>::splat(0);
     for (int j = 0; j < V; ++j) y = y.with(j, Value<Out>(op(x[j])));
     out.template vstore<V>(i, y);
   });
@@ -71,7 +71,7 @@ void transform2_body(const Ptr<Out>& out, const Ptr<A>& a, const Ptr<B>& b, cons
   for_range(block_idx().x * kTransformBlock + tid, vectors, grid_dim().x * kTransformBlock, [&](i32 i) {
     Vec<A, V> x = a.template vload<V>(i);
     Vec<B, V> z = b.template vload<V>(i);
-    Vec<Out, V> y = Vec<Out, V>::splat(Out{});
+    Vec<Out, V> y = Vec<Out, V>::splat(0);
     for (int j = 0; j < V; ++j) y = y.with(j, Value<Out>(op(x[j], z[j])));
     out.template vstore<V>(i, y);
   });
