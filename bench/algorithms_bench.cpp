@@ -9,7 +9,8 @@
 // 4096 floats vs cub::DeviceSegmentedReduce::Sum), BM_algorithms_select_if (x > 0, about half
 // of the floats, vs cub::DeviceSelect::If) and BM_algorithms_unique (i32 keys in runs of 1 to
 // 8 vs cub::DeviceSelect::Unique); and at 2^26 random u32 keys BM_algorithms_radix_sort_keys
-// and BM_algorithms_radix_sort_pairs (u32 values) against cub::DeviceRadixSort, in Gkeys/s;
+// and BM_algorithms_radix_sort_pairs (u32 values) against cub::DeviceRadixSort, in Gkeys/s
+// (BM_algorithms_radix_sort_keys_16: 2^26 half or u16 keys);
 // BM_algorithms_three_way_partition (x > 0.5, x < -0.5 and the rest of 2^28 floats vs
 // cub::DevicePartition::If), and at 2^24 random u32 keys BM_algorithms_merge_sort_keys and
 // BM_algorithms_merge_sort_pairs (a user comparator a < b, and CUB's DeviceMergeSort with the
@@ -26,6 +27,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -349,6 +351,50 @@ SortEnv& sort_env() {
   return *e;
 }
 
+/// 2^26 keys of 2 bytes (K: half, random finite values in [-1000, 1000]; or std::uint16_t,
+/// random bits), sorted by algorithms::radix_sort_keys (two passes) and by CUB's SortKeys,
+/// each checked against the CPU's sort first.
+template <class K>
+struct NarrowSortEnv {
+  Device device{0};
+  Stream stream{device};
+  int n = kSortN;
+  Buffer<K> keys{static_cast<std::size_t>(kSortN), device}, keys_out{static_cast<std::size_t>(kSortN), device};
+  std::vector<K> hkeys;
+
+  NarrowSortEnv() {
+    hkeys.resize(n);
+    std::mt19937 rng(67);
+    if constexpr (std::is_same_v<K, half>) {
+      std::uniform_real_distribution<float> d(-1000.0f, 1000.0f);
+      for (auto& k : hkeys) k = half(d(rng));
+    } else {
+      for (auto& k : hkeys) k = static_cast<K>(rng());
+    }
+    keys.copy_from_host(stream, hkeys);
+    std::vector<K> want = hkeys;
+    std::stable_sort(want.begin(), want.end(), [](K a, K b) { return float(a) < float(b); });
+    check("cutlet::algorithms::radix_sort_keys", [&] { run(); }, want);
+    check("cub::DeviceRadixSort::SortKeys", [&] { run_cub(); }, want);
+  }
+  template <class F>
+  void check(const char* who, F&& sort, const std::vector<K>& want) {
+    keys_out.fill_bytes(stream, 0xa5);
+    sort();
+    const std::vector<K> got = keys_out.to_host(stream);
+    for (int i = 0; i < n; ++i)
+      if (std::memcmp(&got[i], &want[i], sizeof(K)) != 0)
+        throw Error(std::string("cutlet_bench: ") + who + " of 2-byte keys is wrong at " + std::to_string(i));
+  }
+  void run() { alg::radix_sort_keys(stream, keys, keys_out); }
+  void run_cub() {
+    check_cub(cutlet_cub_radix_sort_keys_16(reinterpret_cast<const void*>(keys.data()),
+                                            reinterpret_cast<void*>(keys_out.data()), n, std::is_same_v<K, half>,
+                                            stream.handle()),
+              "cub::DeviceRadixSort::SortKeys");
+  }
+};
+
 /// Times `run` and `cub_run`, moving `bytes` each, in the same iterations: counters GB/s,
 /// cub_GB/s, vs_cub, and the registers of `kernel`.
 template <class K, class Run, class CubRun>
@@ -509,6 +555,33 @@ void BM_algorithms_radix_sort_keys(benchmark::State& state) {
   });
 }
 
+/// algorithms::radix_sort_keys of 2^26 2-byte keys (half when the argument is 1, else
+/// std::uint16_t) against CUB's DeviceRadixSort::SortKeys of the same type.
+void BM_algorithms_radix_sort_keys_16(benchmark::State& state) {
+  if (!require_gpu(state)) return;
+  guarded(state, [](benchmark::State& state) {
+    auto time = [&](auto& e, const auto& kernel) {
+      SameRun runs;
+      runs.add("cutlet", [&] { e.run(); });
+      runs.add("cub", [&] { e.run_cub(); });
+      for (auto _ : state) state.SetIterationTime(runs.iterate(e.stream, kReps) * 1e-3);
+      const double gkeys = e.n / (runs.median_ms("cutlet") * 1e-3) / 1e9;
+      const double cub = e.n / (runs.median_ms("cub") * 1e-3) / 1e9;
+      state.counters["Gkeys/s"] = gkeys;
+      state.counters["cub_Gkeys/s"] = cub;
+      state.counters["vs_cub"] = gkeys / cub;
+      state.counters["regs"] = registers_of(kernel);
+    };
+    if (state.range(0) == 1) {
+      static NarrowSortEnv<half> e;
+      time(e, alg::radix_sort_kernels<false, half>().onesweep);
+    } else {
+      static NarrowSortEnv<std::uint16_t> e;
+      time(e, alg::radix_sort_kernels<false, std::uint16_t>().onesweep);
+    }
+  });
+}
+
 /// algorithms::radix_sort_pairs of 2^26 random u32 keys with u32 values against CUB's
 /// DeviceRadixSort::SortPairs.
 void BM_algorithms_radix_sort_pairs(benchmark::State& state) {
@@ -654,6 +727,12 @@ void BM_algorithms_merge_sort_pairs(benchmark::State& state) {
 
 BENCHMARK(BM_algorithms_radix_sort_keys)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(kIterations);
 BENCHMARK(BM_algorithms_radix_sort_pairs)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(kIterations);
+BENCHMARK(BM_algorithms_radix_sort_keys_16)
+    ->Arg(1)
+    ->Arg(0)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(kIterations);
 BENCHMARK(BM_algorithms_top_k)->Arg(1)->Arg(0)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(kIterations);
 BENCHMARK(BM_algorithms_reduce)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(kIterations);
 BENCHMARK(BM_algorithms_reduce_struct)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(kIterations);

@@ -3,6 +3,7 @@
 
 #include <cublasLt.h>
 #include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cublas_v2.h>
 #include <cub/device/device_histogram.cuh>
 #include <cub/device/device_merge_sort.cuh>
@@ -154,6 +155,18 @@ extern "C" int cutlet_cub_unique_i32(const int* x, int* out, int* num_selected, 
 extern "C" int cutlet_cub_radix_sort_keys_u32(const unsigned* keys_in, unsigned* keys_out, int n, void* stream) {
   return with_temp_storage(sort_temp, [&](void* temp, size_t& bytes) {
     return cub::DeviceRadixSort::SortKeys(temp, bytes, keys_in, keys_out, n, 0, 32, static_cast<cudaStream_t>(stream));
+  });
+}
+
+extern "C" int cutlet_cub_radix_sort_keys_16(const void* keys_in, void* keys_out, int n, int is_half, void* stream) {
+  return with_temp_storage(sort_temp, [&](void* temp, size_t& bytes) {
+    if (is_half)
+      return cub::DeviceRadixSort::SortKeys(temp, bytes, static_cast<const __half*>(keys_in),
+                                            static_cast<__half*>(keys_out), n, 0, 16,
+                                            static_cast<cudaStream_t>(stream));
+    return cub::DeviceRadixSort::SortKeys(temp, bytes, static_cast<const unsigned short*>(keys_in),
+                                          static_cast<unsigned short*>(keys_out), n, 0, 16,
+                                          static_cast<cudaStream_t>(stream));
   });
 }
 

@@ -64,6 +64,10 @@ int cutlet_cub_merge_sort_pairs_u32(const unsigned* keys_in, unsigned* keys_out,
 /// cub::DeviceRadixSort::SortKeys.
 int cutlet_cub_radix_sort_keys_u32(const unsigned* keys_in, unsigned* keys_out, int n, void* stream);
 
+/// keys_out[0, n) = the 2-byte keys_in[0, n) sorted ascending with
+/// cub::DeviceRadixSort::SortKeys: as __half when `is_half`, else as unsigned short.
+int cutlet_cub_radix_sort_keys_16(const void* keys_in, void* keys_out, int n, int is_half, void* stream);
+
 /// keys_out and values_out = keys_in and values_in sorted by key, ascending (all 32 bits),
 /// with cub::DeviceRadixSort::SortPairs.
 int cutlet_cub_radix_sort_pairs_u32(const unsigned* keys_in, unsigned* keys_out, const unsigned* values_in,
