@@ -264,7 +264,7 @@ TEST(AlgorithmsNarrowElementsGpu, HistogramsOfBytesAndHalves) {
   }
 }
 
-TEST(AlgorithmsNarrowElementsGpu, ScanByByteKeysAndSegmentedReduceOfShorts) {
+TEST(AlgorithmsNarrowElementsGpu, ScansByKeyAndSegmentedReduceOfShorts) {
   CUTLET_REQUIRE_GPU();
   Stream st;
   for (std::size_t n : kSizes) {
@@ -282,6 +282,31 @@ TEST(AlgorithmsNarrowElementsGpu, ScanByByteKeysAndSegmentedReduceOfShorts) {
     for (std::size_t i = 0; i < n; ++i) {
       run = (i > 0 && keys[i] == keys[i - 1]) ? run + values[i] : values[i];
       ASSERT_EQ(got[i], run) << i;
+    }
+
+    // Narrow values too: 16-bit sums (wrapping) by 8-byte keys, exclusive; half maxima by
+    // 16-bit keys.
+    std::vector<std::int64_t> long_keys(keys.begin(), keys.end());
+    const auto words = random_ints<std::uint16_t>(n, n + 21);
+    auto ex = poisoned<std::uint16_t>(st, n);
+    alg::exclusive_scan_by_key(st, Buffer<std::int64_t>(st, long_keys), Buffer<std::uint16_t>(st, words), ex,
+                               alg::plus{}, std::uint16_t{5});
+    const auto got_ex = ex.to_host(st);
+    std::uint16_t before = 5;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (i == 0 || keys[i] != keys[i - 1]) before = 5;
+      ASSERT_EQ(got_ex[i], before) << "exclusive sum by key " << i;
+      before = static_cast<std::uint16_t>(before + words[i]);
+    }
+    std::vector<std::int16_t> short_keys(keys.begin(), keys.end());
+    const auto hv = random_halves<half>(n, n + 22);
+    auto hm = poisoned<half>(st, n);
+    alg::inclusive_scan_by_key(st, Buffer<std::int16_t>(st, short_keys), Buffer<half>(st, hv), hm, alg::maximum{});
+    const auto got_hm = hm.to_host(st);
+    float most = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      most = (i > 0 && keys[i] == keys[i - 1]) ? std::max(most, float(hv[i])) : float(hv[i]);
+      ASSERT_EQ(float(got_hm[i]), most) << "inclusive max of halves by key " << i;
     }
 
     const auto shorts = random_ints<std::int16_t>(n, n + 17);

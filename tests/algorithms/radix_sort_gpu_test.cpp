@@ -4,7 +4,7 @@
 // boundaries and past many tiles, keys from a few values (long runs of equal keys in every
 // tile), the full range of bits, NaNs and both zeros in float keys (CUB's order), partial bit
 // ranges (fewer and narrower passes), sorts in place (even and odd pass counts), a caller's
-// workspace, and the argument checks. Outputs are poisoned first.
+// workspace, values of a user struct, and the argument checks. Outputs are poisoned first.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -182,6 +182,66 @@ TEST(AlgorithmsRadixSortGpu, NarrowValues) {
   ASSERT_TRUE(std::is_sorted(got_k.begin(), got_k.end()));
   for (std::size_t i = 0; i < n; ++i)
     ASSERT_EQ(got_v[i], static_cast<std::int8_t>(got_k[i] >> 24)) << "value " << i << " left its key";
+}
+
+/// A record of 20 bytes sorted by a key of its own: the values a radix sort of structs carries.
+struct Record {
+  std::uint32_t id;
+  float score;
+  std::int32_t group;
+  std::uint32_t tag;
+  std::uint32_t check;
+};
+
+/// radix_sort_pairs with struct values (and the segmented sort's): each record follows its
+/// key, equal keys keep their input order; in place and into another buffer; ascending and
+/// descending; sizes around the inner sort's tiles.
+TEST(AlgorithmsRadixSortGpu, StructValues) {
+  CUTLET_REQUIRE_GPU();
+  Stream st;
+  const std::size_t tile = alg::kRadixTile<std::uint16_t, true>;
+  std::uint64_t seed = 11;
+  for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{37}, tile + 1, 4 * tile + 9}) {
+    for (bool descending : {false, true}) {
+      SCOPED_TRACE("n = " + std::to_string(n) + (descending ? ", descending" : ""));
+      const auto keys = random_keys<std::uint16_t>(n, 50, seed++);  // many equal keys
+      std::vector<Record> records(n);
+      for (std::size_t i = 0; i < n; ++i)
+        records[i] = {static_cast<std::uint32_t>(i), static_cast<float>(keys[i]) * 0.5f,
+                      static_cast<std::int32_t>(i % 7), keys[i] * 3u, ~static_cast<std::uint32_t>(i)};
+      const auto order = host_order(keys, 0, 16, descending);
+      Buffer<std::uint16_t> k(st, keys);
+      auto ko = poisoned<std::uint16_t>(st, n);
+      Buffer<Record> v(st, records);
+      auto vo = poisoned<Record>(st, n);
+      alg::radix_sort_pairs(st, k, ko, v, vo, {.descending = descending});
+      Buffer<Record> in_place(st, records);
+      alg::radix_sort_pairs(st, k, ko, in_place, in_place, {.descending = descending});
+      const auto got = vo.to_host(st);
+      const auto got_in_place = in_place.to_host(st);
+      const auto got_keys = ko.to_host(st);
+      for (std::size_t i = 0; i < n; ++i) {
+        ASSERT_EQ(got_keys[i], keys[order[i]]) << i;
+        ASSERT_EQ(std::memcmp(&got[i], &records[order[i]], sizeof(Record)), 0) << "record " << i;
+        ASSERT_EQ(std::memcmp(&got_in_place[i], &records[order[i]], sizeof(Record)), 0) << "record in place " << i;
+      }
+      if (n > 2) {
+        // Two segments, each sorted on its own, the records along.
+        const std::vector<std::int32_t> offsets = {0, static_cast<std::int32_t>(n / 2), static_cast<std::int32_t>(n)};
+        auto so = poisoned<Record>(st, n);
+        alg::segmented_radix_sort_pairs(st, k, ko, v, so, Buffer<std::int32_t>(st, offsets),
+                                        {.descending = descending});
+        const auto got_s = so.to_host(st);
+        for (std::size_t s = 0; s < 2; ++s) {
+          const std::vector<std::uint16_t> part(keys.begin() + offsets[s], keys.begin() + offsets[s + 1]);
+          const auto part_order = host_order(part, 0, 16, descending);
+          for (std::size_t i = 0; i < part.size(); ++i)
+            ASSERT_EQ(std::memcmp(&got_s[offsets[s] + i], &records[offsets[s] + part_order[i]], sizeof(Record)), 0)
+                << "segment " << s << " record " << i;
+        }
+      }
+    }
+  }
 }
 
 TEST(AlgorithmsRadixSortGpu, Float) {

@@ -19,7 +19,9 @@
 #include "cutlet/algorithms/detail/radix_sort_layout.h"
 #include "cutlet/algorithms/detail/warp_block.h"
 #include "cutlet/algorithms/element.h"
+#include "cutlet/algorithms/iterators.h"
 #include "cutlet/algorithms/operators.h"
+#include "cutlet/algorithms/transform.h"
 #include "cutlet/algorithms/workspace.h"
 #include "cutlet/jit/kernel.h"
 #include "cutlet/language/atomic.h"
@@ -492,6 +494,76 @@ void radix_sort_pairs(const Stream& stream, const Buffer<K>& keys_in, Buffer<K>&
                       Buffer<V>& values_out, const RadixSortOptions& options = {}, const Workspace& workspace = {}) {
   detail::launch_radix_sort<true, K, V>(stream, keys_in, keys_out, &values_in, &values_out, options, workspace,
                                         "radix_sort_pairs");
+}
+
+namespace detail {
+
+/// Where radix_sort_pairs over struct values keeps its index arrays (n i32 each), a copy of
+/// the values when it sorts them in place (n of `value_bytes`), and the storage of its sort of
+/// (key, index) pairs (`sort`), each 256-byte aligned.
+struct StructPairsLayout {
+  std::size_t index = 0, sorted_index = 0, values = 0, sort = 0, total_bytes = 0;
+};
+template <class K>
+StructPairsLayout struct_pairs_layout(std::size_t n, std::size_t value_bytes, bool in_place) {
+  auto aligned = [](std::size_t b) { return (b + 255) / 256 * 256; };
+  StructPairsLayout l;
+  l.sorted_index = aligned(n * sizeof(std::int32_t));
+  l.values = l.sorted_index + aligned(n * sizeof(std::int32_t));
+  l.sort = l.values + (in_place ? aligned(n * value_bytes) : 0);
+  l.total_bytes = l.sort + aligned(radix_sort_workspace_bytes<K>(n, sizeof(std::int32_t)));
+  return l;
+}
+
+}  // namespace detail
+
+/// Bytes of temporary storage radix_sort_pairs needs for `n` keys of K with values of the
+/// user struct S (for Workspace::borrow): `in_place` when values_out is values_in.
+template <Element K, StructElement S>
+std::size_t radix_sort_struct_pairs_workspace_bytes(std::size_t n, bool in_place = false) {
+  return n == 0 ? 0 : detail::struct_pairs_layout<K>(n, sizeof(S), in_place).total_bytes;
+}
+
+/// As radix_sort_pairs, for values of a user struct S (a record carried along with its key):
+/// a radix sort of (key, input position) pairs, then a gather of the values by the sorted
+/// positions (permutation_iterator), so that each value is read and written once whatever
+/// its size. `values_out` may be `values_in` (the values are then gathered from a copy).
+/// Temporary storage (radix_sort_struct_pairs_workspace_bytes) comes from `workspace`.
+template <Element K, StructElement S>
+void radix_sort_pairs(const Stream& stream, const Buffer<K>& keys_in, Buffer<K>& keys_out, const Buffer<S>& values_in,
+                      Buffer<S>& values_out, const RadixSortOptions& options = {}, const Workspace& workspace = {}) {
+  const char* name = "radix_sort_pairs";
+  const auto range = detail::call_range<K>(name);
+  const std::int32_t n = detail::checked_count(keys_in.size(), kRadixSortMaxCount, name);
+  detail::radix_passes(options.begin_bit, options.end_bit, static_cast<int>(8 * sizeof(K)), name);  // checks the bits
+  if (n == 0) return;
+  const auto count = static_cast<std::size_t>(n);
+  detail::check_size(values_in.size(), count, name, "values input");
+  detail::check_size(values_out.size(), count, name, "values output");
+  detail::check_device(values_in.device(), stream, name, "values input");
+  detail::check_device(values_out.device(), stream, name, "values output");
+  const bool in_place = values_out.data() == values_in.data();
+  if (!in_place)
+    detail::check_disjoint(values_out.data(), count * sizeof(S), values_in.data(), count * sizeof(S), name,
+                           "values output", "values input");
+  const Device device = stream.device();
+  const detail::StructPairsLayout layout = detail::struct_pairs_layout<K>(count, sizeof(S), in_place);
+  detail::Scratch scratch = detail::acquire(workspace, stream, layout.total_bytes, name);
+  const std::uint64_t base = scratch.address();
+  auto index = Buffer<std::int32_t>::wrap(base + layout.index, count, device);
+  auto sorted_index = Buffer<std::int32_t>::wrap(base + layout.sorted_index, count, device);
+  const DeviceMemory sort_memory = DeviceMemory::wrap(base + layout.sort, layout.total_bytes - layout.sort, device);
+  auto copy = [](const auto& x) { return x; };
+  transform(stream, counting_iterator(std::int32_t{0}), count, index, copy);
+  radix_sort_pairs(stream, keys_in, keys_out, index, sorted_index, options, Workspace::borrow(sort_memory));
+  const Buffer<S>* from = &values_in;
+  Buffer<S> copied;
+  if (in_place) {
+    copied = Buffer<S>::wrap(base + layout.values, count, device);
+    detail::copy_bytes(stream, copied.data(), values_in.data(), count * sizeof(S));
+    from = &copied;
+  }
+  transform(stream, permutation_iterator(*from, sorted_index), count, values_out, copy);
 }
 
 }  // namespace cutlet::algorithms

@@ -15,22 +15,30 @@
 
 namespace cutlet::algorithms {
 
-/// The value types of the scans by key: the 4-byte elements (float, std::int32_t,
-/// std::uint32_t), whose bits travel through the look-back with their run flag in one u64.
+/// The value types of the scans by key: the elements of at most 4 bytes (float, half,
+/// bfloat16, and the integers of 8, 16 and 32 bits), whose bits travel through the look-back
+/// with their run flag in one u64.
 template <class T>
-concept ScanByKeyValue = Element<T> && sizeof(T) == 4;
+concept ScanByKeyValue = Element<T> && sizeof(T) <= 4;
 
 namespace detail {
 
 /// The bit of a (head, value) pair that says a run of keys starts at or before its items.
 inline constexpr std::uint64_t kRunHeadBit = std::uint64_t{1} << 32;
 
-/// The (head, value) pair of a 4-byte value: its bits in the low half, `head` in bit 32.
+/// The unsigned integer of T's width (T itself for the unsigned integers).
+template <class T>
+using RunItemBits = std::conditional_t<sizeof(T) == 1, std::uint8_t,
+                                       std::conditional_t<sizeof(T) == 2, std::uint16_t, std::uint32_t>>;
+
+/// The (head, value) pair of a value of at most 4 bytes: its bits in the low half (zeros above
+/// a narrow value's), `head` in bit 32.
 template <class T>
 Value<std::uint64_t> pack_run_item(const Value<bool>& head, const Value<T>& value) {
+  using B = RunItemBits<T>;
   u32 bits = [&] {
-    if constexpr (std::is_same_v<T, std::uint32_t>) return u32(value);
-    else return u32(bitcast<std::uint32_t>(value));
+    if constexpr (std::is_same_v<T, B>) return cast<std::uint32_t>(value);
+    else return cast<std::uint32_t>(bitcast<B>(value));
   }();
   return select(head, Value<std::uint64_t>(kRunHeadBit), Value<std::uint64_t>(std::uint64_t{0})) |
          cast<std::uint64_t>(bits);
@@ -39,8 +47,9 @@ Value<std::uint64_t> pack_run_item(const Value<bool>& head, const Value<T>& valu
 /// The value of a (head, value) pair.
 template <class T>
 Value<T> run_item_value(const Value<std::uint64_t>& pair) {
-  u32 bits = cast<std::uint32_t>(pair);
-  if constexpr (std::is_same_v<T, std::uint32_t>) return bits;
+  using B = RunItemBits<T>;
+  Value<B> bits = cast<B>(pair);
+  if constexpr (std::is_same_v<T, B>) return bits;
   else return bitcast<T>(bits);
 }
 

@@ -177,9 +177,10 @@ void segmented_radix_sort_keys(const Stream& stream, const Buffer<K>& keys_in, B
                                              "segmented_radix_sort_keys");
 }
 
-/// As segmented_radix_sort_keys, moving values_in[i] along with keys_in[i]. `values_out` holds
-/// at least n values and does not overlap `values_in`.
-template <Element K, Element V>
+/// As segmented_radix_sort_keys, moving values_in[i] along with keys_in[i] (values of an
+/// element type or a user struct). `values_out` holds at least n values and does not overlap
+/// `values_in`.
+template <Element K, ElementOrStruct V>
 void segmented_radix_sort_pairs(const Stream& stream, const Buffer<K>& keys_in, Buffer<K>& keys_out,
                                 const Buffer<V>& values_in, Buffer<V>& values_out, const Buffer<std::int32_t>& offsets,
                                 const RadixSortOptions& options = {}, const Workspace& workspace = {}) {
