@@ -52,10 +52,9 @@ using HistogramLevel =
     std::conditional_t<(sizeof(T) >= 4), T, std::conditional_t<is_float_element_v<T>, float, std::int32_t>>;
 
 /// What maps a sample to its bin besides the lower level: bins / (upper - lower) in T for
-/// float and double (in float for half and bfloat16), upper - lower as a u64 for integers.
+/// floats, upper - lower as a u64 for integers (of a HistogramLevel type T).
 template <class T>
-using HistogramScale =
-    std::conditional_t<is_float_element_v<T>, std::conditional_t<(sizeof(T) < 4), float, T>, std::uint64_t>;
+using HistogramScale = std::conditional_t<std::is_floating_point_v<T>, T, std::uint64_t>;
 
 /// An integer sample's distance from 0 in two's complement, as a u64 (differences of two are
 /// exact modulo 2^64).
@@ -66,13 +65,12 @@ u64 as_u64(const Value<T>& s) {
 }
 
 /// The bin of a sample lower <= s < upper: floats, min(int((s - lower) * scale), bins - 1) in
-/// the arithmetic of HistogramScale<T>; integers, (s - lower) * bins / (upper - lower)
-/// exactly, in 64 bits.
+/// T's arithmetic; integers, (s - lower) * bins / (upper - lower) exactly, in 64 bits. T is
+/// a HistogramLevel type (not half, bfloat16 or an integer of less than 32 bits).
 template <class T>
 i32 bin_of(const Value<T>& s, const Value<T>& lower, const i32& bins, const Value<HistogramScale<T>>& scale) {
-  if constexpr (is_float_element_v<T>) {
-    using S = HistogramScale<T>;
-    i32 b = cast<std::int32_t>((cast<S>(s) - cast<S>(lower)) * scale);
+  if constexpr (std::is_floating_point_v<T>) {
+    i32 b = cast<std::int32_t>((s - lower) * scale);
     return min(b, bins - 1);
   } else {
     u64 d = as_u64<T>(s) - as_u64<T>(lower);
@@ -288,10 +286,9 @@ HistogramScale<T> prepare_histogram_even(const Stream& stream, Buffer<std::uint3
   const int bins = num_levels - 1;
   check_size(histogram.size(), static_cast<std::size_t>(bins), "histogram_even", "histogram");
   check_device(histogram.device(), stream, "histogram_even", "histogram");
-  using S = HistogramScale<T>;
-  S scale;
-  if constexpr (is_float_element_v<T>) {
-    scale = static_cast<S>(bins) / (static_cast<S>(upper) - static_cast<S>(lower));
+  HistogramScale<T> scale;
+  if constexpr (std::is_floating_point_v<T>) {
+    scale = static_cast<T>(bins) / (upper - lower);
   } else {
     using W = std::conditional_t<std::is_signed_v<T>, std::int64_t, std::uint64_t>;
     scale = static_cast<std::uint64_t>(static_cast<W>(upper)) - static_cast<std::uint64_t>(static_cast<W>(lower));
