@@ -119,10 +119,7 @@ std::string element_label() {
 
 /// The unsigned integer of a key's width, in which the sorts order keys.
 template <class K>
-using KeyBits = std::conditional_t<
-    sizeof(K) == 1, std::uint8_t,
-    std::conditional_t<sizeof(K) == 2, std::uint16_t,
-                       std::conditional_t<sizeof(K) == 4, std::uint32_t, std::uint64_t>>>;
+using KeyBits = algorithms::detail::SameWidthBits<K>;
 
 /// The host's twin of the sorts' key order (radix_sort_keys): the key's bits such that
 /// unsigned comparison orders the keys as the sorts do (signed integers with the sign bit

@@ -121,6 +121,13 @@ namespace detail {
 template <class T>
 inline constexpr bool is_float_element_v = cutlet::detail::is_float_v<T>;
 
+/// The unsigned integer of T's width (1, 2, 4 or 8 bytes): what a bitcast of T gives.
+template <class T>
+using SameWidthBits = std::conditional_t<
+    sizeof(T) == 1, std::uint8_t,
+    std::conditional_t<sizeof(T) == 2, std::uint16_t,
+                       std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>>>;
+
 /// Elements of T in one vector access: 16 bytes of 2-, 4- and 8-byte elements (8, 4, 2 of
 /// them), 8 of 1-byte ones (vector accesses have at most 8 lanes).
 template <Element T>

@@ -169,20 +169,13 @@ void histogram_iterator_body(const Ptr<std::uint32_t>& hist, const typename It::
   });
 }
 
-/// A sample of T as its level type L (HistogramLevel), in which it is binned.
-template <class L, class T>
-Value<L> as_level(const Value<T>& s) {
-  if constexpr (std::is_same_v<L, T>) return s;
-  else return cast<L>(s);
-}
-
 /// The bin counting of histogram_even: samples of T in [lower, upper) by bin_of, in the
 /// levels' type L.
 template <class T, class L = HistogramLevel<T>>
 auto even_binner(const Value<L>& lower, const Value<L>& upper, const i32& bins,
                  const Value<HistogramScale<L>>& scale) {
   return [=](const Value<T>& sample, const auto& counted) {
-    Value<L> s = as_level<L>(sample);
+    Value<L> s = cast<L>(sample);  // the sample itself where L is T
     if_((s >= lower) & (s < upper), [&] { counted(bin_of<L>(s, lower, bins, scale)); });
   };
 }
@@ -228,7 +221,7 @@ auto make_histogram_range_kernel() {
       [](Ptr<std::uint32_t> hist, Ptr<T> samples, i32 n, Ptr<L> levels, i32 num_levels) {
         auto bin_among = [&](const auto& lv) {
           return [&, lv](const Value<T>& sample, const auto& counted) {
-            Value<L> s = as_level<L>(sample);
+            Value<L> s = cast<L>(sample);  // the sample itself where L is T
             if_((s >= lv[0].load()) & (s < lv[num_levels - 1].load()),
                 [&] { counted(range_bin_of<L>(s, lv, num_levels)); });
           };

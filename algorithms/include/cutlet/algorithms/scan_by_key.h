@@ -26,16 +26,11 @@ namespace detail {
 /// The bit of a (head, value) pair that says a run of keys starts at or before its items.
 inline constexpr std::uint64_t kRunHeadBit = std::uint64_t{1} << 32;
 
-/// The unsigned integer of T's width (T itself for the unsigned integers).
-template <class T>
-using RunItemBits = std::conditional_t<sizeof(T) == 1, std::uint8_t,
-                                       std::conditional_t<sizeof(T) == 2, std::uint16_t, std::uint32_t>>;
-
 /// The (head, value) pair of a value of at most 4 bytes: its bits in the low half (zeros above
 /// a narrow value's), `head` in bit 32.
 template <class T>
 Value<std::uint64_t> pack_run_item(const Value<bool>& head, const Value<T>& value) {
-  using B = RunItemBits<T>;
+  using B = SameWidthBits<T>;
   u32 bits = [&] {
     if constexpr (std::is_same_v<T, B>) return cast<std::uint32_t>(value);
     else return cast<std::uint32_t>(bitcast<B>(value));
@@ -47,7 +42,7 @@ Value<std::uint64_t> pack_run_item(const Value<bool>& head, const Value<T>& valu
 /// The value of a (head, value) pair.
 template <class T>
 Value<T> run_item_value(const Value<std::uint64_t>& pair) {
-  using B = RunItemBits<T>;
+  using B = SameWidthBits<T>;
   Value<B> bits = cast<B>(pair);
   if constexpr (std::is_same_v<T, B>) return bits;
   else return bitcast<T>(bits);

@@ -33,7 +33,7 @@ inline constexpr RadixBits<K> kRadixKeyMask = sizeof(K) == sizeof(RadixBits<K>)
 template <class K>
 Value<RadixBits<K>> ordered_bits(const Value<K>& key, const Value<RadixBits<K>>& flip) {
   using U = RadixBits<K>;
-  using Raw = std::conditional_t<sizeof(K) == 1, std::uint8_t, std::conditional_t<sizeof(K) == 2, std::uint16_t, U>>;
+  using Raw = SameWidthBits<K>;
   constexpr U sign = U(1) << (8 * sizeof(K) - 1);
   if constexpr (std::is_same_v<K, U>) {
     return key ^ flip;
