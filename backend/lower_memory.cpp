@@ -92,8 +92,16 @@ ir::CacheHint hint_of(const ir::Instruction& inst) {
 /// A global load with a cache operator other than the default or read-only path, as inline
 /// PTX (LLVM has no way to ask for .cs/.lu/.cg).
 llvm::Value* hinted_load_asm(LoweringContext& c, ir::CacheHint hint, ir::Type elem, int lanes, llvm::Value* ptr) {
+  // ld's vectors have at most 4 lanes: 8 lanes of 1 or 2 bytes load as 2 or 4 words.
+  if (lanes > 4) {
+    const int words = lanes * static_cast<int>(elem.bits()) / 32;
+    llvm::Value* w = hinted_load_asm(c, hint, ir::Type::u32(), words, ptr);
+    return c.b.CreateBitCast(w, llvm::FixedVectorType::get(llvm_type(c.ctx, elem), lanes));
+  }
   const char* op = hint == ir::CacheHint::Streaming ? "cs" : hint == ir::CacheHint::LastUse ? "lu" : "cg";
-  std::string ty = ptx_type(elem);
+  // ld has no .f16 or .bf16 type: 16-bit floats load as their bits.
+  const bool half_float = elem.scalar_kind() == ir::ScalarKind::F16 || elem.scalar_kind() == ir::ScalarKind::BF16;
+  std::string ty = half_float ? "b16" : ptx_type(elem);
   std::string reg = ptx_constraint(elem);
   std::string text = std::string("ld.global.") + op + (lanes > 1 ? ".v" + std::to_string(lanes) : "") + "." + ty + " ";
   std::string cons;

@@ -107,6 +107,28 @@ CHECK-DAG: membar.sys;
 )");
 }
 
+TEST(KernelLanguageCodegen, CacheHintedLoadsOfEveryWidth) {
+  // ld has no .f16 or .bf16 type (16-bit floats load as .b16) and no vector of 8 lanes (8
+  // halves load as 4 words); ptxas must take every one.
+  auto k = kernel([](Ptr<half> h, Ptr<bfloat16> b, Ptr<std::int8_t> c, Ptr<std::uint16_t> s, Ptr<float> y) {
+    i32 i = thread_idx().x;
+    Vec<half, 8> v = h.vload<8>(i + 64, CacheHint::Streaming);
+    f32 sum = cast<float>(h.load(i, CacheHint::CacheGlobal)) + cast<float>(b.load(i, CacheHint::Streaming)) +
+              cast<float>(c.load(i, CacheHint::LastUse)) + cast<float>(s.load(i, CacheHint::CacheGlobal)) +
+              cast<float>(v[3]);
+    y[i] = sum;
+  }, {.name = "hinted_widths"});
+  expect_filecheck(ptx_of(k), R"(
+CHECK: .visible .entry hinted_widths(
+CHECK-DAG: ld.global.cs.v4.u32
+CHECK-DAG: ld.global.cg.b16
+CHECK-DAG: ld.global.cs.b16
+CHECK-DAG: ld.global.lu.s8
+CHECK-DAG: ld.global.cg.u16
+)");
+  EXPECT_FALSE(k.compile()->cubin.empty());
+}
+
 TEST(KernelLanguageCodegen, AtomicScopesAndOrders) {
   auto k = kernel([](Ptr<int> c, Ptr<double> d) {
     atomic_add(c[0], 1, Scope::Block);
