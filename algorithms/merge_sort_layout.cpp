@@ -1,12 +1,9 @@
 // The merge sort's passes and temporary storage layout (detail/merge_sort_layout.h).
 #include "cutlet/algorithms/detail/merge_sort_layout.h"
 
-namespace cutlet::algorithms::detail {
+#include "cutlet/algorithms/detail/workspace_alignment.h"
 
-namespace {
-constexpr std::size_t kAlign = 256;
-std::size_t aligned(std::size_t bytes) { return (bytes + kAlign - 1) / kAlign * kAlign; }
-}  // namespace
+namespace cutlet::algorithms::detail {
 
 int merge_sort_passes(std::int64_t n, std::int64_t tile) {
   int passes = 0;
@@ -20,9 +17,9 @@ MergeSortLayout merge_sort_layout(std::int64_t n, std::int64_t tile, std::size_t
   const auto count = static_cast<std::size_t>(n);
   const auto tiles = static_cast<std::size_t>((n + tile - 1) / tile);
   l.keys = 0;
-  l.values = aligned(count * key_bytes);
-  l.splits = l.values + aligned(count * value_bytes);
-  l.total_bytes = l.splits + aligned(tiles * sizeof(std::int32_t));
+  l.values = align_workspace(count * key_bytes);
+  l.splits = l.values + align_workspace(count * value_bytes);
+  l.total_bytes = l.splits + align_workspace(tiles * sizeof(std::int32_t));
   return l;
 }
 

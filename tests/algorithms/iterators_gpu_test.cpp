@@ -153,6 +153,11 @@ TEST(AlgorithmsIteratorsGpu, TransformFromIteratorsIntoBuffersScattersReversalsA
     const auto sc = scattered.to_host(st);
     for (std::size_t i = 0; i < n; ++i)
       ASSERT_EQ(sc[static_cast<std::size_t>(hperm[i])], static_cast<float>(ha[i]) * 0.5f) << i;
+    // A gather with the ready-made identity: gathered[i] = a[perm[i]].
+    auto gathered = poisoned<std::int32_t>(st, n);
+    alg::transform(st, alg::permutation_iterator(a, perm), n, gathered, alg::identity{});
+    const auto g = gathered.to_host(st);
+    for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(g[i], ha[static_cast<std::size_t>(hperm[i])]) << i;
     // Written to nowhere: nothing to check but that it runs.
     alg::transform(st, a, n, alg::discard_iterator<std::int32_t>(), [](i32 x) { return x + 1; });
     st.synchronize();

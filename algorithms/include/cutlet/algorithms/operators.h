@@ -1,5 +1,5 @@
-// Ready-made operators for the algorithms: sums, products, minima, maxima, bitwise ones, and
-// equality.
+// Ready-made operators for the algorithms: sums, products, minima, maxima, bitwise ones,
+// comparisons, equality and the identity.
 #pragma once
 
 #include "cutlet/language/value.h"
@@ -84,6 +84,15 @@ struct equal_to {
   template <class A, class B>
   auto operator()(const A& a, const B& b) const {
     return a == b;
+  }
+};
+
+/// x itself (a Value or a Struct, unchanged): the transform of a plain copy, e.g. a gather,
+/// transform(stream, permutation_iterator(values, indices), n, out, identity{}).
+struct identity {
+  template <class X>
+  X operator()(const X& x) const {
+    return x;
   }
 };
 
