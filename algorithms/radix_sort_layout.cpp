@@ -3,14 +3,13 @@
 
 #include <string>
 
+#include "cutlet/algorithms/detail/workspace_alignment.h"
 #include "cutlet/error.h"
 
 namespace cutlet::algorithms::detail {
 
 namespace {
-constexpr std::size_t kAlign = 256;
 constexpr std::size_t kDigits = 256;
-std::size_t aligned(std::size_t bytes) { return (bytes + kAlign - 1) / kAlign * kAlign; }
 }  // namespace
 
 RadixPasses radix_passes(int begin_bit, int end_bit, int key_bits, const char* algorithm) {
@@ -28,17 +27,17 @@ RadixPasses radix_passes(int begin_bit, int end_bit, int key_bits, const char* a
 }
 
 RadixSortLayout radix_sort_layout(std::int64_t n, std::int64_t tiles, int passes, std::size_t key_bytes,
-                                  std::size_t value_bytes) {
+                                  std::size_t value_bytes, std::int64_t portions) {
   const auto count = static_cast<std::size_t>(n);
-  const auto pass_count = static_cast<std::size_t>(passes);
+  const auto launches = static_cast<std::size_t>(passes) * static_cast<std::size_t>(portions);
   RadixSortLayout l;
   l.bins = 0;
-  l.counters = aligned(pass_count * kDigits * sizeof(std::uint32_t));
-  l.status = l.counters + aligned(pass_count * sizeof(std::uint32_t));
-  l.zeroed_bytes = l.status + aligned(static_cast<std::size_t>(tiles) * kDigits * sizeof(std::uint32_t));
+  l.counters = align_workspace(launches * kDigits * sizeof(std::uint32_t));
+  l.status = l.counters + align_workspace(launches * sizeof(std::uint32_t));
+  l.zeroed_bytes = l.status + align_workspace(static_cast<std::size_t>(tiles) * kDigits * sizeof(std::uint32_t));
   l.keys = l.zeroed_bytes;
-  l.values = l.keys + aligned(count * key_bytes);
-  l.total_bytes = l.values + aligned(count * value_bytes);
+  l.values = l.keys + align_workspace(count * key_bytes);
+  l.total_bytes = l.values + align_workspace(count * value_bytes);
   return l;
 }
 

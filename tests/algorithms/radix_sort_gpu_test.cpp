@@ -4,7 +4,8 @@
 // boundaries and past many tiles, keys from a few values (long runs of equal keys in every
 // tile), the full range of bits, NaNs and both zeros in float keys (CUB's order), partial bit
 // ranges (fewer and narrower passes), sorts in place (even and odd pass counts), a caller's
-// workspace, values of a user struct, and the argument checks. Outputs are poisoned first.
+// workspace, values of a user struct, more than 2^31 keys (sorted in portions), and the
+// argument checks. Outputs are poisoned first.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -118,7 +119,7 @@ void check_type() {
     }
   }
   // Many tiles: the look-back walks far back and meets every flag, in every pass.
-  const std::size_t large = 160 * alg::kRadixTile<K> + 77;
+  const std::size_t large = many_tiles(160) * alg::kRadixTile<K> + 77;
   check_sort<K, std::uint32_t>(st, random_keys<K>(large, 0, seed++), {});
   check_sort<K, std::uint32_t>(st, random_keys<K>(large, 3, seed++), {.descending = true});
   // Keys of few bits (most digits empty, most keys equal in the high passes).
@@ -341,6 +342,51 @@ TEST(AlgorithmsRadixSortGpu, InPlaceWithEvenAndOddPassesAndABorrowedWorkspace) {
   }
 }
 
+TEST(AlgorithmsRadixSortGpu, MoreThanTwoToThe31KeysInPortions) {
+  CUTLET_REQUIRE_GPU();
+  Stream st;
+  // Three portions of about 2^30 keys, the last one partial; random 32-bit keys, so that
+  // every digit of every pass has keys in every portion, with many duplicates.
+  const std::size_t n = (std::size_t{1} << 31) + 12345;
+  if (st.device().total_memory() < (std::size_t{64} << 30))
+    GTEST_SKIP() << "needs 64 GiB of device memory for sorts of 2^31 + 12345 (key, value) pairs ("
+                 << st.device().name() << " has " << (st.device().total_memory() >> 30) << " GiB)";
+  std::vector<std::uint32_t> keys(n);
+  std::uint64_t state = 0x9e3779b97f4a7c15ull;
+  for (auto& k : keys) {  // splitmix64
+    std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    k = static_cast<std::uint32_t>(z ^ (z >> 31));
+  }
+  Buffer<std::uint32_t> keys_in(st, keys);
+  Buffer<std::uint32_t> values_in(n, st);
+  alg::transform(st, alg::counting_iterator(std::uint32_t{0}), n, values_in, alg::identity{});
+  auto keys_out = poisoned<std::uint32_t>(st, n);
+  auto values_out = poisoned<std::uint32_t>(st, n);
+  alg::radix_sort_pairs(st, keys_in, keys_out, values_in, values_out);
+  const auto got_keys = keys_out.to_host(st);
+  const auto got_values = values_out.to_host(st);
+  // Sorted, each value the input position of its key, positions rising within equal keys
+  // (stable): n distinct positions below n, so a permutation of the input. (Plain loops over
+  // the 2^31 places, then one assertion.)
+  auto wrong_pair = [&](std::size_t j) {
+    if (got_values[j] >= n || keys[got_values[j]] != got_keys[j]) return true;
+    if (j == 0) return false;
+    return got_keys[j - 1] > got_keys[j] || (got_keys[j - 1] == got_keys[j] && got_values[j - 1] >= got_values[j]);
+  };
+  std::size_t bad = 0;
+  while (bad < n && !wrong_pair(bad)) ++bad;
+  ASSERT_EQ(bad, n) << "the pairs are out of order at " << bad << ": key " << got_keys[bad] << ", value "
+                    << got_values[bad];
+  // The keys alone, largest first: the same keys in reverse.
+  alg::radix_sort_keys(st, keys_in, keys_out, {.descending = true});
+  const auto descending = keys_out.to_host(st);
+  bad = 0;
+  while (bad < n && descending[bad] == got_keys[n - 1 - bad]) ++bad;
+  ASSERT_EQ(bad, n) << "the descending keys differ at " << bad;
+}
+
 TEST(AlgorithmsRadixSortGpu, ArgumentChecks) {
   CUTLET_REQUIRE_GPU();
   Stream st;
@@ -355,6 +401,9 @@ TEST(AlgorithmsRadixSortGpu, ArgumentChecks) {
   DeviceMemory tiny(16, Device(0));
   expect_message(
       [&] { alg::radix_sort_keys(st, keys, keys, {}, alg::Workspace::borrow(tiny)); }, "radix_sort_keys");
+  // More keys than output places of 32 bits: refused before anything is read.
+  auto huge = Buffer<std::uint32_t>::wrap(keys.data(), std::size_t{1} << 32, st.device());
+  expect_message([&] { alg::radix_sort_keys(st, huge, huge); }, "4294967296 elements are more than it takes");
   // Empty input: nothing happens.
   Buffer<std::uint32_t> none;
   alg::radix_sort_keys(st, none, none);

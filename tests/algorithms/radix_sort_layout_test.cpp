@@ -55,4 +55,26 @@ TEST(AlgorithmsRadixSortLayout, PartsAlignedAndInOrder) {
   EXPECT_EQ(cutlet::algorithms::radix_sort_workspace_bytes<std::uint32_t>(1000, 8), l.total_bytes);
 }
 
+TEST(AlgorithmsRadixSortLayout, MoreThanAPortionOfKeysSortsInPortions) {
+  // A portion is a whole number of tiles below 2^30 keys (the status words' 30-bit counts).
+  constexpr std::int64_t tile = cutlet::algorithms::kRadixTile<std::uint32_t>;
+  constexpr std::int64_t portion = cutlet::algorithms::kRadixPortion<std::uint32_t>;
+  static_assert(portion % tile == 0 && portion < (std::int64_t{1} << 30) && portion + tile >= (std::int64_t{1} << 30));
+  using ad::radix_portions;
+  const auto one = radix_portions<std::uint32_t, false>(portion);
+  EXPECT_EQ(one.count, 1);
+  EXPECT_EQ(one.tiles, portion / tile);
+  const auto three = radix_portions<std::uint32_t, false>(2 * portion + 5);
+  EXPECT_EQ(three.count, 3);
+  EXPECT_EQ(three.tiles, portion / tile);  // the status words of the largest portion
+  const auto few = radix_portions<std::uint32_t, false>(5);
+  EXPECT_EQ(few.tiles, 1);
+  // Offsets for every portion and pass, a tile counter for every launch.
+  const auto l = ad::radix_sort_layout(2 * portion + 5, three.tiles, 4, 4, 0, 3);
+  EXPECT_EQ(l.counters, 3u * 4 * 256 * 4);
+  EXPECT_EQ(l.status, l.counters + 256);
+  EXPECT_EQ(l.zeroed_bytes, l.status + static_cast<std::size_t>(three.tiles) * 256 * 4);
+  EXPECT_EQ(cutlet::algorithms::radix_sort_workspace_bytes<std::uint32_t>(2 * portion + 5), l.total_bytes);
+}
+
 }  // namespace

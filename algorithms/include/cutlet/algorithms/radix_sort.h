@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -18,6 +19,7 @@
 #include "cutlet/algorithms/detail/radix_digits.h"
 #include "cutlet/algorithms/detail/radix_sort_layout.h"
 #include "cutlet/algorithms/detail/warp_block.h"
+#include "cutlet/algorithms/detail/workspace_alignment.h"
 #include "cutlet/algorithms/element.h"
 #include "cutlet/algorithms/iterators.h"
 #include "cutlet/algorithms/operators.h"
@@ -53,8 +55,14 @@ inline constexpr int kRadixItems = sizeof(K) <= 4 ? (Pairs ? 16 : 20) : 12;
 /// Keys per tile of radix_sort_keys (Pairs false) or radix_sort_pairs.
 template <class K, bool Pairs = false>
 inline constexpr int kRadixTile = kRadixBlock * kRadixItems<K, Pairs>;
-/// The most keys the sorts take: a tile's digit counts and prefixes are held in 30 bits.
-inline constexpr std::int64_t kRadixSortMaxCount = (std::int64_t{1} << 30) - 1;
+/// The most keys the sorts take: output places are 32-bit.
+inline constexpr std::int64_t kRadixSortMaxCount = (std::int64_t{1} << 32) - 1;
+/// Keys per portion: a sorting pass over more keys runs as one launch per portion (CUB's
+/// onesweep does the same), since the look-back's status words hold counts below 2^30. A
+/// whole number of tiles, so that only the last portion has a partial tile.
+template <class K, bool Pairs = false>
+inline constexpr std::int64_t kRadixPortion =
+    ((std::int64_t{1} << 30) - 1) / kRadixTile<K, Pairs> * kRadixTile<K, Pairs>;
 
 /// What a radix sort sorts by, and in which order.
 struct RadixSortOptions {
@@ -133,7 +141,8 @@ void radix_histogram_body(const Ptr<std::uint32_t>& bins, const Ptr<K>& keys, co
 }
 
 /// Block p replaces pass p's 256 digit counts in `bins` by their exclusive sums: where in the
-/// output the keys of each digit start.
+/// output the keys of each digit start. The sums wrap as u32 do (the i32 additions are
+/// modulo 2^32), so they are exact for every count a sort takes (below 2^32).
 inline void radix_bin_offsets_body(const Ptr<std::uint32_t>& bins) {
   i32 tid = thread_idx().x;
   Ptr<std::uint32_t> mine = bins + (block_idx().x * kRadixDigits + tid);
@@ -186,21 +195,27 @@ inline u32 radix_digit_peers(const u32& d) {
 ///    meets an inclusive prefix (decoupled look-back, one digit per thread, CUB's onesweep),
 ///    and publishes the tile's own inclusive prefix of d. The status words hold their flag
 ///    and count together, so relaxed atomics order them enough. Where the keys of digit d
-///    go: offsets[d] (the keys of smaller digits) plus the keys of d in tiles before.
+///    go: offsets[d] (the keys of smaller digits, and of d in the portions before) plus the
+///    keys of d in tiles before. The portion's last tile, where another portion follows
+///    (has_next), writes next_offsets[d]: offsets[d] plus the portion's keys of d.
 /// 5. The block writes the keys (and values) out, thread t taking places t, t + kRadixBlock,
-///    ...: neighbouring threads write neighbouring places of a digit's run.
+///    ...: neighbouring threads write neighbouring places of a digit's run. Places in the
+///    output are u32: a sort takes up to 2^32 - 1 keys.
+/// keys_in and values_in start at the portion's first key; keys_out and values_out are the
+/// whole output; n is the portion's count.
 template <bool Pairs, class K, class V>
 void radix_onesweep_body(const Ptr<K>& keys_out, const Ptr<K>& keys_in, const Ptr<V>& values_out,
                          const Ptr<V>& values_in, const i32& n, const u32& shift, const u32& mask,
                          const Value<RadixBits<K>>& flip, const u32& parity, const Ptr<std::uint32_t>& counter,
-                         const Ptr<std::uint32_t>& status, const Ptr<std::uint32_t>& offsets) {
+                         const Ptr<std::uint32_t>& status, const Ptr<std::uint32_t>& offsets,
+                         const Ptr<std::uint32_t>& next_offsets, const u32& has_next) {
   constexpr int I = kRadixItems<K, Pairs>;
   constexpr int kTile = kRadixTile<K, Pairs>;
   constexpr int kWarps = kRadixBlock / warp_size;
   static_assert(kRadixBlock >= kRadixDigits, "one thread per digit");
   static_assert(kWarps * kRadixDigits % kRadixBlock == 0, "the counters zeroed in whole rounds");
   auto counts = shared_array<std::int32_t>(kWarps * kRadixDigits);  // [warp * 256 + digit]
-  auto digit_start = shared_array<std::int32_t>(kRadixDigits);      // output place of local place 0
+  auto digit_start = shared_array<std::uint32_t>(kRadixDigits);     // output place of local place 0
   // The tile's keys, then its values, ordered by digit: the block's dynamic shared memory
   // (radix_onesweep_shared_bytes).
   SharedPtr<K> staged_keys = dynamic_shared<K>();
@@ -298,7 +313,10 @@ void radix_onesweep_body(const Ptr<K>& keys_out, const Ptr<K>& keys_in, const Pt
       atomic_exchange(my_status[0], radix_status_word(u32(kTilePrefix), parity, earlier.get() + published), Scope::Device,
                       Order::Relaxed);
     });
-    digit_start[tid] = cast<std::int32_t>(offsets[tid].load()) + earlier.get() - local_start;
+    u32 start = offsets[tid].load();
+    digit_start[tid] = start + cast<std::uint32_t>(earlier.get() - local_start);
+    if_((has_next != 0u) & (tile == (n - 1) / kTile),
+        [&] { next_offsets[tid] = start + cast<std::uint32_t>(earlier.get() + published); });
   });
   if constexpr (Pairs)
     for (std::size_t i = 0; i < I; ++i) staged_values[place[i]] = value[i].get();
@@ -311,7 +329,7 @@ void radix_onesweep_body(const Ptr<K>& keys_out, const Ptr<K>& keys_in, const Pt
     if_(p < valid, [&] {
       Value<K> x = staged_keys[p].load();
       i32 d = cast<std::int32_t>(radix_digit(ordered_bits<K>(x, flip), shift, mask));
-      i32 at = digit_start[d].load() + p;
+      u32 at = digit_start[d].load() + cast<std::uint32_t>(p);
       keys_out[at] = x;
       if constexpr (Pairs) values_out[at] = staged_values[p].load();
     });
@@ -341,9 +359,9 @@ struct RadixSortKernels {
     return cutlet::kernel(
         [](Ptr<K> keys_out, Ptr<K> keys_in, Ptr<V> values_out, Ptr<V> values_in, i32 n, u32 shift, u32 mask,
            Value<RadixBits<K>> flip, u32 parity, Ptr<std::uint32_t> counter, Ptr<std::uint32_t> status,
-           Ptr<std::uint32_t> offsets) {
+           Ptr<std::uint32_t> offsets, Ptr<std::uint32_t> next_offsets, u32 has_next) {
           radix_onesweep_body<Pairs, K, V>(keys_out, keys_in, values_out, values_in, n, shift, mask, flip, parity,
-                                           counter, status, offsets);
+                                           counter, status, offsets, next_offsets, has_next);
         },
         {.name = std::string(Pairs ? "cutlet_radix_sort_pairs_" : "cutlet_radix_sort_keys_") + element_name<K>() +
                  (Pairs ? std::string("_") + element_name<V>() : std::string()),
@@ -365,17 +383,38 @@ auto& radix_sort_kernels() {
   return k;
 }
 
+namespace detail {
+
+/// How a sort of n keys splits into portions (kRadixPortion keys each, the last one fewer)
+/// and each portion into tiles.
+struct RadixPortions {
+  std::int64_t portion = 0;  ///< keys per portion
+  std::int64_t count = 0;    ///< portions
+  std::int64_t tiles = 0;    ///< tiles of the largest portion
+};
+template <class K, bool Pairs>
+RadixPortions radix_portions(std::int64_t n) {
+  RadixPortions p;
+  p.portion = kRadixPortion<K, Pairs>;
+  p.count = (n + p.portion - 1) / p.portion;
+  p.tiles = (std::min(n, p.portion) + kRadixTile<K, Pairs> - 1) / kRadixTile<K, Pairs>;
+  return p;
+}
+
+}  // namespace detail
+
 /// Bytes of temporary storage radix_sort_keys (value_bytes 0) or radix_sort_pairs with values
 /// of value_bytes needs for `n` keys of K, whatever bits are sorted (for Workspace::borrow):
-/// the digit counts and tile counters of every pass, a status word per digit per tile of
-/// kRadixTile<K, value_bytes != 0>, and an alternate buffer of keys and one of values.
+/// the digit counts, offsets and tile counters of every pass and portion, a status word per
+/// digit per tile of a portion, and an alternate buffer of keys and one of values.
 template <Element K>
 std::size_t radix_sort_workspace_bytes(std::size_t n, std::size_t value_bytes = 0) {
   if (n == 0) return 0;
-  const std::size_t tile = value_bytes ? kRadixTile<K, true> : kRadixTile<K>;
-  const auto tiles = static_cast<std::int64_t>((n + tile - 1) / tile);
-  return detail::radix_sort_layout(static_cast<std::int64_t>(n), tiles, detail::kRadixMaxPasses<K>, sizeof(K),
-                                   value_bytes)
+  const auto count = static_cast<std::int64_t>(n);
+  const detail::RadixPortions portions =
+      value_bytes ? detail::radix_portions<K, true>(count) : detail::radix_portions<K, false>(count);
+  return detail::radix_sort_layout(count, portions.tiles, detail::kRadixMaxPasses<K>, sizeof(K), value_bytes,
+                                   portions.count)
       .total_bytes;
 }
 
@@ -388,7 +427,8 @@ void launch_radix_sort(const Stream& stream, const Buffer<K>& keys_in, Buffer<K>
                        const char* algorithm) {
   const auto range = call_range<K>(algorithm);
   const RadixPasses passes = radix_passes(options.begin_bit, options.end_bit, static_cast<int>(8 * sizeof(K)), algorithm);
-  const std::int32_t n = checked_count(keys_in.size(), kRadixSortMaxCount, algorithm);
+  check_count(keys_in.size(), kRadixSortMaxCount, algorithm);
+  const auto n = static_cast<std::int64_t>(keys_in.size());
   if (n == 0) return;
   const auto count = static_cast<std::size_t>(n);
   check_size(keys_out.size(), count, algorithm, "keys output");
@@ -409,25 +449,38 @@ void launch_radix_sort(const Stream& stream, const Buffer<K>& keys_in, Buffer<K>
     return;
   }
   const Device device = stream.device();
-  const long long tiles = ceil_div(n, kRadixTile<K, Pairs>);
-  const RadixSortLayout layout = radix_sort_layout(n, tiles, passes.count, sizeof(K), Pairs ? sizeof(V) : 0);
+  const RadixPortions portions = radix_portions<K, Pairs>(n);
+  const RadixSortLayout layout =
+      radix_sort_layout(n, portions.tiles, passes.count, sizeof(K), Pairs ? sizeof(V) : 0, portions.count);
   Scratch scratch = acquire(workspace, stream, layout.total_bytes, algorithm);
   zero_bytes(stream, scratch.address(), layout.zeroed_bytes);
   const std::uint64_t base = scratch.address();
-  const auto bins = Buffer<std::uint32_t>::wrap(base + layout.bins, static_cast<std::size_t>(passes.count) * kRadixDigits,
-                                                device);
-  const auto status = Buffer<std::uint32_t>::wrap(base + layout.status, static_cast<std::size_t>(tiles) * kRadixDigits,
-                                                  device);
+  const std::size_t status_bytes = static_cast<std::size_t>(portions.tiles) * kRadixDigits * sizeof(std::uint32_t);
+  const auto status = Buffer<std::uint32_t>::wrap(base + layout.status, status_bytes / sizeof(std::uint32_t), device);
   auto alt_keys = Buffer<K>::wrap(base + layout.keys, count, device);
   auto alt_values = Buffer<V>::wrap(Pairs ? base + layout.values : base + layout.keys, count, device);
   const RadixBits<K> flip = options.descending ? kRadixKeyMask<K> : RadixBits<K>{0};
+  // Portion q's keys [q * portion, ...) of `whole`, and the offsets of pass p for portion q.
+  auto portion_of = [&](const auto& whole, std::int64_t q) {
+    using T = typename std::remove_cvref_t<decltype(whole)>::element_type;
+    const std::int64_t first = q * portions.portion;
+    return Buffer<T>::wrap(whole.data() + static_cast<std::uint64_t>(first) * sizeof(T),
+                           static_cast<std::size_t>(std::min(portions.portion, n - first)), device);
+  };
+  auto offsets_of = [&](int p, std::int64_t q) {
+    const auto at = (static_cast<std::size_t>(q) * passes.count + p) * kRadixDigits * sizeof(std::uint32_t);
+    return Buffer<std::uint32_t>::wrap(base + layout.bins + at, kRadixDigits, device);
+  };
 
   auto& k = radix_sort_kernels<Pairs, K, V>();
-  const std::int64_t vectors = n / kVectorLanes<K> + 1;
-  const int grid = streaming_grid(device, vectors, kRadixHistogramBlock, 4);
-  k.histogram.launch(stream, {.grid = grid, .block = kRadixHistogramBlock}, bins, keys_in, n, flip,
-                     static_cast<std::uint32_t>(passes.begin_bit), passes.count, passes.last_mask);
-  k.offsets.launch(stream, {.grid = passes.count, .block = kRadixDigits}, bins);
+  for (std::int64_t q = 0; q < portions.count; ++q) {  // every pass's digit counts, into portion 0's bins
+    const Buffer<K> keys = portion_of(keys_in, q);
+    const auto m = static_cast<std::int32_t>(keys.size());
+    const int grid = streaming_grid(device, m / kVectorLanes<K> + 1, kRadixHistogramBlock, 4);
+    k.histogram.launch(stream, {.grid = grid, .block = kRadixHistogramBlock}, offsets_of(0, 0), keys, m, flip,
+                       static_cast<std::uint32_t>(passes.begin_bit), passes.count, passes.last_mask);
+  }
+  k.offsets.launch(stream, {.grid = passes.count, .block = kRadixDigits}, offsets_of(0, 0));
 
   // Pass p writes the output when an even number of passes follow it, else the alternate
   // buffers, so that the last pass writes the output. A pass must not write what it reads:
@@ -445,14 +498,27 @@ void launch_radix_sort(const Stream& stream, const Buffer<K>& keys_in, Buffer<K>
     Buffer<V>& dst_values = Pairs && to_output ? *values_out : alt_values;
     const bool last = p == passes.count - 1;
     const std::uint32_t mask = last ? passes.last_mask : kRadixDigits - 1;
-    const auto counter = Buffer<std::uint32_t>::wrap(base + layout.counters + 4 * static_cast<std::size_t>(p), 1, device);
-    const auto offsets = Buffer<std::uint32_t>::wrap(base + layout.bins + 4 * static_cast<std::size_t>(p) * kRadixDigits,
-                                                     kRadixDigits, device);
-    const LaunchConfig config{
-        .grid = tiles, .block = kRadixBlock, .shared_bytes = radix_onesweep_shared_bytes<Pairs, K, V>};
-    k.onesweep.launch(stream, config, dst_keys, *src_keys, dst_values, *src_values, n,
-                      static_cast<std::uint32_t>(passes.begin_bit + p * kRadixBits), mask, flip,
-                      static_cast<std::uint32_t>(p & 1), counter, status, offsets);
+    for (std::int64_t q = 0; q < portions.count; ++q) {
+      // One portion: the passes alternate the status flags' parity and need no zeroing in
+      // between. Several: a launch may span more tiles than the one before, whose words from
+      // two launches back would read as its own; the status is zeroed before each launch.
+      if (portions.count > 1 && (p > 0 || q > 0)) zero_bytes(stream, status.data(), status_bytes);
+      const std::uint32_t parity = portions.count > 1 ? 0u : static_cast<std::uint32_t>(p & 1);
+      const std::size_t launch = static_cast<std::size_t>(p) * portions.count + q;
+      const auto counter = Buffer<std::uint32_t>::wrap(base + layout.counters + 4 * launch, 1, device);
+      const bool has_next = q + 1 < portions.count;
+      const Buffer<K> keys = portion_of(*src_keys, q);
+      Buffer<V> values;  // keys alone: unused
+      if constexpr (Pairs) values = portion_of(*src_values, q);
+      const auto m = static_cast<std::int32_t>(keys.size());
+      const LaunchConfig config{.grid = (m + kRadixTile<K, Pairs> - 1) / kRadixTile<K, Pairs>,
+                                .block = kRadixBlock,
+                                .shared_bytes = radix_onesweep_shared_bytes<Pairs, K, V>};
+      k.onesweep.launch(stream, config, dst_keys, keys, dst_values, Pairs ? values : alt_values, m,
+                        static_cast<std::uint32_t>(passes.begin_bit + p * kRadixBits), mask, flip, parity, counter,
+                        status, offsets_of(p, q), offsets_of(p, has_next ? q + 1 : q),
+                        static_cast<std::uint32_t>(has_next));
+    }
     src_keys = &dst_keys;
     src_values = &dst_values;
   }
@@ -506,12 +572,11 @@ struct StructPairsLayout {
 };
 template <class K>
 StructPairsLayout struct_pairs_layout(std::size_t n, std::size_t value_bytes, bool in_place) {
-  auto aligned = [](std::size_t b) { return (b + 255) / 256 * 256; };
   StructPairsLayout l;
-  l.sorted_index = aligned(n * sizeof(std::int32_t));
-  l.values = l.sorted_index + aligned(n * sizeof(std::int32_t));
-  l.sort = l.values + (in_place ? aligned(n * value_bytes) : 0);
-  l.total_bytes = l.sort + aligned(radix_sort_workspace_bytes<K>(n, sizeof(std::int32_t)));
+  l.sorted_index = align_workspace(n * sizeof(std::int32_t));
+  l.values = l.sorted_index + align_workspace(n * sizeof(std::int32_t));
+  l.sort = l.values + (in_place ? align_workspace(n * value_bytes) : 0);
+  l.total_bytes = l.sort + align_workspace(radix_sort_workspace_bytes<K>(n, sizeof(std::int32_t)));
   return l;
 }
 
@@ -528,13 +593,15 @@ std::size_t radix_sort_struct_pairs_workspace_bytes(std::size_t n, bool in_place
 /// a radix sort of (key, input position) pairs, then a gather of the values by the sorted
 /// positions (permutation_iterator), so that each value is read and written once whatever
 /// its size. `values_out` may be `values_in` (the values are then gathered from a copy).
+/// At most 2^31 - 1 keys (the positions are i32).
 /// Temporary storage (radix_sort_struct_pairs_workspace_bytes) comes from `workspace`.
 template <Element K, StructElement S>
 void radix_sort_pairs(const Stream& stream, const Buffer<K>& keys_in, Buffer<K>& keys_out, const Buffer<S>& values_in,
                       Buffer<S>& values_out, const RadixSortOptions& options = {}, const Workspace& workspace = {}) {
   const char* name = "radix_sort_pairs";
   const auto range = detail::call_range<K>(name);
-  const std::int32_t n = detail::checked_count(keys_in.size(), kRadixSortMaxCount, name);
+  // The input positions it sorts by key are i32.
+  const std::int32_t n = detail::checked_count(keys_in.size(), std::numeric_limits<std::int32_t>::max(), name);
   detail::radix_passes(options.begin_bit, options.end_bit, static_cast<int>(8 * sizeof(K)), name);  // checks the bits
   if (n == 0) return;
   const auto count = static_cast<std::size_t>(n);
@@ -553,8 +620,7 @@ void radix_sort_pairs(const Stream& stream, const Buffer<K>& keys_in, Buffer<K>&
   auto index = Buffer<std::int32_t>::wrap(base + layout.index, count, device);
   auto sorted_index = Buffer<std::int32_t>::wrap(base + layout.sorted_index, count, device);
   const DeviceMemory sort_memory = DeviceMemory::wrap(base + layout.sort, layout.total_bytes - layout.sort, device);
-  auto copy = [](const auto& x) { return x; };
-  transform(stream, counting_iterator(std::int32_t{0}), count, index, copy);
+  transform(stream, counting_iterator(std::int32_t{0}), count, index, identity{});
   radix_sort_pairs(stream, keys_in, keys_out, index, sorted_index, options, Workspace::borrow(sort_memory));
   const Buffer<S>* from = &values_in;
   Buffer<S> copied;
@@ -563,7 +629,7 @@ void radix_sort_pairs(const Stream& stream, const Buffer<K>& keys_in, Buffer<K>&
     detail::copy_bytes(stream, copied.data(), values_in.data(), count * sizeof(S));
     from = &copied;
   }
-  transform(stream, permutation_iterator(*from, sorted_index), count, values_out, copy);
+  transform(stream, permutation_iterator(*from, sorted_index), count, values_out, identity{});
 }
 
 }  // namespace cutlet::algorithms

@@ -14,8 +14,10 @@
 #include "cutlet/algorithms/detail/launch_shape.h"
 #include "cutlet/algorithms/detail/radix_digits.h"
 #include "cutlet/algorithms/detail/sorted_search.h"
+#include "cutlet/algorithms/detail/workspace_alignment.h"
 #include "cutlet/algorithms/element.h"
 #include "cutlet/algorithms/iterators.h"
+#include "cutlet/algorithms/operators.h"
 #include "cutlet/algorithms/radix_sort.h"
 #include "cutlet/algorithms/transform.h"
 #include "cutlet/algorithms/workspace.h"
@@ -30,6 +32,9 @@ namespace cutlet::algorithms {
 
 /// Threads per block of the segmented sort's labelling kernel.
 inline constexpr int kSegmentedSortBlock = 256;
+/// The most keys, and segments, the segmented sorts take (their kernels hold positions and
+/// segment numbers in i32, with room for a grid's stride past the end).
+inline constexpr std::int64_t kSegmentedRadixSortMaxCount = (std::int64_t{1} << 30) - 1;
 
 namespace detail {
 
@@ -76,18 +81,17 @@ struct SegmentedSortLayout {
 };
 template <class K>
 SegmentedSortLayout segmented_sort_layout(std::size_t n) {
-  auto aligned = [](std::size_t b) { return (b + 255) / 256 * 256; };
   using U = RadixBits<K>;
   SegmentedSortLayout l;
-  l.sorted_bits = aligned(n * sizeof(U));
-  l.group = l.sorted_bits + aligned(n * sizeof(U));
-  l.sorted_group = l.group + aligned(n * 4);
-  l.index = l.sorted_group + aligned(n * 4);
-  l.sorted_index = l.index + aligned(n * 4);
-  l.sorts = l.sorted_index + aligned(n * 4);
+  l.sorted_bits = align_workspace(n * sizeof(U));
+  l.group = l.sorted_bits + align_workspace(n * sizeof(U));
+  l.sorted_group = l.group + align_workspace(n * 4);
+  l.index = l.sorted_group + align_workspace(n * 4);
+  l.sorted_index = l.index + align_workspace(n * 4);
+  l.sorts = l.sorted_index + align_workspace(n * 4);
   const std::size_t sorts = std::max(radix_sort_workspace_bytes<U>(n, sizeof(std::int32_t)),
                                      radix_sort_workspace_bytes<std::uint32_t>(n, sizeof(std::int32_t)));
-  l.total_bytes = l.sorts + aligned(sorts);
+  l.total_bytes = l.sorts + align_workspace(sorts);
   return l;
 }
 
@@ -100,11 +104,11 @@ void launch_segmented_sort(const Stream& stream, const Buffer<K>& keys_in, Buffe
   using U = RadixBits<K>;
   const auto range = call_range<K>(algorithm);
   radix_passes(options.begin_bit, options.end_bit, static_cast<int>(8 * sizeof(K)), algorithm);  // checks the bits
-  const std::int32_t n = checked_count(keys_in.size(), kRadixSortMaxCount, algorithm);
+  const std::int32_t n = checked_count(keys_in.size(), kSegmentedRadixSortMaxCount, algorithm);
   if (offsets.size() == 0)
     throw Error(std::string("cutlet::algorithms::") + algorithm +
                 ": the offsets buffer is empty; give num_segments + 1 offsets (a single segment: {0, n})");
-  const std::int32_t segments = checked_count(offsets.size() - 1, kRadixSortMaxCount, algorithm, "segments");
+  const std::int32_t segments = checked_count(offsets.size() - 1, kSegmentedRadixSortMaxCount, algorithm, "segments");
   if (n == 0) return;
   const auto count = static_cast<std::size_t>(n);
   check_size(keys_out.size(), count, algorithm, "keys output");
@@ -145,12 +149,11 @@ void launch_segmented_sort(const Stream& stream, const Buffer<K>& keys_in, Buffe
   const int end_bit = options.end_bit < 0 ? static_cast<int>(8 * sizeof(K)) : options.end_bit;
   radix_sort_pairs(stream, bits, sorted_bits, index, sorted_index,
                    RadixSortOptions{.begin_bit = options.begin_bit, .end_bit = end_bit}, sorts);
-  auto copy = [](const auto& x) { return x; };
-  transform(stream, permutation_iterator(group, sorted_index), count, sorted_group, copy);
+  transform(stream, permutation_iterator(group, sorted_index), count, sorted_group, identity{});
   const int group_bits = std::bit_width(static_cast<std::uint32_t>(segments) + 1u);
   radix_sort_pairs(stream, sorted_group, group, sorted_index, index, RadixSortOptions{.end_bit = group_bits}, sorts);
-  transform(stream, permutation_iterator(keys_in, index), count, keys_out, copy);
-  if constexpr (Pairs) transform(stream, permutation_iterator(*values_in, index), count, *values_out, copy);
+  transform(stream, permutation_iterator(keys_in, index), count, keys_out, identity{});
+  if constexpr (Pairs) transform(stream, permutation_iterator(*values_in, index), count, *values_out, identity{});
 }
 
 }  // namespace detail
@@ -166,7 +169,7 @@ void launch_segmented_sort(const Stream& stream, const Buffer<K>& keys_in, Buffe
 /// outside every segment all taken as equal), then by segment, and a gather of the keys (about
 /// the cost of two radix sorts of n pairs, whatever the segments). Queued on `stream` without
 /// host synchronization. `keys_out` holds at least n keys and does not overlap `keys_in`; all
-/// buffers of the stream's device. At most kRadixSortMaxCount keys and segments. Temporary
+/// buffers of the stream's device. At most kSegmentedRadixSortMaxCount keys and segments. Temporary
 /// storage (segmented_radix_sort_workspace_bytes) comes from `workspace`. Throws cutlet::Error
 /// for bad arguments.
 template <Element K>

@@ -8,10 +8,15 @@
 namespace cutlet::algorithms::detail {
 
 /// Byte offsets in a radix sort's temporary storage, each 256-byte aligned:
-/// - `bins`: passes x 256 u32, the keys' digit counts of each pass, then their exclusive sums;
-/// - `counters`: passes u32 tile counters, the order in which blocks take tiles in each pass;
-/// - `status`: tiles x 256 u32, each tile's count (or inclusive prefix) of each digit, with its
-///   flag in the top two bits, shared by all passes (their flags alternate between passes);
+/// - `bins`: portions x passes x 256 u32: portion 0's are the keys' digit counts of each
+///   pass, then their exclusive sums (where each digit's keys start in the output); portion
+///   q's (q > 0) are those starts for the keys of portion q, which the last tile of portion
+///   q - 1 writes;
+/// - `counters`: passes x portions u32 tile counters, the order in which blocks take tiles in
+///   each launch;
+/// - `status`: tiles x 256 u32 (the tiles of one portion), each tile's count (or inclusive
+///   prefix) of each digit, with its flag in the top two bits, shared by all launches (their
+///   flags alternate between passes while there is one portion);
 /// - `keys` and `values`: the alternate buffers the passes write between input and output
 ///   (values_bytes 0 when sorting keys alone).
 /// The first `zeroed_bytes` (bins, counters, status) must be zero before each sort.
@@ -37,8 +42,8 @@ struct RadixPasses {
 RadixPasses radix_passes(int begin_bit, int end_bit, int key_bits, const char* algorithm);
 
 /// The layout for `n` (> 0) keys of `key_bytes` and values of `value_bytes` (0: none), sorted
-/// in `passes` (> 0) passes over `tiles` tiles.
+/// in `passes` (> 0) passes over `portions` (> 0) portions of at most `tiles` tiles each.
 RadixSortLayout radix_sort_layout(std::int64_t n, std::int64_t tiles, int passes, std::size_t key_bytes,
-                                  std::size_t value_bytes);
+                                  std::size_t value_bytes, std::int64_t portions = 1);
 
 }  // namespace cutlet::algorithms::detail
