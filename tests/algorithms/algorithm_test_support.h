@@ -5,7 +5,6 @@
 #include <cutlet/algorithms.h>
 #include <cutlet/cutlet.h>
 
-#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -44,19 +43,10 @@ inline std::vector<std::uint64_t> random_words(std::size_t n, std::uint64_t seed
   return v;
 }
 
-/// The tiles of a test of many tiles: `gpu_tiles` on a GPU, which runs them at once, so that
-/// look-backs walk far and meet every flag; at most 12 on the CPU device, whose few workers
-/// take blocks nearly in order (there the tiles' count matters less than their boundaries,
-/// and each costs thousands of times what it does on a GPU).
-inline std::size_t many_tiles(std::size_t gpu_tiles) {
-  return Device::cpu_selected() ? std::min<std::size_t>(gpu_tiles, 12) : gpu_tiles;
-}
-
 /// Sizes 0, 1, small odd ones, one below, at and above each multiple k * `tile` for k in
-/// {1, 2, 3}, an odd count of several tiles, and one that fills many_tiles(large_tiles)
-/// tiles plus an odd remainder: every full/partial tile case and every vector tail.
+/// {1, 2, 3}, an odd count of several tiles, and one that fills `large_tiles` tiles plus an
+/// odd remainder: every full/partial tile case and every vector tail.
 inline std::vector<std::size_t> boundary_sizes(std::size_t tile, std::size_t large_tiles) {
-  large_tiles = many_tiles(large_tiles);
   std::set<std::size_t> s{0, 1, 2, 3, 5, 7, 31, 32, 33, 255, 256, 257};
   for (std::size_t k = 1; k <= 3; ++k)
     for (long d : {-1L, 0L, 1L}) s.insert(static_cast<std::size_t>(static_cast<long>(k * tile) + d));
@@ -119,6 +109,18 @@ void for_each_element_type(F&& f) {
   f.template operator()<std::uint32_t>();
   f.template operator()<std::int64_t>();
   f.template operator()<std::uint64_t>();
+}
+
+/// As for_each_element_type, for the 8- and 16-bit element types (half, bf16, i8, u8, i16,
+/// u16).
+template <class F>
+void for_each_narrow_element_type(F&& f) {
+  f.template operator()<half>();
+  f.template operator()<bfloat16>();
+  f.template operator()<std::int8_t>();
+  f.template operator()<std::uint8_t>();
+  f.template operator()<std::int16_t>();
+  f.template operator()<std::uint16_t>();
 }
 
 /// The element type's name, for messages.
