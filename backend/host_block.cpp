@@ -441,10 +441,33 @@ extern "C" std::uint64_t cutlet_host_warp(std::uint32_t op, std::uint32_t mask, 
   return t.result;
 }
 
-extern "C" std::uint64_t cutlet_host_lanes(std::uint32_t op, const std::uint64_t* values, std::uint32_t width,
-                                           std::uint32_t lane, std::uint32_t group) {
+extern "C" void cutlet_host_lanes(std::uint32_t op, std::uint64_t* values, std::uint32_t width, std::uint32_t group) {
+  using cutlet::backend::HostWarpOp;
   if (width < 32) group &= (1u << width) - 1;
-  return cutlet::backend::warp_result(static_cast<HostWarpOp>(op), values, group, lane, width, 0, ~0u);
+  const auto warp_op = static_cast<HostWarpOp>(op);
+  std::uint64_t results[32];
+  if (warp_op == HostWarpOp::MatchAny) {
+    // Each set of equal values once: its lanes are each one's result.
+    std::uint32_t left = group;
+    while (left) {
+      const std::uint64_t v = values[std::countr_zero(left)];
+      std::uint32_t same = 0;
+      for (std::uint32_t l = 0; l < width; ++l)
+        if ((group >> l & 1) && values[l] == v) same |= 1u << l;
+      for (std::uint32_t l = 0; l < width; ++l)
+        if (same >> l & 1) results[l] = same;
+      left &= ~same;
+    }
+  } else if (warp_op == HostWarpOp::MatchAll) {
+    for (std::uint32_t l = 0; l < width; ++l)
+      if (group >> l & 1) results[l] = cutlet::backend::warp_result(warp_op, values, group, l, width, 0, ~0u);
+  } else {
+    // Votes and reductions: one result for the whole warp.
+    const std::uint64_t r = cutlet::backend::warp_result(warp_op, values, group, 0, width, 0, ~0u);
+    for (std::uint32_t l = 0; l < width; ++l) results[l] = r;
+  }
+  for (std::uint32_t l = 0; l < width; ++l)
+    if (group >> l & 1) values[l] = results[l];
 }
 
 namespace cutlet::backend {

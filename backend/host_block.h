@@ -108,10 +108,10 @@ std::uint32_t cutlet_host_barrier_reduce(std::uint32_t kind, std::uint32_t pred)
 /// exited has arrived, and returns this lane's result.
 std::uint64_t cutlet_host_warp(std::uint32_t op, std::uint32_t mask, std::uint64_t value, std::uint32_t arg);
 /// Warp collective `op` (a vote, match or redux; HostWarpOp) over the lanes of `group` (bits)
-/// of a warp of `width` lanes whose values (zero-extended) are `values`, for its lane
-/// `lane`: for kernels run in phases (host_phases.h), which need no fibers.
-std::uint64_t cutlet_host_lanes(std::uint32_t op, const std::uint64_t* values, std::uint32_t width, std::uint32_t lane,
-                                std::uint32_t group);
+/// of a warp of `width` lanes whose values (zero-extended) are `values`: replaces each value
+/// of a lane in `group` with that lane's result, the others left as they are. For kernels run
+/// in phases (host_phases.h), which need no fibers: one call a warp.
+void cutlet_host_lanes(std::uint32_t op, std::uint64_t* values, std::uint32_t width, std::uint32_t group);
 /// A failed assert_ in a kernel run in phases: records it, with the thread whose state
 /// (kHostThreadStateWords words) is `thread`, for host_phases_failure().
 void cutlet_host_phases_assert_fail(const char* message, const char* file, std::uint32_t line, const std::uint32_t* thread);

@@ -9,8 +9,11 @@
 #include <set>
 #include <span>
 
+#include <llvm/Analysis/ValueTracking.h>
 #include <llvm/IR/Constants.h>
+#include <llvm/IR/Instructions.h>
 #include <llvm/IR/Metadata.h>
+#include <llvm/Transforms/Utils/CodeExtractor.h>
 
 #include "cutlet/error.h"
 #include "debug_info.h"
@@ -280,6 +283,7 @@ class PhaseLowering {
 
     region(c_.fn.body());
     b_.CreateRet(b_.getInt32(0));
+    outline_thread_loops();
 
     c_.module.addModuleFlag(llvm::Module::Warning, kScratchFlag, static_cast<std::uint32_t>(scratch_bytes_));
     c_.module.addModuleFlag(llvm::Module::Warning, kExchangeFlag, static_cast<std::uint32_t>(2 * exchange_bytes_));
@@ -363,6 +367,7 @@ class PhaseLowering {
   /// `body(t)` with t the thread's linear index and the thread state set. `scalar`: the
   /// loop is bookkeeping (keep_scalar).
   void thread_loop(const std::function<void(llvm::Value*)>& body, bool scalar = true) {
+    llvm::BasicBlock* last = &c_.kernel->back();
     std::function<void(int, llvm::Value*)> loop = [&](int dim, llvm::Value* outer) {
       llvm::BasicBlock* pre = b_.GetInsertBlock();
       llvm::BasicBlock* header = block("thread." + std::to_string(dim));
@@ -396,6 +401,49 @@ class PhaseLowering {
       b_.SetInsertPoint(after);
     };
     loop(2, b_.getInt32(0));
+    // The loop's blocks: those made since `last`, less the one it exits to (made last).
+    if (seg_.count() > 1) {
+      std::vector<llvm::BasicBlock*> blocks;
+      for (auto it = std::next(last->getIterator()); &*it != b_.GetInsertBlock(); ++it) blocks.push_back(&*it);
+      thread_loops_.push_back(std::move(blocks));
+    }
+  }
+
+  /// Moves each loop over the threads of a kernel that waits into a function of its own.
+  /// LLVM's loop passes ask, of each loop, which conditions guard its entry, and climb the
+  /// chain of the loops before it for the answer: one function of many phases cost time
+  /// quadratic in their number (minutes for a sort's kernels). The phases' function calls
+  /// them in turn, none inlined; its stack memory they use (the thread state, accumulators)
+  /// each takes as a noalias argument, so that LLVM keeps it in registers as before. A kernel
+  /// of a few phases stays whole: it compiles fast, and LLVM sees its phases together.
+  void outline_thread_loops() {
+    constexpr std::size_t kFewPhases = 24;
+    if (thread_loops_.size() <= kFewPhases) return;
+    llvm::CodeExtractorAnalysisCache cache(*c_.kernel);
+    for (const std::vector<llvm::BasicBlock*>& blocks : thread_loops_) {
+      const bool returns = std::any_of(blocks.begin(), blocks.end(),
+                                       [](llvm::BasicBlock* bb) { return llvm::isa<llvm::ReturnInst>(bb->getTerminator()); });
+      if (returns) continue;  // an assert_ that stops the block
+      llvm::CodeExtractor extractor(blocks, nullptr, false, nullptr, nullptr, nullptr, false, false, nullptr, "phase");
+      if (!extractor.isEligible()) continue;
+      llvm::Function* phase = extractor.extractCodeRegion(cache);
+      if (!phase) continue;
+      phase->addFnAttr(llvm::Attribute::NoInline);
+      phase->addFnAttr(llvm::Attribute::NoUnwind);
+      // The kernel's own memory (the thread state, accumulators) reaches the loop only
+      // through its argument: no store through another pointer touches it.
+      auto* call = llvm::cast<llvm::CallInst>(*phase->user_begin());
+      for (unsigned i = 0; i < call->arg_size(); ++i) {
+        auto* memory = llvm::dyn_cast<llvm::AllocaInst>(call->getArgOperand(i));
+        if (!memory) continue;
+        bool once = true;
+        for (unsigned j = 0; j < call->arg_size(); ++j)
+          if (j != i && call->getArgOperand(j)->getType()->isPointerTy() &&
+              llvm::getUnderlyingObject(call->getArgOperand(j)) == memory)
+            once = false;
+        if (once) phase->addParamAttr(i, llvm::Attribute::NoAlias);
+      }
+    }
   }
 
   /// for i in [0, count): body(i), with no thread state (over warps, or a reduction).
@@ -768,7 +816,8 @@ class PhaseLowering {
     slots_[inst.results[0]] = out;
   }
 
-  /// Votes, match and redux: cutlet_host_lanes over the warp's values, widened to 64 bits.
+  /// Votes, match and redux: cutlet_host_lanes over each warp's values, widened to 64 bits,
+  /// which it replaces with the lanes' results.
   void lanes_op(const ir::Instruction& inst) {
     const HostWarpOp op = host_warp_op(c_.fn, inst);
     const ir::ValueId value = inst.operands[0];  // the pred or value
@@ -778,14 +827,14 @@ class PhaseLowering {
       const unsigned bits = v->getType()->getPrimitiveSizeInBits();
       store(wide, t, b_.CreateZExt(b_.CreateBitCast(v, b_.getIntNTy(bits)), b_.getInt64Ty()));
     });
+    index_loop(warps_, [&](llvm::Value* w) {
+      const Lanes lanes = lanes_of(b_.CreateShl(w, 5));
+      host_call(c_, "cutlet_host_lanes", b_.getVoidTy(),
+                {b_.getInt32(static_cast<std::uint32_t>(op)), address(wide, lanes.first), lanes.width, group(lanes)});
+    });
     const ir::ValueId r = inst.results[0];
     Slot out = new_slot(c_.type_of(r));
-    thread_loop([&](llvm::Value* t) {
-      const Lanes w = lanes_of(t);
-      llvm::Value* x = host_call(c_, "cutlet_host_lanes", b_.getInt64Ty(),
-                                 {b_.getInt32(static_cast<std::uint32_t>(op)), address(wide, w.first), w.width, w.lane, group(w)});
-      store(out, t, b_.CreateTrunc(x, c_.type_of(r)));
-    });
+    thread_loop([&](llvm::Value* t) { store(out, t, b_.CreateTrunc(load(wide, t), c_.type_of(r))); });
     slots_[r] = out;
   }
 
@@ -1012,6 +1061,7 @@ class PhaseLowering {
   std::vector<std::unique_ptr<HostExchange>> scatters_;  ///< exchanges whose results no loop read yet
   std::vector<const ir::Instruction*> pending_;  ///< shuffles whose values no loop computed yet
   std::vector<std::string> errors_;
+  std::vector<std::vector<llvm::BasicBlock*>> thread_loops_;  ///< the blocks of each loop over the threads
 };
 
 }  // namespace
