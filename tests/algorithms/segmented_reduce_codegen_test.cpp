@@ -4,7 +4,9 @@
 // through shared memory.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
+#include <utility>
 
 #include "algorithms/algorithm_test_support.h"
 #include "filecheck_support.h"
@@ -78,6 +80,34 @@ TEST(AlgorithmsSegmentedReduceCodegen, WarpKernelForShortSegments) {
   // The threshold is one warp tile of 16-byte vectors.
   EXPECT_EQ(alg::kSegmentedReduceWarpMean<float>, 512);
   EXPECT_EQ(alg::kSegmentedReduceWarpMean<double>, 256);
+}
+
+/// 16 bytes: a float score, an index and a count (one 16-byte load).
+struct Scored {
+  float score;
+  std::int32_t index;
+  std::uint64_t count;
+};
+
+TEST(AlgorithmsSegmentedReduceCodegen, StructsLoadWholeAndIteratorsInline) {
+  // Structs of 16 bytes: one 16-byte load each, the operator inlined, stores of the words.
+  auto best = [](Struct<Scored> a, Struct<Scored> b) {
+    Struct<Scored> r = select(a[&Scored::score] >= b[&Scored::score], a, b);
+    r.set(&Scored::count, a[&Scored::count] + b[&Scored::count]);
+    return r;
+  };
+  auto& structs = alg::segmented_reduce_iterator_kernels<alg::StructBufferIterator<Scored>, decltype(best)>();
+  for (auto* k : {&structs.block.compile()->ptx, &structs.warp.compile()->ptx})
+    expect_filecheck(*k, std::string("CHECK: .visible .entry cutlet_segmented_reduce_{{block|warp}}_iterator_struct16(\n") +
+                             kNoCallNoAtomic + "CHECK: ld.global.v4.u32\n" + kNoCallNoAtomic + "CHECK: shfl.sync.down\n" +
+                             kNoCallNoAtomic + "CHECK: st.global\n" + kNoCallNoAtomic + "CHECK: ret;\n");
+  // A transform iterator: its operator traced into the kernel, no call.
+  using Squares = decltype(alg::transform_iterator(std::declval<const Buffer<std::int32_t>&>(),
+                                                   [](i32 x) { return cast<std::int64_t>(x) * cast<std::int64_t>(x); }));
+  auto& squares = alg::segmented_reduce_iterator_kernels<Squares, alg::plus>();
+  expect_filecheck(squares.block.compile()->ptx, std::string("CHECK: .visible .entry cutlet_segmented_reduce_block_iterator_i64(\n") +
+                                                     kNoCallNoAtomic + "CHECK: ld.global{{.*}}.u32\n" +
+                                                     "CHECK: mul{{.*}}\n" + kNoCallNoAtomic + "CHECK: bar.sync\n");
 }
 
 }  // namespace

@@ -26,7 +26,8 @@ template <class F>
 concept Flag = Element<F>;
 
 /// A user struct an algorithm takes as its element where its documentation says so (reduce,
-/// the scans and the merge sorts over a Buffer<S>, transform and permutation_iterator): a
+/// segmented_reduce, the scans and the merge sorts over a Buffer<S>, transform and
+/// permutation_iterator): a
 /// StructValue (a KernelStruct of whole 32-bit words) that is not one of the language's
 /// scalars. In a kernel it is a Struct<S> value, read and built field by field.
 template <class S>

@@ -7,14 +7,19 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "cutlet/algorithms/detail/call_range.h"
+#include "cutlet/algorithms/detail/held.h"
 #include "cutlet/algorithms/detail/host_checks.h"
+#include "cutlet/algorithms/detail/iterator_kernel.h"
 #include "cutlet/algorithms/detail/maybe.h"
 #include "cutlet/algorithms/detail/tree.h"
 #include "cutlet/algorithms/detail/warp_block.h"
 #include "cutlet/algorithms/element.h"
+#include "cutlet/algorithms/iterators.h"
 #include "cutlet/jit/kernel.h"
 #include "cutlet/language/control.h"
 #include "cutlet/language/index.h"
@@ -38,6 +43,12 @@ inline constexpr int kSegmentedReduceUnroll = 4;
 template <Element T>
 inline constexpr std::int64_t kSegmentedReduceWarpMean =
     std::int64_t{32} * kSegmentedReduceUnroll * detail::kVectorLanes<T>;
+/// Elements of an iterator (or structs of a buffer) each thread or lane reads per tile, one at
+/// a time, all before combining any.
+inline constexpr int kSegmentedReduceIteratorItems = 4;
+/// Over an iterator or structs, segments whose mean length is at most this many elements are
+/// reduced a warp per segment (one warp tile), longer ones a block per segment.
+inline constexpr std::int64_t kSegmentedReduceIteratorWarpMean = std::int64_t{32} * kSegmentedReduceIteratorItems;
 /// The most elements segmented_reduce takes (its i32 indices reach a vector past a segment's
 /// end), and the most segments.
 inline constexpr std::int64_t kSegmentedReduceMaxCount = std::numeric_limits<std::int32_t>::max() - (1 << 16);
@@ -149,6 +160,128 @@ void segmented_reduce_warp_body(const Ptr<T>& out, const Ptr<T>& in, const Ptr<s
   });
 }
 
+/// What `rank` (of `Threads` threads that share segment [begin, end) of iterator It, whose
+/// parameters are `p`) reduces of it: elements begin + rank, begin + rank + Threads, ... read
+/// one at a time, kSegmentedReduceIteratorItems of them in flight, the last tile's with bounds
+/// checks. T may be a struct (It reads Struct<T> values).
+template <int Threads, class T, class Op, class It>
+Maybe<T> segment_share_iterator(const Op& op, const typename It::Params& p, const i32& begin, const i32& end,
+                                const i32& rank) {
+  constexpr int U = kSegmentedReduceIteratorItems;
+  constexpr int kTile = Threads * U;
+  HeldVar<T> acc;
+  Var<bool> has = false;
+  auto add = [&](const Value<bool>& present, const held_t<T>& s) {
+    acc = select(present, select(has.get(), call_op<T>(op, acc.get(), s), s), acc.get());
+    has = has.get() | present;
+  };
+  auto item = [&](const i32& i) { return held_t<T>(It::read(p, cast<std::int64_t>(i))); };
+  i32 full_tiles = max(end - begin, 0) / kTile;
+  for_range(0, full_tiles, [&](i32 t) {
+    i32 first = begin + t * kTile + rank;
+    std::vector<held_t<T>> values;
+    for (int u = 0; u < U; ++u) values.push_back(item(first + u * Threads));
+    add(Value<bool>(true), tree_reduce<T>(op, values));
+  });
+  i32 rest = begin + full_tiles * kTile + rank;
+  std::vector<Value<bool>> there;
+  std::vector<HeldVar<T>> items(static_cast<std::size_t>(U));
+  for (int u = 0; u < U; ++u) {
+    there.push_back(rest + u * Threads < end);
+    if_(there.back(), [&] { items[static_cast<std::size_t>(u)] = item(rest + u * Threads); });
+  }
+  for (int u = 0; u < U; ++u) add(there[static_cast<std::size_t>(u)], items[static_cast<std::size_t>(u)].get());
+  return Maybe<T>{acc.get(), has.get()};
+}
+
+/// segmented_reduce_block_body over iterator It (T a struct: out as its words).
+template <class T, class Op, class It>
+void segmented_reduce_iterator_block_body(const Ptr<storage_t<T>>& out, const typename It::Params& p,
+                                          const Ptr<std::int32_t>& begin_offsets, const Ptr<std::int32_t>& end_offsets,
+                                          const param_t<T>& init) {
+  const Op op{};
+  i32 segment = block_idx().x;
+  i32 tid = thread_idx().x;
+  i32 begin = begin_offsets[segment];
+  i32 end = end_offsets[segment];
+  Maybe<T> mine = segment_share_iterator<kSegmentedReduceBlock, T, Op, It>(op, p, begin, end, tid);
+  Maybe<T> total = block_reduce<kSegmentedReduceBlock, T>(op, mine);
+  if_(tid == 0, [&] { store_held<T>(out, segment, select(total.present, call_op<T>(op, init, total.value), init)); });
+}
+
+/// segmented_reduce_warp_body over iterator It (T a struct: out as its words).
+template <class T, class Op, class It>
+void segmented_reduce_iterator_warp_body(const Ptr<storage_t<T>>& out, const typename It::Params& p,
+                                         const Ptr<std::int32_t>& begin_offsets, const Ptr<std::int32_t>& end_offsets,
+                                         const i32& num_segments, const param_t<T>& init) {
+  const Op op{};
+  constexpr int kWarps = kSegmentedReduceBlock / warp_size;
+  i32 tid = thread_idx().x;
+  i32 lane = tid & 31;
+  i32 segment = block_idx().x * kWarps + (tid >> 5);
+  if_(segment < num_segments, [&] {
+    i32 begin = begin_offsets[segment];
+    i32 end = end_offsets[segment];
+    Maybe<T> mine = segment_share_iterator<warp_size, T, Op, It>(op, p, begin, end, lane);
+    Maybe<T> total = warp_reduce<false, T>(op, mine);
+    if_(lane == 0, [&] { store_held<T>(out, segment, select(total.present, call_op<T>(op, init, total.value), init)); });
+  });
+}
+
+/// out[s] = init for s < num_segments: segmented_reduce where the input is empty (every
+/// segment is), without the iterator, whose buffers may be empty too.
+template <class T>
+void segmented_reduce_init_body(const Ptr<storage_t<T>>& out, const i32& num_segments, const param_t<T>& init) {
+  i32 segment = block_idx().x * kSegmentedReduceBlock + thread_idx().x;
+  if_(segment < num_segments, [&] { store_held<T>(out, segment, init); });
+}
+
+/// The kernels of segmented_reduce over iterator It for (T, Op): (out, begin_offsets,
+/// end_offsets, [num_segments,] init, It's parameters...).
+template <class T, class Op, class It>
+struct SegmentedReduceIteratorKernels {
+  static auto make_block() {
+    return with_params<typename It::Params>([]<class... P>() {
+      return cutlet::kernel(
+          [](Ptr<storage_t<T>> out, Ptr<std::int32_t> begin_offsets, Ptr<std::int32_t> end_offsets, param_t<T> init,
+             P... p) {
+            segmented_reduce_iterator_block_body<T, Op, It>(out, typename It::Params{p...}, begin_offsets, end_offsets,
+                                                            init);
+          },
+          {.name = std::string("cutlet_segmented_reduce_block_iterator_") + held_name<T>()});
+    });
+  }
+  static auto make_warp() {
+    return with_params<typename It::Params>([]<class... P>() {
+      return cutlet::kernel(
+          [](Ptr<storage_t<T>> out, Ptr<std::int32_t> begin_offsets, Ptr<std::int32_t> end_offsets, i32 num_segments,
+             param_t<T> init, P... p) {
+            segmented_reduce_iterator_warp_body<T, Op, It>(out, typename It::Params{p...}, begin_offsets, end_offsets,
+                                                           num_segments, init);
+          },
+          {.name = std::string("cutlet_segmented_reduce_warp_iterator_") + held_name<T>()});
+    });
+  }
+  decltype(make_block()) block = make_block();
+  decltype(make_warp()) warp = make_warp();
+};
+
+/// The begin and end offsets of the back-to-back segments of `offsets` (S + 1 of them).
+inline std::pair<Buffer<std::int32_t>, Buffer<std::int32_t>> segment_bounds(const Buffer<std::int32_t>& offsets) {
+  const std::size_t segments = offsets.size() - 1;
+  return {Buffer<std::int32_t>::wrap(offsets.data(), segments, offsets.device()),
+          Buffer<std::int32_t>::wrap(offsets.data() + sizeof(std::int32_t), segments, offsets.device())};
+}
+
+/// segmented_reduce_init_body's kernel for T (made at the first use, then shared).
+template <class T>
+auto& segmented_reduce_init_kernel() {
+  static auto k = cutlet::kernel([](Ptr<storage_t<T>> out, i32 num_segments,
+                                    param_t<T> init) { segmented_reduce_init_body<T>(out, num_segments, init); },
+                                 {.name = std::string("cutlet_segmented_reduce_init_") + held_name<T>()});
+  return k;
+}
+
 /// Makes segmented_reduce's block-per-segment kernel for (T, Op).
 template <class T, class Op>
 auto make_segmented_reduce_block_kernel() {
@@ -249,11 +382,110 @@ template <Element T, class Op>
 void segmented_reduce(const Stream& stream, const Buffer<T>& in, Buffer<T>& out, const Buffer<std::int32_t>& offsets,
                       Op op, T init) {
   if (offsets.size() < 2) return;
-  const std::size_t segments = offsets.size() - 1;
-  const auto begin_offsets = Buffer<std::int32_t>::wrap(offsets.data(), segments, offsets.device());
-  const auto end_offsets =
-      Buffer<std::int32_t>::wrap(offsets.data() + sizeof(std::int32_t), segments, offsets.device());
+  const auto [begin_offsets, end_offsets] = detail::segment_bounds(offsets);
   segmented_reduce(stream, in, out, begin_offsets, end_offsets, op, init);
+}
+
+/// The kernels segmented_reduce over iterator It (or, It a StructBufferIterator, over a
+/// buffer of structs) launches with operator Op (made at the first use, then shared): `.block`
+/// and `.warp`. For inspection and compiling ahead.
+template <class It, class Op>
+  requires BinaryOperator<Op, typename It::value_type>
+detail::SegmentedReduceIteratorKernels<typename It::value_type, Op, It>& segmented_reduce_iterator_kernels() {
+  static detail::SegmentedReduceIteratorKernels<typename It::value_type, Op, It> kernels;
+  return kernels;
+}
+
+namespace detail {
+
+/// segmented_reduce over iterator `in` (its first n elements hold the segments; T may be a
+/// struct): the checks, then the init kernel (n == 0), a warp per segment (short segments on
+/// average) or a block per segment.
+template <class It, class Op, class T = typename It::value_type>
+void segmented_reduce_over(const Stream& stream, const It& in, std::size_t n, Buffer<T>& out,
+                           const Buffer<std::int32_t>& begin_offsets, const Buffer<std::int32_t>& end_offsets,
+                           const T& init) {
+  const char* name = "segmented_reduce";
+  const std::int32_t count = checked_count(n, kSegmentedReduceMaxCount, name);
+  const std::int32_t segments = checked_count(begin_offsets.size(), kSegmentedReduceMaxCount, name, "segments");
+  if (segments == 0) return;
+  check_size(end_offsets.size(), static_cast<std::size_t>(segments), name, "end offsets");
+  check_size(out.size(), static_cast<std::size_t>(segments), name, "output");
+  check_device(begin_offsets.device(), stream, name, "begin offsets");
+  check_device(end_offsets.device(), stream, name, "end offsets");
+  check_device(out.device(), stream, name, "output");
+  const auto& words = storage_view(out);
+  constexpr int kWarps = kSegmentedReduceBlock / warp_size;
+  if (count == 0) {
+    const long long grid = (static_cast<long long>(segments) + kSegmentedReduceBlock - 1) / kSegmentedReduceBlock;
+    segmented_reduce_init_kernel<T>().launch(stream, {.grid = grid, .block = kSegmentedReduceBlock}, words, segments,
+                                             init);
+    return;
+  }
+  auto& kernels = segmented_reduce_iterator_kernels<It, Op>();
+  if (count / segments <= kSegmentedReduceIteratorWarpMean) {
+    const long long grid = (static_cast<long long>(segments) + kWarps - 1) / kWarps;
+    launch_over(kernels.warp, stream, {.grid = grid, .block = kSegmentedReduceBlock}, std::tie(in), words,
+                begin_offsets, end_offsets, segments, init);
+  } else {
+    launch_over(kernels.block, stream, {.grid = segments, .block = kSegmentedReduceBlock}, std::tie(in), words,
+                begin_offsets, end_offsets, init);
+  }
+}
+
+}  // namespace detail
+
+/// segmented_reduce over the first n elements of iterator `in` (a counting_iterator, a
+/// transform_iterator of buffers, ...; iterators.h), its reads traced into the kernel: for
+/// each segment s, out[s] = init op in[b] op ... op in[e - 1] (b = begin_offsets[s], e =
+/// end_offsets[s]), init for an empty segment. The rules of segmented_reduce over a buffer
+/// hold (op associative and commutative, the same bits on every run, any segment order,
+/// overlaps allowed, 0 <= b and e <= n for a nonempty segment, no temporary storage), but the
+/// elements are read one at a time, kSegmentedReduceIteratorItems per thread in flight: a
+/// warp per segment when the mean length n / S is at most kSegmentedReduceIteratorWarpMean,
+/// else a block. The buffers the iterator reads must be of the stream's device.
+template <InputIterator It, class Op>
+  requires BinaryOperator<Op, typename It::value_type>
+void segmented_reduce(const Stream& stream, const It& in, std::size_t n, Buffer<typename It::value_type>& out,
+                      const Buffer<std::int32_t>& begin_offsets, const Buffer<std::int32_t>& end_offsets, Op op,
+                      typename It::value_type init) {
+  const auto range = detail::call_range<typename It::value_type>("segmented_reduce");
+  detail::segmented_reduce_over<It, Op>(stream, in, n, out, begin_offsets, end_offsets, init);
+}
+
+/// segmented_reduce over an iterator with the S + 1 offsets of S back-to-back segments.
+template <InputIterator It, class Op>
+  requires BinaryOperator<Op, typename It::value_type>
+void segmented_reduce(const Stream& stream, const It& in, std::size_t n, Buffer<typename It::value_type>& out,
+                      const Buffer<std::int32_t>& offsets, Op op, typename It::value_type init) {
+  if (offsets.size() < 2) return;
+  const auto [begin, end] = detail::segment_bounds(offsets);
+  segmented_reduce(stream, in, n, out, begin, end, op, init);
+}
+
+/// segmented_reduce over a buffer of user structs (a StructElement), `op` taking and returning
+/// Struct<S> values (a segment's min, max and sum at once, say): the rules of segmented_reduce
+/// over an iterator, each struct read whole (one 8- or 16-byte load for structs of 8 or 16
+/// bytes, else a load a word).
+template <StructElement S, class Op>
+  requires BinaryOperator<Op, S>
+void segmented_reduce(const Stream& stream, const Buffer<S>& in, Buffer<S>& out,
+                      const Buffer<std::int32_t>& begin_offsets, const Buffer<std::int32_t>& end_offsets, Op op,
+                      const S& init) {
+  const auto range = detail::call_range<S>("segmented_reduce");
+  if (in.size() > 0) detail::check_device(in.device(), stream, "segmented_reduce", "input");
+  detail::segmented_reduce_over<StructBufferIterator<S>, Op>(stream, StructBufferIterator<S>(in), in.size(), out,
+                                                             begin_offsets, end_offsets, init);
+}
+
+/// segmented_reduce over a buffer of structs with the S + 1 offsets of S back-to-back segments.
+template <StructElement S, class Op>
+  requires BinaryOperator<Op, S>
+void segmented_reduce(const Stream& stream, const Buffer<S>& in, Buffer<S>& out, const Buffer<std::int32_t>& offsets,
+                      Op op, const S& init) {
+  if (offsets.size() < 2) return;
+  const auto [begin, end] = detail::segment_bounds(offsets);
+  segmented_reduce(stream, in, out, begin, end, op, init);
 }
 
 }  // namespace cutlet::algorithms
