@@ -97,17 +97,22 @@ TEST(AlgorithmsSegmentedReduceCodegen, StructsLoadWholeAndIteratorsInline) {
     return r;
   };
   auto& structs = alg::segmented_reduce_iterator_kernels<alg::StructBufferIterator<Scored>, decltype(best)>();
-  for (auto* k : {&structs.block.compile()->ptx, &structs.warp.compile()->ptx})
-    expect_filecheck(*k, std::string("CHECK: .visible .entry cutlet_segmented_reduce_{{block|warp}}_iterator_struct16(\n") +
-                             kNoCallNoAtomic + "CHECK: ld.global.v4.u32\n" + kNoCallNoAtomic + "CHECK: shfl.sync.down\n" +
-                             kNoCallNoAtomic + "CHECK: st.global\n" + kNoCallNoAtomic + "CHECK: ret;\n");
+  const std::string struct_checks = std::string(kNoCallNoAtomic) + "CHECK: ld.global.v4.u32\n" + kNoCallNoAtomic +
+                                    "CHECK: shfl.sync.down\n" + kNoCallNoAtomic + "CHECK: st.global\n" +
+                                    kNoCallNoAtomic + "CHECK: ret;\n";
+  auto block = structs.block.compile();
+  auto warp = structs.warp.compile();
+  const std::string entry = "CHECK: .visible .entry cutlet_segmented_reduce_";
+  expect_filecheck(block->ptx, entry + "block_iterator_struct16(\n" + struct_checks);
+  expect_filecheck(warp->ptx, entry + "warp_iterator_struct16(\n" + struct_checks);
   // A transform iterator: its operator traced into the kernel, no call.
-  using Squares = decltype(alg::transform_iterator(std::declval<const Buffer<std::int32_t>&>(),
-                                                   [](i32 x) { return cast<std::int64_t>(x) * cast<std::int64_t>(x); }));
-  auto& squares = alg::segmented_reduce_iterator_kernels<Squares, alg::plus>();
-  expect_filecheck(squares.block.compile()->ptx, std::string("CHECK: .visible .entry cutlet_segmented_reduce_block_iterator_i64(\n") +
-                                                     kNoCallNoAtomic + "CHECK: ld.global{{.*}}.u32\n" +
-                                                     "CHECK: mul{{.*}}\n" + kNoCallNoAtomic + "CHECK: bar.sync\n");
+  using Squares = decltype(alg::transform_iterator(std::declval<const Buffer<std::int32_t>&>(), [](i32 x) {
+    return cast<std::int64_t>(x) * cast<std::int64_t>(x);
+  }));
+  auto squares = alg::segmented_reduce_iterator_kernels<Squares, alg::plus>().block.compile();
+  expect_filecheck(squares->ptx, std::string("CHECK: .visible .entry cutlet_segmented_reduce_block_iterator_i64(\n") +
+                                     kNoCallNoAtomic + "CHECK: ld.global{{.*}}.u32\n" + "CHECK: mul{{.*}}\n" +
+                                     kNoCallNoAtomic + "CHECK: bar.sync\n");
 }
 
 }  // namespace

@@ -111,7 +111,8 @@ std::vector<S> struct_input(std::size_t n, std::uint64_t seed) {
       s = {x, x, x};
     } else if constexpr (std::is_same_v<S, Best>) {
       // Few distinct scores: many ties, decided by the index.
-      s = {static_cast<float>(d(rng) % 17), static_cast<std::int32_t>(i), 1u + static_cast<std::uint64_t>(d(rng) + 1000)};
+      s = {static_cast<float>(d(rng) % 17), static_cast<std::int32_t>(i),
+           1u + static_cast<std::uint64_t>(d(rng) + 1000)};
     } else if constexpr (std::is_same_v<S, Small>) {
       s = {static_cast<std::uint16_t>(d(rng) + 1000), static_cast<std::int8_t>(d(rng) % 128), d(rng) > 990,
            static_cast<float>(d(rng) % 8)};

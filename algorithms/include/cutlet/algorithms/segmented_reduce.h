@@ -224,7 +224,8 @@ void segmented_reduce_iterator_warp_body(const Ptr<storage_t<T>>& out, const typ
     i32 end = end_offsets[segment];
     Maybe<T> mine = segment_share_iterator<warp_size, T, Op, It>(op, p, begin, end, lane);
     Maybe<T> total = warp_reduce<false, T>(op, mine);
-    if_(lane == 0, [&] { store_held<T>(out, segment, select(total.present, call_op<T>(op, init, total.value), init)); });
+    if_(lane == 0,
+        [&] { store_held<T>(out, segment, select(total.present, call_op<T>(op, init, total.value), init)); });
   });
 }
 
