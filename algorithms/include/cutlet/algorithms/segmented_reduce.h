@@ -125,41 +125,6 @@ Maybe<T> segment_share(const Op& op, const Ptr<T>& in, const i32& begin, const i
   return Maybe<T>{acc.get(), has.get()};
 }
 
-/// out[s] = init op (the reduction of segment s), or init for an empty segment, for one
-/// segment per block: s = block_idx().x.
-template <class T, class Op>
-void segmented_reduce_block_body(const Ptr<T>& out, const Ptr<T>& in, const Ptr<std::int32_t>& begin_offsets,
-                                 const Ptr<std::int32_t>& end_offsets, const Value<T>& init) {
-  const Op op{};
-  i32 segment = block_idx().x;
-  i32 tid = thread_idx().x;
-  i32 begin = begin_offsets[segment];
-  i32 end = end_offsets[segment];
-  Maybe<T> mine = segment_share<kSegmentedReduceBlock, T>(op, in, begin, end, tid);
-  Maybe<T> total = block_reduce<kSegmentedReduceBlock, T>(op, mine);
-  if_(tid == 0, [&] { out[segment] = select(total.present, call_op<T>(op, init, total.value), init); });
-}
-
-/// As segmented_reduce_block_body for one segment per warp: segment s = block * warps + warp,
-/// for s < num_segments.
-template <class T, class Op>
-void segmented_reduce_warp_body(const Ptr<T>& out, const Ptr<T>& in, const Ptr<std::int32_t>& begin_offsets,
-                                const Ptr<std::int32_t>& end_offsets, const i32& num_segments, const Value<T>& init) {
-  const Op op{};
-  constexpr int kWarps = kSegmentedReduceBlock / warp_size;
-  i32 tid = thread_idx().x;
-  i32 lane = tid & 31;
-  i32 segment = block_idx().x * kWarps + (tid >> 5);
-  // A whole warp is in or out: the shuffles below need all 32 lanes.
-  if_(segment < num_segments, [&] {
-    i32 begin = begin_offsets[segment];
-    i32 end = end_offsets[segment];
-    Maybe<T> mine = segment_share<warp_size, T>(op, in, begin, end, lane);
-    Maybe<T> total = warp_reduce<false, T>(op, mine);
-    if_(lane == 0, [&] { out[segment] = select(total.present, call_op<T>(op, init, total.value), init); });
-  });
-}
-
 /// What `rank` (of `Threads` threads that share segment [begin, end) of iterator It, whose
 /// parameters are `p`) reduces of it: elements begin + rank, begin + rank + Threads, ... read
 /// one at a time, kSegmentedReduceIteratorItems of them in flight, the last tile's with bounds
@@ -194,39 +159,60 @@ Maybe<T> segment_share_iterator(const Op& op, const typename It::Params& p, cons
   return Maybe<T>{acc.get(), has.get()};
 }
 
-/// segmented_reduce_block_body over iterator It (T a struct: out as its words).
-template <class T, class Op, class It>
-void segmented_reduce_iterator_block_body(const Ptr<storage_t<T>>& out, const typename It::Params& p,
-                                          const Ptr<std::int32_t>& begin_offsets, const Ptr<std::int32_t>& end_offsets,
-                                          const param_t<T>& init) {
+/// out[s] = init op (the reduction of segment s), or init for an empty segment, for one
+/// segment per block: s = block_idx().x. `share.template operator()<Threads>(op, begin, end,
+/// rank)` gives what thread `rank` of Threads reduces of segment [begin, end): segment_share
+/// over a buffer's vectors, segment_share_iterator over an iterator. T a struct: out holds its
+/// words.
+template <class T, class Op, class Share>
+void segmented_reduce_block_body(const Ptr<storage_t<T>>& out, const Ptr<std::int32_t>& begin_offsets,
+                                 const Ptr<std::int32_t>& end_offsets, const param_t<T>& init, const Share& share) {
   const Op op{};
   i32 segment = block_idx().x;
   i32 tid = thread_idx().x;
   i32 begin = begin_offsets[segment];
   i32 end = end_offsets[segment];
-  Maybe<T> mine = segment_share_iterator<kSegmentedReduceBlock, T, Op, It>(op, p, begin, end, tid);
+  Maybe<T> mine = share.template operator()<kSegmentedReduceBlock>(op, begin, end, tid);
   Maybe<T> total = block_reduce<kSegmentedReduceBlock, T>(op, mine);
   if_(tid == 0, [&] { store_held<T>(out, segment, select(total.present, call_op<T>(op, init, total.value), init)); });
 }
 
-/// segmented_reduce_warp_body over iterator It (T a struct: out as its words).
-template <class T, class Op, class It>
-void segmented_reduce_iterator_warp_body(const Ptr<storage_t<T>>& out, const typename It::Params& p,
-                                         const Ptr<std::int32_t>& begin_offsets, const Ptr<std::int32_t>& end_offsets,
-                                         const i32& num_segments, const param_t<T>& init) {
+/// As segmented_reduce_block_body for one segment per warp: segment s = block * warps + warp,
+/// for s < num_segments.
+template <class T, class Op, class Share>
+void segmented_reduce_warp_body(const Ptr<storage_t<T>>& out, const Ptr<std::int32_t>& begin_offsets,
+                                const Ptr<std::int32_t>& end_offsets, const i32& num_segments, const param_t<T>& init,
+                                const Share& share) {
   const Op op{};
   constexpr int kWarps = kSegmentedReduceBlock / warp_size;
   i32 tid = thread_idx().x;
   i32 lane = tid & 31;
   i32 segment = block_idx().x * kWarps + (tid >> 5);
+  // A whole warp is in or out: the shuffles below need all 32 lanes.
   if_(segment < num_segments, [&] {
     i32 begin = begin_offsets[segment];
     i32 end = end_offsets[segment];
-    Maybe<T> mine = segment_share_iterator<warp_size, T, Op, It>(op, p, begin, end, lane);
+    Maybe<T> mine = share.template operator()<warp_size>(op, begin, end, lane);
     Maybe<T> total = warp_reduce<false, T>(op, mine);
     if_(lane == 0,
         [&] { store_held<T>(out, segment, select(total.present, call_op<T>(op, init, total.value), init)); });
   });
+}
+
+/// segment_share over buffer `in`, as segmented_reduce_block_body and _warp_body take it.
+template <class T>
+auto buffer_share(const Ptr<T>& in) {
+  return [in]<int Threads, class Op>(const Op& op, const i32& begin, const i32& end, const i32& rank) {
+    return segment_share<Threads, T>(op, in, begin, end, rank);
+  };
+}
+
+/// segment_share_iterator over iterator It (parameters `p`), as the bodies take it.
+template <class T, class It>
+auto iterator_share(const typename It::Params& p) {
+  return [p]<int Threads, class Op>(const Op& op, const i32& begin, const i32& end, const i32& rank) {
+    return segment_share_iterator<Threads, T, Op, It>(op, p, begin, end, rank);
+  };
 }
 
 /// out[s] = init for s < num_segments: segmented_reduce where the input is empty (every
@@ -246,8 +232,8 @@ struct SegmentedReduceIteratorKernels {
       return cutlet::kernel(
           [](Ptr<storage_t<T>> out, Ptr<std::int32_t> begin_offsets, Ptr<std::int32_t> end_offsets, param_t<T> init,
              P... p) {
-            segmented_reduce_iterator_block_body<T, Op, It>(out, typename It::Params{p...}, begin_offsets, end_offsets,
-                                                            init);
+            segmented_reduce_block_body<T, Op>(out, begin_offsets, end_offsets, init,
+                                               iterator_share<T, It>(typename It::Params{p...}));
           },
           {.name = std::string("cutlet_segmented_reduce_block_iterator_") + held_name<T>()});
     });
@@ -257,8 +243,8 @@ struct SegmentedReduceIteratorKernels {
       return cutlet::kernel(
           [](Ptr<storage_t<T>> out, Ptr<std::int32_t> begin_offsets, Ptr<std::int32_t> end_offsets, i32 num_segments,
              param_t<T> init, P... p) {
-            segmented_reduce_iterator_warp_body<T, Op, It>(out, typename It::Params{p...}, begin_offsets, end_offsets,
-                                                           num_segments, init);
+            segmented_reduce_warp_body<T, Op>(out, begin_offsets, end_offsets, num_segments, init,
+                                              iterator_share<T, It>(typename It::Params{p...}));
           },
           {.name = std::string("cutlet_segmented_reduce_warp_iterator_") + held_name<T>()});
     });
@@ -288,7 +274,7 @@ template <class T, class Op>
 auto make_segmented_reduce_block_kernel() {
   return cutlet::kernel(
       [](Ptr<T> out, Ptr<T> in, Ptr<std::int32_t> begin_offsets, Ptr<std::int32_t> end_offsets, Value<T> init) {
-        segmented_reduce_block_body<T, Op>(out, in, begin_offsets, end_offsets, init);
+        segmented_reduce_block_body<T, Op>(out, begin_offsets, end_offsets, init, buffer_share<T>(in));
       },
       {.name = std::string("cutlet_segmented_reduce_block_") + element_name<T>()});
 }
@@ -297,7 +283,9 @@ template <class T, class Op>
 auto make_segmented_reduce_warp_kernel() {
   return cutlet::kernel(
       [](Ptr<T> out, Ptr<T> in, Ptr<std::int32_t> begin_offsets, Ptr<std::int32_t> end_offsets, i32 num_segments,
-         Value<T> init) { segmented_reduce_warp_body<T, Op>(out, in, begin_offsets, end_offsets, num_segments, init); },
+         Value<T> init) {
+        segmented_reduce_warp_body<T, Op>(out, begin_offsets, end_offsets, num_segments, init, buffer_share<T>(in));
+      },
       {.name = std::string("cutlet_segmented_reduce_warp_") + element_name<T>()});
 }
 
