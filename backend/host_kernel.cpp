@@ -41,6 +41,8 @@
 #include "host_thread_pool.h"
 #include "host_vector_math.h"
 #include "host_math.h"
+#include "host_narrow_fma.h"
+#include "host_soft_float.h"
 #include "lowering.h"
 
 namespace cutlet {
@@ -311,6 +313,8 @@ Linked link(const backend::HostKernelImage& image, llvm::orc::JITTargetMachineBu
     runtime[impl.jit->mangleAndIntern(h.name)] = {llvm::orc::ExecutorAddr::fromPtr(h.address), llvm::JITSymbolFlags::Exported};
   for (const auto& [name, address] : math)
     runtime[impl.jit->mangleAndIntern(name)] = {llvm::orc::ExecutorAddr::fromPtr(address), llvm::JITSymbolFlags::Exported};
+  for (const auto& [name, address] : backend::host_soft_float_functions())
+    runtime[impl.jit->mangleAndIntern(name)] = {llvm::orc::ExecutorAddr::fromPtr(address), llvm::JITSymbolFlags::Exported};
   if (llvm::Error e = impl.jit->getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(runtime))))
     throw CompileError("cutlet: preparing the JIT for kernel '" + kernel + "' failed: " + llvm::toString(std::move(e)));
   if (llvm::Error e = impl.jit->addObjectFile(llvm::MemoryBuffer::getMemBufferCopy(image.object, kernel)))
@@ -416,6 +420,7 @@ HostKernel HostKernel::compile(const ir::Function& kernel, const CompileOptions&
       throw InternalError("cutlet internal error: the host LLVM IR for kernel '" + kernel.name() +
                           "' is invalid; this is a bug in cutlet, please report it:\n" + err);
   }
+  if (options.fma_contraction) backend::contract_narrow_float_multiply_adds(*module);
   optimize_for_host(*module, *tm, options.opt_level);
   backend::add_vector_math_symbols(*module, math);
   impl->image.llvm_ir = text_of(*module);
