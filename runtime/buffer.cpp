@@ -184,7 +184,8 @@ void DeviceMemory::copy_from_host(const Stream& stream, const void* src, std::si
     // As from pageable memory to a GPU: the source is read now, written when the stream gets there.
     auto copy = std::make_shared<std::vector<char>>(static_cast<const char*>(src), static_cast<const char*>(src) + bytes);
     auto* dst = reinterpret_cast<void*>(static_cast<std::uintptr_t>(address_ + offset));
-    detail::host_queue(stream).push([dst, copy] { std::memcpy(dst, copy->data(), copy->size()); });
+    detail::host_queue(stream).push_uncaptured([dst, copy] { std::memcpy(dst, copy->data(), copy->size()); },
+                                              "a copy from pageable host memory");
     return;
   }
   detail::ensure_current(detail::device_state(device_.ordinal()), stream);
@@ -202,7 +203,8 @@ void DeviceMemory::copy_to_host(const Stream& stream, void* dst, std::size_t byt
   check_stream("copy_to_host", *this, stream);
   if (device_.is_cpu()) {
     auto* src = reinterpret_cast<const void*>(static_cast<std::uintptr_t>(address_ + offset));
-    detail::host_queue(stream).push([dst, src, bytes] { std::memcpy(dst, src, bytes); });
+    detail::host_queue(stream).push_uncaptured([dst, src, bytes] { std::memcpy(dst, src, bytes); },
+                                              "a copy to pageable host memory");
     return;
   }
   detail::ensure_current(detail::device_state(device_.ordinal()), stream);
@@ -249,7 +251,8 @@ void DeviceMemory::copy_with_cpu(const Stream& stream, const DeviceMemory& src, 
   auto* dst_ptr = reinterpret_cast<void*>(static_cast<std::uintptr_t>(address_));
   auto* src_ptr = reinterpret_cast<const void*>(static_cast<std::uintptr_t>(src.address_));
   if (device_.is_cpu() && src.device_.is_cpu()) {
-    detail::host_queue(stream).push([dst_ptr, src_ptr, bytes] { std::memcpy(dst_ptr, src_ptr, bytes); });
+    detail::host_queue(stream).push([dst_ptr, src_ptr, bytes] { std::memcpy(dst_ptr, src_ptr, bytes); },
+                                    detail::HostGraphNode::Kind::copy);
     return;
   }
   if (device_.is_cpu()) {
@@ -257,7 +260,7 @@ void DeviceMemory::copy_with_cpu(const Stream& stream, const DeviceMemory& src, 
     // GPU's work so far.
     const int ordinal = src.device_.ordinal();
     const std::uint64_t from = src.address_;
-    detail::host_queue(stream).push([ordinal, from, dst_ptr, bytes] {
+    detail::host_queue(stream).push_uncaptured([ordinal, from, dst_ptr, bytes] {
       const detail::DeviceState& s = detail::device_state(ordinal);
       detail::ensure_current(s);
       const detail::DriverApi& api = detail::driver();
@@ -266,7 +269,7 @@ void DeviceMemory::copy_with_cpu(const Stream& stream, const DeviceMemory& src, 
       if (r == CUDA_SUCCESS) r = api.cuStreamSynchronize(CU_STREAM_LEGACY);
       if (r != CUDA_SUCCESS)
         detail::throw_cuda_error(r, "cuMemcpyDtoHAsync(" + std::to_string(bytes) + " bytes, " + s.label + " -> the CPU device)");
-    });
+    }, "a copy from a GPU");
     return;
   }
   // From the CPU device's memory to a GPU, on the (GPU) stream, once the CPU device's work
@@ -281,7 +284,8 @@ void DeviceMemory::fill_bytes(const Stream& stream, unsigned char value) {
   check_stream("fill_bytes", *this, stream);
   if (device_.is_cpu()) {
     auto* dst = reinterpret_cast<void*>(static_cast<std::uintptr_t>(address_));
-    detail::host_queue(stream).push([dst, value, bytes = bytes_] { std::memset(dst, value, bytes); });
+    detail::host_queue(stream).push([dst, value, bytes = bytes_] { std::memset(dst, value, bytes); },
+                                    detail::HostGraphNode::Kind::fill);
     return;
   }
   detail::ensure_current(detail::device_state(device_.ordinal()), stream);

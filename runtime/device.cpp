@@ -7,6 +7,7 @@
 #include <string>
 
 #include "device_state.h"
+#include "host_device.h"
 #include "host_queue.h"
 
 namespace cutlet {
@@ -213,8 +214,7 @@ int Device::sm_count() const { return detail::device_state(ordinal_).limits.sm_c
 std::size_t Device::total_memory() const { return detail::device_state(ordinal_).total_memory; }
 
 int Device::attribute(int cu_device_attribute) const {
-  if (is_cpu())
-    throw Error("Device::attribute: the CPU device has no CUDA device attributes; read Device::properties() instead");
+  if (is_cpu()) return detail::cpu_attribute(cu_device_attribute);
   return detail::get_attribute(detail::driver(), detail::device_state(ordinal_).handle,
                                static_cast<CUdevice_attribute>(cu_device_attribute));
 }

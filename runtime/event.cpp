@@ -85,7 +85,8 @@ void Event::record(const Stream& stream) {
       std::lock_guard lock(e->mutex);
       seq = ++e->recorded;
     }
-    detail::host_queue(stream).push([e, seq] { e->complete(seq); });
+    detail::host_queue(stream).push_uncaptured([e, seq] { e->complete(seq, detail::running_queue_error()); },
+                                                "an event record");
     return;
   }
   const detail::DeviceState& s = detail::device_state(device_.ordinal());
@@ -101,6 +102,8 @@ void Event::synchronize() const {
   if (device_.is_cpu()) {
     const std::shared_ptr<detail::HostEvent>& e = detail::host_event(handle_);
     e->wait(e->last_record());
+    std::lock_guard lock(e->mutex);
+    if (e->failed) std::rethrow_exception(e->failed);
     return;
   }
   if (!green_) detail::check_usable(detail::device_state(device_.ordinal()));
@@ -113,7 +116,9 @@ bool Event::query() const {
   if (device_.is_cpu()) {
     std::shared_ptr<detail::HostEvent> e = detail::host_event(handle_);
     std::lock_guard lock(e->mutex);
-    return e->completed >= e->recorded;
+    if (e->completed < e->recorded) return false;
+    if (e->failed) std::rethrow_exception(e->failed);
+    return true;
   }
   if (!green_) detail::check_usable(detail::device_state(device_.ordinal()));
   CUresult r = detail::driver().cuEventQuery(ev);

@@ -1,4 +1,5 @@
-// Executable graphs: instantiation, launch, upload and kernel-node updates.
+// Executable graphs: instantiation, launch, upload and kernel-node updates (CUDA graphs on a
+// GPU; on the CPU device, their steps in dependency order, host_graph.h).
 #include <cstdio>
 #include <string>
 #include <utility>
@@ -8,6 +9,8 @@
 #include "cutlet/runtime/module.h"
 #include "cutlet/runtime/stream.h"
 #include "device_state.h"
+#include "host_graph.h"
+#include "host_queue.h"
 #include "launch_internal.h"
 
 namespace cutlet {
@@ -27,6 +30,8 @@ std::string function_name(CUfunction f) {
 
 GraphExec Graph::instantiate() const {
   auto g = static_cast<CUgraph>(require("instantiate"));
+  if (device_.is_cpu())
+    return GraphExec(new detail::HostGraphExec(*static_cast<const detail::HostGraph*>(handle_)), device_, {});
   const detail::DeviceState& s = detail::device_state(device_.ordinal());
   detail::ensure_current(s);
   const detail::DriverApi& api = detail::driver();
@@ -67,6 +72,10 @@ GraphExec& GraphExec::operator=(GraphExec&& other) noexcept {
 
 GraphExec::~GraphExec() {
   if (!handle_) return;
+  if (device_.is_cpu()) {
+    delete static_cast<detail::HostGraphExec*>(handle_);
+    return;
+  }
   if (const detail::DriverApi* api = detail::g_driver_api.load(std::memory_order_acquire))
     api->cuGraphExecDestroy(static_cast<CUgraphExec>(handle_));
 }
@@ -82,6 +91,12 @@ void GraphExec::launch(const Stream& stream) const {
   if (stream.device() != device_)
     throw Error("GraphExec::launch: the graph is for " + s.label + " but the stream is on " +
                 detail::device_label(stream.device().ordinal()) + "; use a stream of the graph's device");
+  if (device_.is_cpu()) {
+    // The steps of this moment: a later update_kernel does not change a launch queued before it.
+    std::shared_ptr<const std::vector<detail::HostGraphExec::Step>> steps =
+        static_cast<const detail::HostGraphExec*>(handle_)->steps;
+    return detail::host_queue(stream).push([steps] { detail::HostGraphExec::run(*steps); });
+  }
   detail::ensure_current(s, stream);
   CUresult r = detail::driver().cuGraphLaunch(exec, static_cast<CUstream>(stream.handle()));
   if (r != CUDA_SUCCESS) detail::throw_cuda_error(r, "cuGraphLaunch(" + s.label + ")");
@@ -93,6 +108,7 @@ void GraphExec::upload(const Stream& stream) const {
   if (stream.device() != device_)
     throw Error("GraphExec::upload: the graph is for " + s.label + " but the stream is on " +
                 detail::device_label(stream.device().ordinal()));
+  if (device_.is_cpu()) return;  // host memory holds the graph's work already
   detail::ensure_current(s, stream);
   CUresult r = detail::driver().cuGraphUpload(exec, static_cast<CUstream>(stream.handle()));
   if (r != CUDA_SUCCESS) detail::throw_cuda_error(r, "cuGraphUpload(" + s.label + ")");
@@ -102,6 +118,7 @@ void GraphExec::update_kernel(GraphNode node, const Function& function, const La
                               void** args) {
   auto exec = static_cast<CUgraphExec>(require("update_kernel"));
   const detail::DeviceState& s = detail::device_state(device_.ordinal());
+  if (device_.is_cpu()) return update_host_kernel(node, function, config, args);
   const KernelNode* found = nullptr;
   for (const KernelNode& k : kernels_)
     if (k.node == node.handle) found = &k;
@@ -148,6 +165,45 @@ void GraphExec::update_kernel(GraphNode node, const Function& function, const La
   p.kernelParams = args;
   CUresult r = api.cuGraphExecKernelNodeSetParams(exec, static_cast<CUgraphNode>(node.handle), &p);
   if (r != CUDA_SUCCESS) detail::launch_failed(r, function, config, "cuGraphExecKernelNodeSetParams");
+}
+
+void GraphExec::update_host_kernel(GraphNode node, const Function& function, const LaunchConfig& config, void** args) {
+  auto* exec = static_cast<detail::HostGraphExec*>(handle_);
+  const detail::DeviceState& s = detail::device_state(device_.ordinal());
+  const auto& steps = *exec->steps;
+  std::size_t kernels = 0;
+  const detail::HostGraphExec::Step* found = nullptr;
+  for (const auto& step : steps) {
+    if (step.kind != detail::HostGraphNode::Kind::kernel) continue;
+    ++kernels;
+    if (step.node == node.handle) found = &step;
+  }
+  if (!found)
+    detail::bad_config(function.name().c_str(), config,
+                       "GraphExec::update_kernel: the node is not a kernel node of the graph this "
+                       "GraphExec was instantiated from (it has " +
+                           std::to_string(kernels) +
+                           " kernel nodes); pass a node that Graph::add_kernel or "
+                           "Graph::kernel_nodes returned for that graph");
+  if (found->launch->function.host_entry() != function.host_entry())
+    detail::bad_config(function.name().c_str(), config,
+                       "GraphExec::update_kernel: the node launches kernel '" + found->launch->function.name() +
+                           "', not '" + function.name() +
+                           "'; an update may change a node's arguments and geometry but not its "
+                           "kernel, since the arguments are laid out by the kernel's parameter "
+                           "list; build or capture a new graph for the other kernel");
+  if (config.cluster != Dim3{} || config.cooperative || config.programmatic_dependent_launch)
+    detail::bad_config(function.name().c_str(), config,
+                       "GraphExec::update_kernel changes geometry and arguments only; the node "
+                       "keeps the cluster and cooperative attributes it was built with (leave "
+                       ".cluster, .cooperative and .programmatic_dependent_launch at their defaults)");
+  check_launch_config(s.limits, config, function.name().c_str(), s.label);
+  LaunchConfig kept = config;
+  kept.cooperative = found->launch->config.cooperative;
+  if (kept.cooperative) detail::check_co_residency(function, kept, s);
+  auto updated = std::make_shared<std::vector<detail::HostGraphExec::Step>>(steps);
+  (*updated)[static_cast<std::size_t>(found - steps.data())].launch.emplace(function, kept, args);
+  exec->steps = std::move(updated);
 }
 
 }  // namespace cutlet

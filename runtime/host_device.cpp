@@ -9,6 +9,7 @@
 #include <map>
 #include <mutex>
 #include <thread>
+#include <unordered_map>
 
 #include "cutlet/error.h"
 #include "cutlet/runtime/host_allocations.h"
@@ -23,6 +24,15 @@ namespace {
 std::size_t physical_memory() {
   const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
   return pages > 0 && page > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page) : 0;
+}
+
+/// The host's last-level cache (L3, else L2): what plays the GPU's L2 for data sizing.
+std::size_t host_cache_bytes() {
+  for (int level : {_SC_LEVEL3_CACHE_SIZE, _SC_LEVEL2_CACHE_SIZE}) {
+    const long bytes = ::sysconf(level);
+    if (bytes > 0) return static_cast<std::size_t>(bytes);
+  }
+  return 0;
 }
 
 void fill_cpu_state(DeviceState& s) {
@@ -63,9 +73,55 @@ void fill_cpu_state(DeviceState& s) {
   p.unified_addressing = true;
   p.cooperative_launch = true;
   p.integrated = true;
+  // Host memory is all the CPU device has: every kind of allocation is host memory that kernels
+  // and the host share, and its pools (host_pool.cpp) behave as the driver's.
+  p.managed_memory = true;
+  p.concurrent_managed_access = true;
+  p.memory_pools = true;
+  p.can_map_host_memory = true;
+  p.l2_cache_bytes = host_cache_bytes();
 }
 
 }  // namespace
+
+int cpu_attribute(int attribute) {
+  const DeviceState& s = cpu_device_state();
+  const DeviceLimits& l = s.limits;
+  const DeviceProperties& p = s.props;
+  switch (static_cast<CUdevice_attribute>(attribute)) {
+    case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK: return l.max_threads_per_block;
+    case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X: return l.max_block[0];
+    case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y: return l.max_block[1];
+    case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z: return l.max_block[2];
+    case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X: return l.max_grid[0];
+    case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y: return l.max_grid[1];
+    case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z: return l.max_grid[2];
+    case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK: return static_cast<int>(l.max_shared_per_block);
+    case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: return static_cast<int>(l.max_shared_per_block_optin);
+    case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR: return static_cast<int>(p.shared_per_sm);
+    case CU_DEVICE_ATTRIBUTE_WARP_SIZE: return l.warp_size;
+    case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: return l.sm_count;
+    case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR: return p.max_threads_per_sm;
+    case CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR: return p.max_blocks_per_sm;
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: return s.cc.major;
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: return s.cc.minor;
+    case CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH: return l.cooperative_launch ? 1 : 0;
+    case CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH: return l.cluster_launch ? 1 : 0;
+    case CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING: return p.unified_addressing ? 1 : 0;
+    case CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY: return p.managed_memory ? 1 : 0;
+    case CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS: return p.concurrent_managed_access ? 1 : 0;
+    case CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED: return p.memory_pools ? 1 : 0;
+    case CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY: return p.can_map_host_memory ? 1 : 0;
+    case CU_DEVICE_ATTRIBUTE_STREAM_PRIORITIES_SUPPORTED: return p.stream_priorities ? 1 : 0;
+    case CU_DEVICE_ATTRIBUTE_INTEGRATED: return p.integrated ? 1 : 0;
+    case CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE: return static_cast<int>(p.l2_cache_bytes);
+    case CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT: return p.async_engine_count;
+    default: break;
+  }
+  throw Error("Device::attribute: the CPU device does not model CUDA device attribute " + std::to_string(attribute) +
+              " (it models the block, grid and shared-memory limits, warp size, SM count, residency, launch kinds and "
+              "memory features); read Device::properties() instead");
+}
 
 DeviceState& cpu_device_state() {
   // Never destroyed, as the GPUs' table is not.
@@ -80,10 +136,11 @@ DeviceState& cpu_device_state() {
 
 namespace {
 
-/// The live allocations of host_allocate, by address (for checked kernels).
+/// The live allocations of host_allocate, by address (for checked kernels and pointer_info).
 struct Allocations {
   std::mutex mutex;
   std::map<std::uint64_t, std::size_t> sizes;
+  std::unordered_map<std::uint64_t, MemoryKind> kinds;  ///< the pinned and managed ones
 };
 Allocations& allocations() {
   static auto* a = new Allocations;  // never destroyed: frees may come late in exit
@@ -92,7 +149,7 @@ Allocations& allocations() {
 
 }  // namespace
 
-std::uint64_t host_try_allocate(std::size_t bytes) noexcept {
+std::uint64_t host_try_allocate(std::size_t bytes, MemoryKind kind) noexcept {
   const std::size_t rounded = (bytes + kHostAllocationAlign - 1) / kHostAllocationAlign * kHostAllocationAlign;
   void* p = rounded >= bytes ? std::aligned_alloc(kHostAllocationAlign, rounded) : nullptr;
   if (!p) return 0;
@@ -101,6 +158,7 @@ std::uint64_t host_try_allocate(std::size_t bytes) noexcept {
     Allocations& a = allocations();
     std::lock_guard<std::mutex> lock(a.mutex);
     a.sizes[address] = bytes;
+    if (kind != MemoryKind::device) a.kinds[address] = kind;
   } catch (...) {
     std::free(p);
     return 0;
@@ -108,8 +166,8 @@ std::uint64_t host_try_allocate(std::size_t bytes) noexcept {
   return address;
 }
 
-std::uint64_t host_allocate(std::size_t bytes, const std::string& what) {
-  const std::uint64_t address = host_try_allocate(bytes);
+std::uint64_t host_allocate(std::size_t bytes, const std::string& what, MemoryKind kind) {
+  const std::uint64_t address = host_try_allocate(bytes, kind);
   if (address == 0) throw_host_allocation_error("host allocation (" + std::to_string(bytes) + " bytes)", bytes, what);
   return address;
 }
@@ -119,8 +177,20 @@ void host_free(std::uint64_t address) noexcept {
     Allocations& a = allocations();
     std::lock_guard<std::mutex> lock(a.mutex);
     a.sizes.erase(address);
+    a.kinds.erase(address);
   }
   std::free(reinterpret_cast<void*>(address));
+}
+
+std::optional<MemoryKind> host_allocation_kind(std::uint64_t address) noexcept {
+  Allocations& a = allocations();
+  std::lock_guard<std::mutex> lock(a.mutex);
+  auto above = a.sizes.upper_bound(address);
+  if (above == a.sizes.begin()) return std::nullopt;
+  const auto holder = std::prev(above);
+  if (address >= holder->first + std::max<std::size_t>(holder->second, 1)) return std::nullopt;
+  const auto kind = a.kinds.find(holder->first);
+  return kind == a.kinds.end() ? MemoryKind::device : kind->second;
 }
 
 void host_note_size(std::uint64_t address, std::size_t bytes) noexcept {

@@ -5,13 +5,16 @@
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <memory>
 #include <mutex>
 #include <map>
+#include <optional>
 #include <string>
 #include <unordered_map>
 
 #include "cutlet/runtime/memory_pool.h"
+#include "cutlet/runtime/memory_resource.h"
 
 namespace cutlet::detail {
 
@@ -20,6 +23,11 @@ struct DeviceState;
 /// The CPU device's entry of the device table: filled on first use from the host (hardware
 /// threads, memory), with the launch limits of a GPU so that kernels sized for one run.
 DeviceState& cpu_device_state();
+/// The CPU device's value of the CUdevice_attribute `attribute`, for the attributes its
+/// limits and properties model (block, grid and shared-memory limits, warp size, SM count,
+/// residency, cooperative and cluster launch, memory features). Throws Error naming the
+/// attribute for the others.
+int cpu_attribute(int attribute);
 
 /// The alignment, and the granularity, of host_allocate's memory (as cuMemAlloc's).
 inline constexpr std::size_t kHostAllocationAlign = 256;
@@ -27,9 +35,12 @@ inline constexpr std::size_t kHostAllocationAlign = 256;
 /// `bytes` bytes of host memory for the CPU device, 256-byte aligned as cuMemAlloc's are.
 /// Throws CudaError (CUDA_ERROR_OUT_OF_MEMORY) naming the size, `what` was asked and the
 /// host's free memory when the host has no such memory.
-std::uint64_t host_allocate(std::size_t bytes, const std::string& what);
+/// `kind` is the kind of memory it stands for (pointer_info reports it).
+std::uint64_t host_allocate(std::size_t bytes, const std::string& what, MemoryKind kind = MemoryKind::device);
 /// As host_allocate, but 0 when the host has no such memory.
-std::uint64_t host_try_allocate(std::size_t bytes) noexcept;
+std::uint64_t host_try_allocate(std::size_t bytes, MemoryKind kind = MemoryKind::device) noexcept;
+/// The kind of the live allocation of host_allocate that holds `address`, if one does.
+std::optional<MemoryKind> host_allocation_kind(std::uint64_t address) noexcept;
 /// Frees memory from host_allocate.
 void host_free(std::uint64_t address) noexcept;
 /// Frees memory from host_allocate once the CPU device's work queued so far, which may still
@@ -92,19 +103,23 @@ struct HostEvent {
   std::uint64_t recorded = 0;   ///< records so far
   std::uint64_t completed = 0;  ///< the last record its stream reached
   std::chrono::steady_clock::time_point when{};  ///< when that was
+  /// The error of the stream's work before that record, not yet reported by the stream's
+  /// synchronize() when the stream reached it: what synchronizing the event reports.
+  std::exception_ptr failed;
 
   /// The number of the latest record (0 before the first).
   std::uint64_t last_record() {
     std::lock_guard lock(mutex);
     return recorded;
   }
-  /// Record `seq` was reached.
-  void complete(std::uint64_t seq) {
+  /// Record `seq` was reached, with `error` pending on its stream.
+  void complete(std::uint64_t seq, std::exception_ptr error) {
     {
       std::lock_guard lock(mutex);
       if (seq > completed) {
         completed = seq;
         when = std::chrono::steady_clock::now();
+        failed = std::move(error);
       }
     }
     done.notify_all();

@@ -4,6 +4,7 @@
 #include "allocation_error.h"
 #include "cutlet/runtime/memory_resource.h"
 #include "device_state.h"
+#include "host_device.h"
 
 namespace cutlet {
 
@@ -12,7 +13,7 @@ std::string PinnedMemoryResource::describe() const {
 }
 
 std::uint64_t PinnedMemoryResource::do_allocate(std::size_t bytes, const Stream*) {
-  if (device().is_cpu()) return detail::host_allocate(bytes, describe());
+  if (device().is_cpu()) return detail::host_allocate(bytes, describe(), MemoryKind::pinned_host);
   const detail::DeviceState& s = detail::device_state(device().ordinal());
   detail::ensure_current(s);
   void* p = nullptr;
@@ -39,7 +40,7 @@ std::string ManagedMemoryResource::describe() const {
 }
 
 std::uint64_t ManagedMemoryResource::do_allocate(std::size_t bytes, const Stream*) {
-  if (device().is_cpu()) return detail::host_allocate(bytes, describe());
+  if (device().is_cpu()) return detail::host_allocate(bytes, describe(), MemoryKind::managed);
   const detail::DeviceState& s = detail::device_state(device().ordinal());
   detail::ensure_current(s);
   CUdeviceptr p = 0;

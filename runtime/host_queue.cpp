@@ -2,8 +2,12 @@
 // in order.
 #include "host_queue.h"
 
+#include <string>
 #include <utility>
 #include <vector>
+
+#include "cutlet/runtime/cuda_error.h"
+#include "driver_api.h"
 
 namespace cutlet::detail {
 namespace {
@@ -40,12 +44,99 @@ HostQueue::~HostQueue() {
   thread_.join();
 }
 
-void HostQueue::push(std::function<void()> op) {
+void HostQueue::push(std::function<void()> op, HostGraphNode::Kind kind) {
   {
     std::lock_guard lock(mutex_);
+    if (capture_) {
+      HostGraphNode node;
+      node.kind = kind;
+      node.work = std::move(op);
+      capture_->tail = capture_->add(std::move(node), capture_->tail ? std::vector{capture_->tail}
+                                                                     : std::vector<const HostGraphNode*>{});
+      return;
+    }
     ops_.push_back(std::move(op));
   }
   wake_.notify_one();
+}
+
+void HostQueue::push_launch(HostLaunch launch) {
+  {
+    std::lock_guard lock(mutex_);
+    if (capture_) {
+      HostGraphNode node;
+      node.kind = HostGraphNode::Kind::kernel;
+      node.launch.emplace(std::move(launch));
+      capture_->tail = capture_->add(std::move(node), capture_->tail ? std::vector{capture_->tail}
+                                                                     : std::vector<const HostGraphNode*>{});
+      return;
+    }
+    ops_.push_back([launch = std::make_shared<const HostLaunch>(std::move(launch))] { launch->run(); });
+  }
+  wake_.notify_one();
+}
+
+void HostQueue::push_uncaptured(std::function<void()> op, const char* what) {
+  {
+    std::lock_guard lock(mutex_);
+    if (capture_ && capture_->invalid.empty()) capture_->invalid = what;
+    ops_.push_back(std::move(op));
+  }
+  wake_.notify_one();
+}
+
+void HostQueue::refuse_while_capturing_locked(const char* op) {
+  if (!capture_) return;
+  if (capture_->invalid.empty()) capture_->invalid = std::string(op) + " of the stream during the capture";
+  throw CudaError(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, std::string(op) + " of a stream of the CPU device",
+                  "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED",
+                  "the stream is being captured into a graph, so its work has not run; end the capture "
+                  "(Graph::end_capture), launch the graph, then synchronize");
+}
+
+void HostQueue::begin_capture() {
+  std::lock_guard lock(mutex_);
+  if (capture_)
+    throw CudaError(CUDA_ERROR_ILLEGAL_STATE, "cuStreamBeginCapture(the CPU device)", "CUDA_ERROR_ILLEGAL_STATE",
+                    "the stream is already being captured");
+  capture_ = std::make_unique<HostGraph>();
+}
+
+std::unique_ptr<HostGraph> HostQueue::end_capture() {
+  std::unique_ptr<HostGraph> graph;
+  {
+    std::lock_guard lock(mutex_);
+    graph = std::move(capture_);
+  }
+  if (!graph)
+    throw CudaError(CUDA_ERROR_ILLEGAL_STATE, "cuStreamEndCapture(the CPU device)", "CUDA_ERROR_ILLEGAL_STATE",
+                    "the stream was not being captured");
+  if (!graph->invalid.empty())
+    throw CudaError(CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, "cuStreamEndCapture(the CPU device)",
+                    "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED",
+                    "an operation during the capture could not be captured and invalidated it: " + graph->invalid);
+  graph->tail = nullptr;
+  return graph;
+}
+
+void HostQueue::abandon_capture() noexcept {
+  std::unique_ptr<HostGraph> graph;
+  std::lock_guard lock(mutex_);
+  graph = std::move(capture_);
+}
+
+std::exception_ptr HostQueue::pending_error() {
+  std::lock_guard lock(mutex_);
+  return error_;
+}
+
+std::exception_ptr running_queue_error() {
+  return t_running_queue ? const_cast<HostQueue*>(t_running_queue)->pending_error() : nullptr;
+}
+
+bool HostQueue::capturing() {
+  std::lock_guard lock(mutex_);
+  return capture_ != nullptr;
 }
 
 void HostQueue::loop() {
@@ -82,6 +173,7 @@ void HostQueue::rethrow_locked(std::unique_lock<std::mutex>& lock) {
 void HostQueue::synchronize() {
   if (t_running_queue == this) return;
   std::unique_lock lock(mutex_);
+  refuse_while_capturing_locked("a synchronization");
   idle_.wait(lock, [&] { return ops_.empty() && !running_; });
   rethrow_locked(lock);
 }
@@ -94,6 +186,7 @@ void HostQueue::wait_idle() noexcept {
 
 bool HostQueue::query() {
   std::unique_lock lock(mutex_);
+  refuse_while_capturing_locked("a query");
   if (!ops_.empty() || running_) return false;
   rethrow_locked(lock);
   return true;

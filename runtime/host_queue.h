@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "cutlet/runtime/stream.h"
+#include "host_graph.h"
 
 namespace cutlet::detail {
 
@@ -28,22 +29,48 @@ class HostQueue {
   HostQueue(const HostQueue&) = delete;
   HostQueue& operator=(const HostQueue&) = delete;
 
-  /// Queues `op` behind the operations queued so far.
-  void push(std::function<void()> op);
+  /// Queues `op` behind the operations queued so far; while a capture records, adds it to
+  /// the graph as a node of `kind` (a copy, a fill or a host function) instead.
+  void push(std::function<void()> op, HostGraphNode::Kind kind = HostGraphNode::Kind::host);
+  /// Queues a kernel launch; while a capture records, adds it to the graph as a kernel node.
+  void push_launch(HostLaunch launch);
+  /// Queues `op`, which a capture cannot record (an event's record or wait, a stream-ordered
+  /// free): while a capture records, `op` still runs in order and the capture fails, `what`
+  /// saying why (as CUDA invalidates a capture that an operation breaks).
+  void push_uncaptured(std::function<void()> op, const char* what);
   /// Waits until every operation queued so far has run, then rethrows the first error an
   /// operation raised since the last synchronize() or query(). Returns at once when called
-  /// from an operation of this queue (which would otherwise wait for itself).
+  /// from an operation of this queue (which would otherwise wait for itself). While a
+  /// capture records, fails it and throws CudaError (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED),
+  /// as a GPU's stream does.
   void synchronize();
   /// Waits as synchronize() does, keeping any error for the stream's next synchronize().
   void wait_idle() noexcept;
   /// True when every operation queued so far has run (then rethrows as synchronize() does).
+  /// Fails a capture as synchronize() does.
   bool query();
+
+  /// Starts recording what is pushed into a new graph instead of running it. Throws CudaError
+  /// (CUDA_ERROR_ILLEGAL_STATE) when the queue is recording already.
+  void begin_capture();
+  /// Stops recording and returns the graph. Throws CudaError when the queue was not recording
+  /// (CUDA_ERROR_ILLEGAL_STATE) or an operation failed the capture
+  /// (CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, saying which).
+  std::unique_ptr<HostGraph> end_capture();
+  /// Stops recording, if it was, and discards the graph.
+  void abandon_capture() noexcept;
+  /// Whether a capture records.
+  bool capturing();
+  /// The error kept for the stream's next synchronize() (null when none).
+  std::exception_ptr pending_error();
   /// The options the stream was made with.
   const StreamOptions& options() const noexcept { return options_; }
 
  private:
   void loop();
   void rethrow_locked(std::unique_lock<std::mutex>& lock);
+  /// Throws, failing the capture, when one records (the lock held): for synchronize and query.
+  void refuse_while_capturing_locked(const char* op);
   StreamOptions options_;
   std::mutex mutex_;
   std::condition_variable wake_, idle_;
@@ -51,8 +78,13 @@ class HostQueue {
   bool running_ = false;  ///< an operation is running now
   bool stop_ = false;
   std::exception_ptr error_;
+  std::unique_ptr<HostGraph> capture_;  ///< the graph a capture records into, if one does
   std::thread thread_;
 };
+
+/// The error that the queue whose operation is running on this thread keeps for its stream's
+/// next synchronize() (null when none, or when called outside an operation).
+std::exception_ptr running_queue_error();
 
 /// A new queue, registered so that synchronize_host_queues() waits for it.
 std::shared_ptr<HostQueue> make_host_queue(StreamOptions options);

@@ -1,18 +1,15 @@
 // Launch-configuration checks and the kernel launch itself.
 #include "cutlet/runtime/launch.h"
 
-#include <cstring>
-#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
-#include <vector>
 
-#include "cutlet/runtime/cuda_error.h"
 #include "cutlet/runtime/device.h"
 #include "cutlet/runtime/module.h"
 #include "cutlet/runtime/stream.h"
 #include "device_state.h"
+#include "host_graph.h"
 #include "host_queue.h"
 #include "launch_internal.h"
 
@@ -204,38 +201,15 @@ namespace {
 
 /// Queues a kernel of the CPU device on its stream, with copies of the arguments' values.
 void launch_on_cpu(const Stream& stream, const Function& function, const LaunchConfig& config, void** args) {
-  if (config.programmatic_dependent_launch || config.cluster != Dim3{})
+  // A programmatic dependent launch lets a kernel start before the one it depends on ends; the
+  // CPU device runs a stream's kernels one after another, which keeps the dependency.
+  if (config.cluster != Dim3{})
     bad_config(function.name().c_str(), config,
-               "thread-block clusters and programmatic dependent launch are GPU features the CPU device does not "
-               "have; launch without them there");
+               "thread-block clusters are a GPU feature (sm_90 and newer) the CPU device does not have; launch "
+               "without .cluster there");
   if (config.cooperative)
     detail::check_co_residency(function, config, detail::device_state(Device::kCpuOrdinal));
-  std::shared_ptr<const HostEntry> entry = function.host_entry();
-  const std::vector<std::size_t>& sizes = entry->param_sizes();
-  std::vector<std::size_t> offsets;
-  std::size_t total = 0;
-  for (std::size_t size : sizes) {
-    offsets.push_back(total);
-    total += (size + 15) / 16 * 16;
-  }
-  auto values = std::make_shared<std::vector<unsigned char>>(total);
-  for (std::size_t i = 0; i < sizes.size(); ++i) std::memcpy(values->data() + offsets[i], args[i], sizes[i]);
-  detail::host_queue(stream).push([entry = std::move(entry), values, offsets = std::move(offsets), grid = config.grid,
-                                   block = config.block, shared = config.shared_bytes, name = function.name()] {
-    std::vector<void*> pointers;
-    for (std::size_t offset : offsets) pointers.push_back(values->data() + offset);
-    try {
-      entry->run(grid, block, pointers.data(), shared);
-    } catch (const CudaError&) {
-      throw;
-    } catch (const Error& e) {
-      // As a GPU reports a failed kernel at the stream's next synchronization: a CudaError, with
-      // CUDA_ERROR_ASSERT for a failed assert_ (what programs catching a GPU's errors expect).
-      const bool assertion = std::string_view(e.what()).find("assertion failed") != std::string_view::npos;
-      throw CudaError(assertion ? CUDA_ERROR_ASSERT : CUDA_ERROR_LAUNCH_FAILED, "kernel '" + name + "' on the CPU device",
-                      assertion ? "CUDA_ERROR_ASSERT" : "CUDA_ERROR_LAUNCH_FAILED", e.what());
-    }
-  });
+  detail::host_queue(stream).push_launch(detail::HostLaunch(function, config, args));
 }
 
 [[noreturn]] void device_mismatch(const Stream& s, const Function& f, const LaunchConfig& c) {

@@ -222,7 +222,8 @@ void PoolMemoryResource::do_deallocate(std::uint64_t address, std::size_t, const
     if (stream) {
       // Reusable once the stream reaches the free: the work queued so far may still use it.
       try {
-        detail::host_queue(*stream).push([pool, address] { pool->release(address); });
+        detail::host_queue(*stream).push_uncaptured([pool, address] { pool->release(address); },
+                                                     "a stream-ordered free");
         return;
       } catch (...) {  // no memory to queue it: wait instead
       }

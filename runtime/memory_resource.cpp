@@ -6,7 +6,9 @@
 #include <vector>
 
 #include "allocation_error.h"
+#include "cutlet/runtime/driver.h"
 #include "device_state.h"
+#include "host_device.h"
 
 namespace cutlet {
 namespace detail {
@@ -127,12 +129,20 @@ void DeviceMemoryResource::do_deallocate(std::uint64_t address, std::size_t, con
 }
 
 PointerInfo pointer_info(std::uint64_t address) {
-  const detail::DriverApi& api = detail::driver();
   PointerInfo info;
   const auto ptr = static_cast<CUdeviceptr>(address);
   unsigned type = 0;
-  if (api.cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, ptr) != CUDA_SUCCESS)
-    return info;  // CUDA_ERROR_INVALID_VALUE: not an address the driver knows
+  if (Device::cpu_selected() || !driver_available() ||
+      detail::driver().cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, ptr) != CUDA_SUCCESS) {
+    // Not an address the driver knows (CUDA_ERROR_INVALID_VALUE): the CPU device's memory, or none.
+    if (const std::optional<MemoryKind> kind = detail::host_allocation_kind(address)) {
+      info.known = true;
+      info.kind = *kind;
+      info.device = Device::kCpuOrdinal;
+    }
+    return info;
+  }
+  const detail::DriverApi& api = detail::driver();
   info.known = true;
   unsigned managed = 0;
   api.cuPointerGetAttribute(&managed, CU_POINTER_ATTRIBUTE_IS_MANAGED, ptr);

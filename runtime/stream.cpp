@@ -53,7 +53,10 @@ Stream::Stream(Device device) : Stream(device, StreamOptions{}) {}
 
 Stream::Stream(Device device, StreamOptions options) : device_(device) {
   if (device.is_cpu()) {
-    // A queue with a thread of its own runs the stream's work (host_queue.h).
+    // A queue with a thread of its own runs the stream's work (host_queue.h). The CPU device
+    // has one priority (its range is 0..0), into which the priority is clamped, as the driver
+    // clamps it into a GPU's range.
+    options.priority = 0;
     std::shared_ptr<detail::HostQueue> queue = detail::make_host_queue(options);
     handle_ = queue.get();
     owning_ = true;
@@ -165,7 +168,7 @@ void Stream::wait(const Event& event) const {
     std::shared_ptr<detail::HostEvent> e = detail::host_event(event.handle());
     const std::uint64_t seq = e->last_record();
     if (device_.is_cpu()) {
-      detail::host_queue(*this).push([e, seq] { e->wait(seq); });
+      detail::host_queue(*this).push_uncaptured([e, seq] { e->wait(seq); }, "a wait for an event");
     } else {
       e->wait(seq);  // a GPU stream waits for the CPU device's work: the host waits here
     }

@@ -215,6 +215,9 @@ TuneReport run_trials(const std::vector<Candidate>& candidates, const TuningSpac
           } catch (const ContextFaultError& e) {
             trial.status = TuneTrial::Status::Faulted;
             trial.reason = first_line(e.what(), 800);  // long enough to name the kernel and line
+          } catch (const KernelError& e) {  // the CPU device's: nothing poisoned
+            trial.status = TuneTrial::Status::Faulted;
+            trial.reason = first_line(e.what(), 800);
           } catch (const CandidateTimeout& e) {
             trial.status = TuneTrial::Status::TimedOut;
             trial.reason = first_line(e.what());

@@ -43,16 +43,26 @@ TEST(KernelGpu, SaxpyMatchesCpuOnOddSizes) {
 }
 
 TEST(KernelGpu, CompilesForTheDevicesArchitectureSm90aOnHopper) {
-  CUTLET_REQUIRE_CUDA("GPU architectures");
+  CUTLET_REQUIRE_GPU();
   auto saxpy = make_saxpy();
   Stream s;
   const Device d = s.device();
   Buffer<float> x(s, std::vector<float>(64, 1.0f)), y(s, std::vector<float>(64, 2.0f));
   auto compiled = saxpy.compile_for(d, 3.0f, x, y, 64);
-  const std::string want = Target::for_device(d.compute_capability().sm()).arch();
-  EXPECT_NE(compiled->ptx.find(".target " + want + "\n"), std::string::npos) << want;
-  if (d.compute_capability().sm() == 90) {
-    EXPECT_EQ(want, "sm_90a");
+  if (d.is_cpu()) {
+    // The CPU device's code is the host's: LLVM IR for the host's triple, no PTX.
+    EXPECT_TRUE(compiled->ptx.empty());
+#if defined(__x86_64__)
+    EXPECT_NE(compiled->llvm_ir_opt.find("target triple = \"x86_64"), std::string::npos) << compiled->llvm_ir_opt;
+#elif defined(__aarch64__)
+    EXPECT_NE(compiled->llvm_ir_opt.find("target triple = \"aarch64"), std::string::npos) << compiled->llvm_ir_opt;
+#endif
+  } else {
+    const std::string want = Target::for_device(d.compute_capability().sm()).arch();
+    EXPECT_NE(compiled->ptx.find(".target " + want + "\n"), std::string::npos) << want;
+    if (d.compute_capability().sm() == 90) {
+      EXPECT_EQ(want, "sm_90a");
+    }
   }
   // The launch uses that specialization, and it runs.
   saxpy.launch(s, {.grid = 1, .block = 64}, 3.0f, x, y, 64);

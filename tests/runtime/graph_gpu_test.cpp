@@ -1,5 +1,5 @@
 // Graphs: explicit nodes, capture of cutlet and foreign work, replay, kernel-node updates and
-// their misuse (needs a GPU).
+// their misuse (CUDA graphs on a GPU, graphs of host work on the CPU device).
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -15,16 +15,14 @@
 #include "cutlet/runtime/launch.h"
 #include "cutlet/runtime/module.h"
 #include "runtime_test_support.h"
-#include "test_kernels.h"
+#include "test_functions.h"
 
 namespace {
 
-std::span<const char> ptx() { return {cutlet::test::kTestPtx, std::strlen(cutlet::test::kTestPtx)}; }
-
 TEST(Graph, ExplicitMemsetKernelMemcpyChain) {
-  CUTLET_REQUIRE_CUDA("graphs of driver nodes");
+  CUTLET_REQUIRE_GPU();
   cutlet::Stream s(cutlet::Device(0));
-  cutlet::Module m = cutlet::Module::load(s.device(), ptx());
+  const cutlet::test::TestFunctions m(s.device());
   const std::uint32_t n = 5000;
   cutlet::Buffer<std::uint32_t> work(n + 8, s.device()), out(n + 8, s.device());
   out.fill_bytes(s, 0);
@@ -50,9 +48,9 @@ TEST(Graph, ExplicitMemsetKernelMemcpyChain) {
 }
 
 TEST(Graph, UpdateKernelArgumentsChangesTheResult) {
-  CUTLET_REQUIRE_CUDA("graphs of driver nodes");
+  CUTLET_REQUIRE_GPU();
   cutlet::Stream s(cutlet::Device(0));
-  cutlet::Module m = cutlet::Module::load(s.device(), ptx());
+  const cutlet::test::TestFunctions m(s.device());
   const cutlet::Function write42 = m.function("write42");
   cutlet::Buffer<std::uint32_t> a(1000, s.device()), b(1000, s.device());
   a.fill_bytes(s, 0);
@@ -82,9 +80,9 @@ TEST(Graph, UpdateKernelArgumentsChangesTheResult) {
 }
 
 TEST(Graph, UpdateWithAnotherKernelOrForeignNodeIsRejected) {
-  CUTLET_REQUIRE_CUDA("graphs of driver nodes");
+  CUTLET_REQUIRE_GPU();
   cutlet::Stream s(cutlet::Device(0));
-  cutlet::Module m = cutlet::Module::load(s.device(), ptx());
+  const cutlet::test::TestFunctions m(s.device());
   cutlet::Buffer<std::uint32_t> a(32, s.device());
   std::uint64_t p = a.data();
   std::uint32_t count = 32;
@@ -107,20 +105,30 @@ TEST(Graph, UpdateWithAnotherKernelOrForeignNodeIsRejected) {
 }
 
 TEST(Graph, CaptureRecordsCutletAndForeignWork) {
-  CUTLET_REQUIRE_CUDA("graphs of driver nodes");
+  CUTLET_REQUIRE_GPU();
   cutlet::Stream s(cutlet::Device(0));
-  cutlet::Module m = cutlet::Module::load(s.device(), ptx());
+  const cutlet::test::TestFunctions m(s.device());
   const std::uint32_t n = 3000;
   cutlet::Buffer<std::uint32_t> out(n, s.device()), copy(n, s.device());
-  // A foreign library's work on the same stream: a raw driver memset.
+  // A foreign library's work on the same stream: a raw driver memset on a GPU, a host function
+  // on the CPU device.
   using MemsetD32 = int (*)(std::uint64_t, unsigned, std::size_t, void*);
-  const auto memset32 = reinterpret_cast<MemsetD32>(cutlet::driver_entry_point("cuMemsetD32Async"));
+  const auto memset32 = s.device().is_cpu()
+                            ? nullptr
+                            : reinterpret_cast<MemsetD32>(cutlet::driver_entry_point("cuMemsetD32Async"));
+  auto foreign_fill = [&] {
+    if (memset32) return memset32(out.data(), 7u, n, s.handle());
+    s.launch_host_function([p = reinterpret_cast<std::uint32_t*>(static_cast<std::uintptr_t>(out.data())), n] {
+      for (std::uint32_t i = 0; i < n; ++i) p[i] = 7u;
+    });
+    return 0;
+  };
   std::uint64_t p = out.data();
   std::uint32_t half = n / 2;
   void* args[] = {&p, &half};
   cutlet::Graph g = cutlet::Graph::capture(s, [&] {
     EXPECT_TRUE(cutlet::Graph::is_capturing(s));
-    ASSERT_EQ(memset32(out.data(), 7u, n, s.handle()), 0);
+    ASSERT_EQ(foreign_fill(), 0);
     cutlet::launch(s, m.function("write42"), {.grid = cutlet::ceil_div(half, 64), .block = 64}, args);
     copy.copy_from(s, out);
   });
@@ -148,7 +156,7 @@ TEST(Graph, CaptureRecordsCutletAndForeignWork) {
 }
 
 TEST(Graph, ThrowingCaptureIsAbandoned) {
-  CUTLET_REQUIRE_CUDA("graphs of driver nodes");
+  CUTLET_REQUIRE_GPU();
   cutlet::Stream s(cutlet::Device(0));
   cutlet::Buffer<int> b(10, s.device());
   EXPECT_THROW(cutlet::Graph::capture(s, [&] {
@@ -163,6 +171,56 @@ TEST(Graph, ThrowingCaptureIsAbandoned) {
   EXPECT_CONTAINS(cutlet::test::error_message(
                       [&] { cutlet::Graph::begin_capture(cutlet::Stream::wrap(nullptr, s.device())); }),
                   "legacy default stream");
+}
+
+TEST(Graph, SynchronizingDuringACaptureInvalidatesIt) {
+  CUTLET_REQUIRE_GPU();
+  cutlet::Stream s(cutlet::Device(0));
+  cutlet::Buffer<int> b(10, s.device());
+  b.fill_bytes(s, 3);
+  s.synchronize();
+  cutlet::Graph::begin_capture(s);
+  b.fill_bytes(s, 1);
+  EXPECT_THROW(s.synchronize(), cutlet::CudaError);  // the fill has not run: it is recorded
+  const std::string msg = cutlet::test::error_message([&] { (void)cutlet::Graph::end_capture(s); });
+  EXPECT_CONTAINS(msg, "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED");
+  EXPECT_CONTAINS(msg, "invalidated it");
+  EXPECT_FALSE(cutlet::Graph::is_capturing(s));
+  EXPECT_EQ(b.to_host(s)[9], 0x03030303);  // the recorded fill never ran
+}
+
+TEST(Graph, DependenciesOrderTheNodesOfAGraph) {
+  CUTLET_REQUIRE_GPU();
+  cutlet::Stream s(cutlet::Device(0));
+  const cutlet::test::TestFunctions m(s.device());
+  const std::uint32_t n = 777;
+  cutlet::Buffer<std::uint32_t> a(n, s.device()), b(n, s.device()), c(n, s.device());
+  c.fill_bytes(s, 0xff);
+  s.synchronize();
+  // Made in the reverse of the order they must run in: copy b -> c after copy a -> b after the
+  // kernel writes a.
+  cutlet::Graph g(s.device());
+  const cutlet::GraphNode second = g.add_memcpy(c.data(), b.data(), n * 4);
+  const cutlet::GraphNode first = g.add_memcpy(b.data(), a.data(), n * 4);
+  std::uint64_t p = a.data();
+  std::uint32_t count = n;
+  void* args[] = {&p, &count};
+  const cutlet::GraphNode write = g.add_kernel(m.function("write42"), {.grid = cutlet::ceil_div(n, 64), .block = 64}, args);
+  const cutlet::GraphNode join = g.add_empty(std::vector{second});
+  g.add_dependency(first, second);
+  g.add_dependency(write, first);
+  EXPECT_EQ(g.node_count(), 4u);
+  cutlet::GraphExec exec = g.instantiate();
+  exec.launch(s);
+  const auto host = c.to_host(s);
+  for (std::uint32_t i = 0; i < n; ++i) ASSERT_EQ(host[i], 42 + i) << i;
+  // An edge that closes a cycle is refused, at the latest when the graph is instantiated.
+  EXPECT_THROW(
+      {
+        g.add_dependency(join, write);
+        (void)g.instantiate();
+      },
+      cutlet::Error);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // Extended launches: thread-block clusters, cooperative grids, programmatic dependent
-// launch, and occupancy queries (needs a GPU).
+// launch, and occupancy queries (on the CPU device: cooperative grids, launches that keep the
+// dependency, occupancy, and the refusal of clusters).
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -12,6 +13,7 @@
 #include "cutlet/runtime/module.h"
 #include "cutlet/runtime/occupancy.h"
 #include "runtime_test_support.h"
+#include "test_functions.h"
 #include "test_kernels.h"
 
 namespace {
@@ -19,17 +21,27 @@ namespace {
 std::span<const char> text(const char* s) { return {s, std::strlen(s)}; }
 
 TEST(LaunchExtended, ClusterLaunchOrAClearErrorWithoutClusters) {
-  CUTLET_REQUIRE_CUDA("clusters, cooperative co-residency and programmatic dependent launch");
+  CUTLET_REQUIRE_GPU();
   cutlet::Stream s(cutlet::Device(0));
   const bool clusters = s.device().compute_capability().major >= 9;
   ASSERT_EQ(s.device().limits().cluster_launch, clusters);
   if (!clusters) {
-    cutlet::Module m = cutlet::Module::load(s.device(), text(cutlet::test::kTestPtx));
+    const cutlet::test::TestFunctions m(s.device());
     const std::string msg = cutlet::test::error_message(
         [&] { cutlet::launch(s, m.function("empty_kernel"), {.grid = 4, .block = 32, .cluster = 2}, nullptr); });
+    EXPECT_CONTAINS(msg, "empty_kernel");
+    if (s.device().is_cpu()) {
+      EXPECT_CONTAINS(msg, "thread-block clusters");
+      EXPECT_CONTAINS(msg, "the CPU device does not have");
+      EXPECT_CONTAINS(cutlet::test::error_message([&] {
+                        (void)cutlet::max_active_clusters(m.function("empty_kernel"),
+                                                          {.grid = 4, .block = 32, .cluster = 2});
+                      }),
+                      "no thread-block clusters");
+      return;
+    }
     EXPECT_CONTAINS(msg, "compute capability 9.0");
     EXPECT_CONTAINS(msg, "sm_" + std::to_string(s.device().compute_capability().sm()));
-    EXPECT_CONTAINS(msg, "empty_kernel");
     return;
   }
   cutlet::Module m = cutlet::Module::load(s.device(), text(cutlet::test::kSm90Ptx));
@@ -55,9 +67,9 @@ TEST(LaunchExtended, ClusterLaunchOrAClearErrorWithoutClusters) {
 }
 
 TEST(LaunchExtended, CooperativeLaunchChecksCoResidency) {
-  CUTLET_REQUIRE_CUDA("clusters, cooperative co-residency and programmatic dependent launch");
+  CUTLET_REQUIRE_GPU();
   cutlet::Stream s(cutlet::Device(0));
-  cutlet::Module m = cutlet::Module::load(s.device(), text(cutlet::test::kTestPtx));
+  const cutlet::test::TestFunctions m(s.device());
   const cutlet::Function f = m.function("write42");
   const long long limit = cutlet::max_cooperative_blocks(f, 256);
   EXPECT_EQ(limit, static_cast<long long>(cutlet::max_active_blocks_per_sm(f, 256)) * s.device().sm_count());
@@ -78,11 +90,13 @@ TEST(LaunchExtended, CooperativeLaunchChecksCoResidency) {
 }
 
 TEST(LaunchExtended, ProgrammaticDependentLaunchKeepsResultsRight) {
-  CUTLET_REQUIRE_CUDA("clusters, cooperative co-residency and programmatic dependent launch");
+  CUTLET_REQUIRE_GPU();
   cutlet::Stream s(cutlet::Device(0));
-  if (s.device().compute_capability().major < 9) GTEST_SKIP() << "programmatic dependent launch needs sm_90";
-  cutlet::Module first = cutlet::Module::load(s.device(), text(cutlet::test::kTestPtx));
-  cutlet::Module second = cutlet::Module::load(s.device(), text(cutlet::test::kSm90Ptx));
+  // The CPU device runs a stream's kernels in order, which keeps the dependency as well.
+  if (!s.device().is_cpu() && s.device().compute_capability().major < 9)
+    GTEST_SKIP() << "programmatic dependent launch needs sm_90";
+  const cutlet::test::TestFunctions first(s.device());
+  const cutlet::test::TestFunctions second(s.device(), cutlet::test::kSm90Ptx);
   const std::uint32_t n = 1 << 20;
   cutlet::Buffer<std::uint32_t> a(n, s.device()), b(n, s.device());
   b.fill_bytes(s, 0);
@@ -100,9 +114,9 @@ TEST(LaunchExtended, ProgrammaticDependentLaunchKeepsResultsRight) {
 }
 
 TEST(Occupancy, QueriesAreConsistent) {
-  CUTLET_REQUIRE_CUDA("clusters, cooperative co-residency and programmatic dependent launch");
+  CUTLET_REQUIRE_GPU();
   cutlet::Device d(0);
-  cutlet::Module m = cutlet::Module::load(d, text(cutlet::test::kTestPtx));
+  const cutlet::test::TestFunctions m(d);
   const cutlet::Function f = m.function("reverse_through_shared");
   const int per_sm = cutlet::max_active_blocks_per_sm(f, 128);
   EXPECT_GT(per_sm, 0);

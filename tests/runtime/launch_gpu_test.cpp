@@ -1,4 +1,5 @@
-// Launching hand-written PTX kernels through launch(), its checks and its cost (needs a GPU).
+// Launching kernels of a Module (hand-written PTX on a GPU; their host versions on the CPU device)
+// through launch(), its checks and its cost.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -16,6 +17,7 @@
 #include "cutlet/runtime/module.h"
 #include "cutlet/runtime/stream.h"
 #include "runtime_test_support.h"
+#include "test_functions.h"
 #include "test_kernels.h"
 
 namespace {
@@ -25,9 +27,9 @@ std::span<const char> ptx() {
 }
 
 TEST(Launch, Write42OverAnOddSize) {
-  CUTLET_REQUIRE_CUDA("kernels of PTX modules launched through the driver");
+  CUTLET_REQUIRE_GPU();
   cutlet::Stream s(cutlet::Device(0));
-  cutlet::Module m = cutlet::Module::load(s.device(), ptx());
+  const cutlet::test::TestFunctions m(s.device());
   cutlet::Function f = m.function("write42");
   const std::uint32_t n = 1000003;
   cutlet::Buffer<std::uint32_t> out(n + 5, s.device());  // 5 guard elements past n
@@ -42,9 +44,9 @@ TEST(Launch, Write42OverAnOddSize) {
 }
 
 TEST(Launch, OnTheLegacyDefaultStream) {
-  CUTLET_REQUIRE_CUDA("kernels of PTX modules launched through the driver");
+  CUTLET_REQUIRE_GPU();
   cutlet::Stream s = cutlet::Stream::wrap(nullptr, cutlet::Device(0));
-  cutlet::Module m = cutlet::Module::load(s.device(), ptx());
+  const cutlet::test::TestFunctions m(s.device());
   cutlet::Buffer<std::uint32_t> out(100, s.device());
   out.fill_bytes(s, 0);
   std::uint64_t p = out.data();
@@ -57,9 +59,9 @@ TEST(Launch, OnTheLegacyDefaultStream) {
 }
 
 TEST(Launch, FromThreadsWithNoCurrentContext) {
-  CUTLET_REQUIRE_CUDA("kernels of PTX modules launched through the driver");
+  CUTLET_REQUIRE_GPU();
   cutlet::Device d(0);
-  cutlet::Module m = cutlet::Module::load(d, ptx());
+  const cutlet::test::TestFunctions m(d);
   const cutlet::Function f = m.function("write42");
   constexpr int kThreads = 4;
   constexpr std::uint32_t n = 4099;
@@ -86,9 +88,9 @@ TEST(Launch, FromThreadsWithNoCurrentContext) {
 }
 
 TEST(Launch, TooLargeBlockThrowsNamingTheLimit) {
-  CUTLET_REQUIRE_CUDA("kernels of PTX modules launched through the driver");
+  CUTLET_REQUIRE_GPU();
   cutlet::Stream s(cutlet::Device(0));
-  cutlet::Module m = cutlet::Module::load(s.device(), ptx());
+  const cutlet::test::TestFunctions m(s.device());
   cutlet::Buffer<std::uint32_t> out(10, s.device());
   std::uint64_t p = out.data();
   std::uint32_t count = 10;
@@ -100,7 +102,7 @@ TEST(Launch, TooLargeBlockThrowsNamingTheLimit) {
   EXPECT_CONTAINS(msg, "1024");
   EXPECT_CONTAINS(msg, "2048");
   EXPECT_CONTAINS(msg, "write42");
-  EXPECT_CONTAINS(msg, "device 0 (");
+  EXPECT_CONTAINS(msg, s.device().is_cpu() ? "the CPU device" : "device 0 (");
   EXPECT_CONTAINS(msg, "launch_gpu_test.cpp:" + std::to_string(line));
   EXPECT_CONTAINS(cutlet::test::error_message([&] {
                     cutlet::launch(s, m.function("write42"), {.grid = 0, .block = 32}, args);
@@ -109,11 +111,11 @@ TEST(Launch, TooLargeBlockThrowsNamingTheLimit) {
 }
 
 TEST(Launch, DynamicSharedMemoryAboveTheDefaultIsOptedIn) {
-  CUTLET_REQUIRE_CUDA("kernels of PTX modules launched through the driver");
+  CUTLET_REQUIRE_GPU();
   cutlet::Stream s(cutlet::Device(0));
   const cutlet::DeviceLimits& l = s.device().limits();
   if (l.max_shared_per_block_optin < 100 * 1024) GTEST_SKIP() << "device has < 100 KiB opt-in";
-  cutlet::Module m = cutlet::Module::load(s.device(), ptx());
+  const cutlet::test::TestFunctions m(s.device());
   cutlet::Function f = m.function("reverse_through_shared");
   const std::uint32_t threads = 256;
   const std::size_t shared = 100 * 1024;

@@ -1,5 +1,5 @@
 // Memory resources: pool reuse and release threshold, stream-ordered frees, pinned and
-// managed memory, allocation failures and use after free (needs a GPU).
+// managed memory, allocation failures and use after free (of a GPU, or of the CPU device).
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -16,7 +16,7 @@
 #include "cutlet/runtime/memory_pool.h"
 #include "cutlet/runtime/module.h"
 #include "runtime_test_support.h"
-#include "test_kernels.h"
+#include "test_functions.h"
 
 namespace {
 
@@ -165,7 +165,7 @@ TEST(Buffer, UseAfterFreeSaysFreed) {
 }
 
 TEST(PinnedMemory, HostWritesReachTheDeviceAndBack) {
-  CUTLET_REQUIRE_CUDA("pinned host memory mapped into a GPU");
+  CUTLET_REQUIRE_GPU();
   cutlet::Stream s(cutlet::Device(0));
   auto pinned = std::make_shared<cutlet::PinnedMemoryResource>(s.device());
   EXPECT_TRUE(pinned->host_accessible());
@@ -180,11 +180,15 @@ TEST(PinnedMemory, HostWritesReachTheDeviceAndBack) {
   EXPECT_TRUE(info.known);
   EXPECT_EQ(info.kind, cutlet::MemoryKind::pinned_host);
   EXPECT_EQ(cutlet::pointer_info(d.data()).kind, cutlet::MemoryKind::device);
-  EXPECT_EQ(cutlet::pointer_info(d.data()).device, 0);
+  EXPECT_EQ(cutlet::pointer_info(d.data()).device, s.device().ordinal());
+  EXPECT_EQ(cutlet::pointer_info(d.data() + 4 * 4098).kind, cutlet::MemoryKind::device);  // inside it
   int on_stack = 0;
   EXPECT_FALSE(cutlet::pointer_info(reinterpret_cast<std::uintptr_t>(&on_stack)).known);
   cutlet::Buffer<std::uint32_t> plain(10, s.device());
-  EXPECT_CONTAINS(cutlet::test::error_message([&] { (void)plain.host_span(); }), "not host-accessible");
+  if (s.device().is_cpu())
+    EXPECT_EQ(plain.host_span().data(), reinterpret_cast<std::uint32_t*>(plain.data()));  // all host memory there
+  else
+    EXPECT_CONTAINS(cutlet::test::error_message([&] { (void)plain.host_span(); }), "not host-accessible");
 }
 
 TEST(ManagedMemory, KernelWritesAreReadByTheHost) {
@@ -196,7 +200,7 @@ TEST(ManagedMemory, KernelWritesAreReadByTheHost) {
   cutlet::Buffer<std::uint32_t> m(n, managed);
   for (auto& x : m.host_span()) x = 0xffffffffu;  // poison from the host
   EXPECT_EQ(cutlet::pointer_info(m.data()).kind, cutlet::MemoryKind::managed);
-  cutlet::Module mod = cutlet::Module::load(s.device(), {cutlet::test::kTestPtx, std::strlen(cutlet::test::kTestPtx)});
+  const cutlet::test::TestFunctions mod(s.device());
   std::uint64_t p = m.data();
   std::uint32_t count = n - 1;  // leave the last element alone
   void* args[] = {&p, &count};
@@ -208,12 +212,12 @@ TEST(ManagedMemory, KernelWritesAreReadByTheHost) {
 }
 
 TEST(DeviceMemoryResource, SharedInstanceAndDescription) {
-  CUTLET_REQUIRE_CUDA("cuMemAlloc device memory");
+  CUTLET_REQUIRE_GPU();
   const auto& r = cutlet::DeviceMemoryResource::shared(cutlet::Device(0));
   EXPECT_EQ(r.get(), cutlet::DeviceMemoryResource::shared(cutlet::Device(0)).get());
   EXPECT_FALSE(r->stream_ordered());
   EXPECT_FALSE(r->host_accessible());
-  EXPECT_CONTAINS(r->describe(), "cuMemAlloc");
+  EXPECT_CONTAINS(r->describe(), cutlet::Device(0).is_cpu() ? "the host memory of the CPU device" : "cuMemAlloc");
   cutlet::Buffer<int> b(10, cutlet::Device(0));
   EXPECT_EQ(b.resource().get(), r.get());
   const std::uint64_t a = r->allocate(1000);

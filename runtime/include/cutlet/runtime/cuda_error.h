@@ -80,6 +80,16 @@ class ContextFaultError : public CudaError {
   std::string what_text_;
 };
 
+/// A kernel of the CPU device that failed while it ran (a failed assert_, threads that wait
+/// for each other forever, an access checked mode refused), reported in CUDA's terms
+/// (CUDA_ERROR_ASSERT for a failed assert_, else CUDA_ERROR_LAUNCH_FAILED) at the next
+/// synchronization of its stream, or of an event recorded after it. Unlike a GPU's kernel
+/// fault it poisons nothing: the stream's synchronize() reports it once, and later work runs.
+class KernelError : public CudaError {
+ public:
+  using CudaError::CudaError;
+};
+
 /// No usable CUDA driver: libcuda.so.1 could not be loaded, lacks the entry points cutlet
 /// needs, or cuInit failed (e.g. no GPU visible). what() starts with "no CUDA driver found"
 /// and says why. Tracing and compiling kernels still work; loading and launching do not.

@@ -119,8 +119,10 @@ class Device {
   /// Total device memory in bytes.
   std::size_t total_memory() const;
   /// The raw value of a CUdevice_attribute (pass the enumerator from cuda.h); queries the
-  /// driver on each call. Throws CudaError for an attribute the driver does not know, Error
-  /// on the CPU device (read properties() there).
+  /// driver on each call. Throws CudaError for an attribute the driver does not know. The
+  /// CPU device answers the attributes its limits and properties model (block, grid and
+  /// shared-memory limits, warp size, SM count, residency, launch kinds, memory features)
+  /// and throws Error, naming the attribute, for the others.
   int attribute(int cu_device_attribute) const;
   /// The launch limits, read once and cached: cheap enough to call on every launch. The
   /// reference stays valid for the life of the process.

@@ -31,9 +31,12 @@ class Event {
   /// Recording again moves the marker. Throws Error when `stream` is of another device.
   void record(const Stream& stream);
   /// Waits until the work captured by the last record() has finished (returns at once if
-  /// never recorded).
+  /// never recorded). Throws what failed in that work: on a GPU the context's kernel fault
+  /// (ContextFaultError); on the CPU device the KernelError of a kernel before the record
+  /// that its stream's synchronize() had not reported yet.
   void synchronize() const;
-  /// True when the captured work has finished (or the event was never recorded).
+  /// True when the captured work has finished (or the event was never recorded); throws what
+  /// failed in it as synchronize() does.
   bool query() const;
   /// Waits until the captured work has finished, as synchronize() does, but for at most
   /// `timeout`, polling query() with short sleeps (so a hung kernel cannot block the caller):

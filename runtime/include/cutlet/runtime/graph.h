@@ -1,4 +1,5 @@
-// CUDA graphs: built explicitly or captured from a stream, instantiated, launched, updated.
+// Graphs: built explicitly or captured from a stream, instantiated, launched, updated (CUDA
+// graphs on a GPU, graphs of host work on the CPU device).
 #pragma once
 
 #include <cstddef>
@@ -21,7 +22,7 @@ class GraphExec;
 
 /// A node of a Graph: a copyable, non-owning handle, valid while its Graph lives.
 struct GraphNode {
-  void* handle = nullptr;  ///< The CUgraphNode.
+  void* handle = nullptr;  ///< The CUgraphNode (on the CPU device, cutlet's own node).
   /// Same node.
   bool operator==(const GraphNode&) const = default;
 };
@@ -37,9 +38,18 @@ enum class CaptureMode { global, per_thread, relaxed };
 /// work queued on a stream (capture()), including work queued by other libraries on that
 /// stream. Instantiate it to launch it. Move-only; the destructor destroys the graph (its
 /// instantiations stay valid).
+///
+/// On the CPU device a graph holds host work in the same API: its kernels, copies, fills and
+/// host functions run, when the graph is launched, one after another in an order that keeps
+/// every dependency. A capture there records kernel launches, copies between buffers, fills
+/// and Stream::launch_host_function; what it cannot record (an event's record or wait, a
+/// stream-ordered free, a copy to or from pageable host memory) still runs, in order, and
+/// fails the capture: end_capture() throws CudaError (CUDA_ERROR_STREAM_CAPTURE_INVALIDATED)
+/// naming it. Capture modes make no difference there.
 class Graph {
  public:
-  /// An empty graph for `device`. Throws NoDriverError without a driver.
+  /// An empty graph for `device`. Throws NoDriverError without a driver (unless `device` is
+  /// the CPU device).
   explicit Graph(Device device = Device::current());
 
   /// Captures what `work()` queues on `stream` (cutlet launches, copies, fills, and foreign
@@ -94,7 +104,7 @@ class Graph {
   /// Makes an executable graph (cuGraphInstantiateWithFlags). Throws CudaError on failure.
   GraphExec instantiate() const;
 
-  /// The CUgraph as a void*; null after a move.
+  /// The CUgraph as a void* (on the CPU device, cutlet's own graph); null after a move.
   void* handle() const noexcept { return handle_; }
   /// The device whose work the graph holds.
   Device device() const noexcept { return device_; }
@@ -136,7 +146,7 @@ class GraphExec {
   void update_kernel(GraphNode node, const Function& function, const LaunchConfig& config,
                      void** args);
 
-  /// The CUgraphExec as a void*; null after a move.
+  /// The CUgraphExec as a void* (on the CPU device, cutlet's own); null after a move.
   void* handle() const noexcept { return handle_; }
   /// The device the graph runs on.
   Device device() const noexcept { return device_; }
@@ -161,6 +171,8 @@ class GraphExec {
   GraphExec(void* handle, Device device, std::vector<KernelNode> kernels) noexcept
       : handle_(handle), device_(device), kernels_(std::move(kernels)) {}
   void* require(const char* op) const;
+  /// update_kernel on the CPU device.
+  void update_host_kernel(GraphNode node, const Function& function, const LaunchConfig& config, void** args);
   void* handle_ = nullptr;
   Device device_;
   std::vector<KernelNode> kernels_;

@@ -124,17 +124,20 @@ class ManagedMemoryResource final : public MemoryResource {
   void do_deallocate(std::uint64_t address, std::size_t bytes, const Stream* stream) noexcept override;
 };
 
-/// What the driver knows about an address (cuPointerGetAttribute).
+/// What the driver (or the CPU device) knows about an address (cuPointerGetAttribute).
 struct PointerInfo {
   /// Where it lives: device, pinned host (a host pointer the driver knows), or managed;
   /// unregistered pageable host memory is reported as `known == false`.
   MemoryKind kind = MemoryKind::device;
   bool known = false;  ///< False for an address no CUDA allocation covers.
-  int device = -1;     ///< Ordinal of the device the memory belongs to; -1 when not known.
+  /// Ordinal of the device the memory belongs to: Device::kCpuOrdinal (-1) for the CPU
+  /// device's memory; -1 when not known.
+  int device = -1;
 };
 
-/// Asks the driver where `address` lives. Never throws for an unknown address (known ==
-/// false then); throws NoDriverError without a driver.
+/// Asks the driver where `address` lives, and for an address it does not know, the CPU
+/// device (whose allocations are of the kind of their resource: device memory, pinned or
+/// managed). Never throws for an unknown address (known == false then).
 PointerInfo pointer_info(std::uint64_t address);
 
 }  // namespace cutlet

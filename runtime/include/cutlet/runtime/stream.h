@@ -30,7 +30,7 @@ struct StreamOptions {
 /// The range of stream priorities a device honours: `greatest` (the highest priority) is
 /// numerically <= `least` (the default). {0, 0} when priorities are not supported.
 struct StreamPriorityRange {
-  int least = 0;     ///< The lowest priority, the default (0 on current GPUs).
+  int least = 0;     ///< The lowest priority, the default (0 on current GPUs and the CPU device).
   int greatest = 0;  ///< The highest priority (e.g. -5).
 };
 
