@@ -221,6 +221,15 @@ HostAllocationsAround host_allocations_around(std::uint64_t address) {
   return r;
 }
 
+HostAllocationTotals host_allocation_totals() {
+  detail::Allocations& a = detail::allocations();
+  std::lock_guard<std::mutex> lock(a.mutex);
+  HostAllocationTotals t;
+  t.count = a.sizes.size();
+  for (const auto& [address, bytes] : a.sizes) t.bytes += bytes;
+  return t;
+}
+
 bool Device::cpu_selected() {
   static const int selected = [] {
     const char* v = std::getenv("CUTLET_DEVICE");

@@ -38,7 +38,8 @@ TEST(CpuDevice, DescribesItselfAndNeedsNoDriver) {
   EXPECT_EQ(cpu.generation(), 0u);
   EXPECT_FALSE(cpu.poisoned());
   cpu.synchronize();
-  EXPECT_THROW(cpu.attribute(1), Error);
+  EXPECT_EQ(cpu.attribute(1), 1024);  // CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, modelled
+  EXPECT_THROW(cpu.attribute(108), Error);  // MAX_PERSISTING_L2_CACHE_SIZE: not
 }
 
 TEST(CpuDevice, BuffersCopyFillAndFreeInHostMemory) {
@@ -361,6 +362,63 @@ TEST(CpuDevice, AKernelFailingOnTheCpuIsReportedAtTheNextSynchronize) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("thread index too large"), std::string::npos) << e.what();
   }
+}
+
+TEST(CpuDevice, AFailedKernelIsReportedByAnEventRecordedAfterIt) {
+  auto k = kernel([](Ptr<int> y) {
+    assert_(thread_idx().x < 5, "thread index too large");
+    y[thread_idx().x] = 1;
+  }, {.name = "cpu_assert_event"});
+  Stream s(Device::cpu());
+  Buffer<int> y(32, s);
+  Event before(Device::cpu()), after(Device::cpu());
+  before.record(s);
+  k.launch(s, {.grid = 1, .block = 32}, y);
+  after.record(s);
+  EXPECT_NO_THROW(before.synchronize());  // recorded before the kernel ran
+  try {
+    after.synchronize();
+    FAIL() << "the event recorded after a failed kernel reported nothing";
+  } catch (const KernelError& e) {
+    EXPECT_EQ(e.name(), "CUDA_ERROR_ASSERT");
+    EXPECT_NE(std::string(e.what()).find("cpu_assert_event"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW((void)after.query(), KernelError);
+  EXPECT_THROW(s.synchronize(), KernelError);  // the stream reports it too, once
+  s.synchronize();
+  Event later(Device::cpu());
+  later.record(s);
+  EXPECT_NO_THROW(later.synchronize());  // work after the report is clean
+}
+
+TEST(CpuDevice, ACaptureFailsOnWhatItCannotRecordAndTheWorkStillRuns) {
+  Stream s(Device::cpu());
+  Buffer<int> b(16, s);
+  b.fill_bytes(s, 0);
+  s.synchronize();
+  Event e(Device::cpu());
+  Graph::begin_capture(s);
+  b.fill_bytes(s, 1);  // recorded
+  e.record(s);         // not recordable: runs, and fails the capture
+  try {
+    (void)Graph::end_capture(s);
+    FAIL() << "a capture with an event record in it did not fail";
+  } catch (const CudaError& err) {
+    EXPECT_EQ(err.name(), "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED");
+    EXPECT_NE(std::string(err.what()).find("an event record"), std::string::npos) << err.what();
+  }
+  EXPECT_FALSE(Graph::is_capturing(s));
+  e.synchronize();
+  EXPECT_EQ(b.to_host(s)[0], 0);  // the recorded fill never ran
+  // The kinds of the CPU device's memory, as pointer_info reports them.
+  Buffer<int> pinned(8, std::make_shared<PinnedMemoryResource>(Device::cpu()));
+  Buffer<int> managed(8, std::make_shared<ManagedMemoryResource>(Device::cpu()));
+  EXPECT_EQ(pointer_info(pinned.data()).kind, MemoryKind::pinned_host);
+  EXPECT_EQ(pointer_info(managed.data() + 4).kind, MemoryKind::managed);
+  EXPECT_EQ(pointer_info(b.data()).kind, MemoryKind::device);
+  EXPECT_EQ(pointer_info(b.data()).device, Device::kCpuOrdinal);
+  int on_stack = 0;
+  EXPECT_FALSE(pointer_info(reinterpret_cast<std::uintptr_t>(&on_stack)).known);
 }
 
 }  // namespace

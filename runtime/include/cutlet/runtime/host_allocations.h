@@ -23,4 +23,13 @@ struct HostAllocationsAround {
 /// Looks `address` up among the CPU device's live allocations (buffers, pools' blocks).
 HostAllocationsAround host_allocations_around(std::uint64_t address);
 
+/// How many allocations of the CPU device are live, and their bytes: what the host's free
+/// memory, which every process moves, cannot tell (e.g. that failed allocations leak nothing).
+struct HostAllocationTotals {
+  std::size_t count = 0;
+  std::size_t bytes = 0;
+};
+/// The CPU device's live allocations (buffers, pools' blocks kept or in use), counted now.
+HostAllocationTotals host_allocation_totals();
+
 }  // namespace cutlet
