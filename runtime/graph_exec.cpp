@@ -26,6 +26,33 @@ std::string function_name(CUfunction f) {
   return buf;
 }
 
+/// The checks of GraphExec::update_kernel: the node is one of the graph's `kernels` kernel
+/// nodes (`node_kernel` names its kernel; null: not one of them), launching `function`
+/// (`same_kernel`), and the new config changes geometry only, within the device's limits.
+void check_update(const Function& function, const LaunchConfig& config, std::size_t kernels,
+                  const std::string* node_kernel, bool same_kernel, const detail::DeviceState& s) {
+  if (!node_kernel)
+    detail::bad_config(function.name().c_str(), config,
+                       "GraphExec::update_kernel: the node is not a kernel node of the graph this "
+                       "GraphExec was instantiated from (it has " +
+                           std::to_string(kernels) +
+                           " kernel nodes); pass a node that Graph::add_kernel or "
+                           "Graph::kernel_nodes returned for that graph");
+  if (!same_kernel)
+    detail::bad_config(function.name().c_str(), config,
+                       "GraphExec::update_kernel: the node launches kernel '" + *node_kernel +
+                           "', not '" + function.name() +
+                           "'; an update may change a node's arguments and geometry but not its "
+                           "kernel, since the arguments are laid out by the kernel's parameter "
+                           "list; build or capture a new graph for the other kernel");
+  if (config.cluster != Dim3{} || config.cooperative || config.programmatic_dependent_launch)
+    detail::bad_config(function.name().c_str(), config,
+                       "GraphExec::update_kernel changes geometry and arguments only; the node "
+                       "keeps the cluster and cooperative attributes it was built with (leave "
+                       ".cluster, .cooperative and .programmatic_dependent_launch at their defaults)");
+  check_launch_config(s.limits, config, function.name().c_str(), s.label);
+}
+
 }  // namespace
 
 GraphExec Graph::instantiate() const {
@@ -122,26 +149,8 @@ void GraphExec::update_kernel(GraphNode node, const Function& function, const La
   const KernelNode* found = nullptr;
   for (const KernelNode& k : kernels_)
     if (k.node == node.handle) found = &k;
-  if (!found)
-    detail::bad_config(function.name().c_str(), config,
-                       "GraphExec::update_kernel: the node is not a kernel node of the graph this "
-                       "GraphExec was instantiated from (it has " +
-                           std::to_string(kernels_.size()) +
-                           " kernel nodes); pass a node that Graph::add_kernel or "
-                           "Graph::kernel_nodes returned for that graph");
-  if (found->function != function.handle() && found->function != function.kernel_handle())
-    detail::bad_config(function.name().c_str(), config,
-                       "GraphExec::update_kernel: the node launches kernel '" + found->name +
-                           "', not '" + function.name() +
-                           "'; an update may change a node's arguments and geometry but not its "
-                           "kernel, since the arguments are laid out by the kernel's parameter "
-                           "list; build or capture a new graph for the other kernel");
-  if (config.cluster != Dim3{} || config.cooperative || config.programmatic_dependent_launch)
-    detail::bad_config(function.name().c_str(), config,
-                       "GraphExec::update_kernel changes geometry and arguments only; the node "
-                       "keeps the cluster and cooperative attributes it was built with (leave "
-                       ".cluster, .cooperative and .programmatic_dependent_launch at their defaults)");
-  check_launch_config(s.limits, config, function.name().c_str(), s.label);
+  check_update(function, config, kernels_.size(), found ? &found->name : nullptr,
+               found && (found->function == function.handle() || found->function == function.kernel_handle()), s);
   detail::ensure_current(s);
   const detail::DriverApi& api = detail::driver();
   if (config.shared_bytes > s.limits.max_shared_per_block) {
@@ -178,26 +187,8 @@ void GraphExec::update_host_kernel(GraphNode node, const Function& function, con
     ++kernels;
     if (step.node == node.handle) found = &step;
   }
-  if (!found)
-    detail::bad_config(function.name().c_str(), config,
-                       "GraphExec::update_kernel: the node is not a kernel node of the graph this "
-                       "GraphExec was instantiated from (it has " +
-                           std::to_string(kernels) +
-                           " kernel nodes); pass a node that Graph::add_kernel or "
-                           "Graph::kernel_nodes returned for that graph");
-  if (found->launch->function.host_entry() != function.host_entry())
-    detail::bad_config(function.name().c_str(), config,
-                       "GraphExec::update_kernel: the node launches kernel '" + found->launch->function.name() +
-                           "', not '" + function.name() +
-                           "'; an update may change a node's arguments and geometry but not its "
-                           "kernel, since the arguments are laid out by the kernel's parameter "
-                           "list; build or capture a new graph for the other kernel");
-  if (config.cluster != Dim3{} || config.cooperative || config.programmatic_dependent_launch)
-    detail::bad_config(function.name().c_str(), config,
-                       "GraphExec::update_kernel changes geometry and arguments only; the node "
-                       "keeps the cluster and cooperative attributes it was built with (leave "
-                       ".cluster, .cooperative and .programmatic_dependent_launch at their defaults)");
-  check_launch_config(s.limits, config, function.name().c_str(), s.label);
+  check_update(function, config, kernels, found ? &found->launch->function.name() : nullptr,
+               found && found->launch->function.host_entry() == function.host_entry(), s);
   LaunchConfig kept = config;
   kept.cooperative = found->launch->config.cooperative;
   if (kept.cooperative) detail::check_co_residency(function, kept, s);
