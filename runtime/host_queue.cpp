@@ -51,9 +51,7 @@ void HostQueue::push(std::function<void()> op, HostGraphNode::Kind kind) {
       HostGraphNode node;
       node.kind = kind;
       node.work = std::move(op);
-      capture_->tail = capture_->add(std::move(node), capture_->tail ? std::vector{capture_->tail}
-                                                                     : std::vector<const HostGraphNode*>{});
-      return;
+      return record_locked(std::move(node));
     }
     ops_.push_back(std::move(op));
   }
@@ -67,13 +65,17 @@ void HostQueue::push_launch(HostLaunch launch) {
       HostGraphNode node;
       node.kind = HostGraphNode::Kind::kernel;
       node.launch.emplace(std::move(launch));
-      capture_->tail = capture_->add(std::move(node), capture_->tail ? std::vector{capture_->tail}
-                                                                     : std::vector<const HostGraphNode*>{});
-      return;
+      return record_locked(std::move(node));
     }
     ops_.push_back([launch = std::make_shared<const HostLaunch>(std::move(launch))] { launch->run(); });
   }
   wake_.notify_one();
+}
+
+void HostQueue::record_locked(HostGraphNode node) {
+  std::vector<const HostGraphNode*> after;
+  if (capture_->tail) after.push_back(capture_->tail);
+  capture_->tail = capture_->add(std::move(node), std::move(after));
 }
 
 void HostQueue::push_uncaptured(std::function<void()> op, const char* what) {

@@ -69,6 +69,8 @@ class HostQueue {
  private:
   void loop();
   void rethrow_locked(std::unique_lock<std::mutex>& lock);
+  /// Adds `node` to the capture's graph after the node recorded last (the lock held).
+  void record_locked(HostGraphNode node);
   /// Throws, failing the capture, when one records (the lock held): for synchronize and query.
   void refuse_while_capturing_locked(const char* op);
   StreamOptions options_;
