@@ -386,6 +386,11 @@ void HostBlockRunner::release_grid_sync() {
   }
 }
 
+void HostBlockRunner::forget_dropped_block() {
+  tls_block = nullptr;
+  host_check_use(nullptr);
+}
+
 std::string HostBlockRunner::name() const {
   const std::uint32_t* s = block_->threads.empty() ? nullptr : block_->threads.front().state;
   if (!s) return "a block";

@@ -72,6 +72,10 @@ class HostBlockRunner {
   void release_grid_sync();
   /// "block (x, y, z)", for messages.
   std::string name() const;
+  /// After a hardware fault dropped the frames of a block this host thread was running
+  /// (catch_faults): forgets that block and its check state, which resume() would have reset
+  /// on its way out. The runner itself must be discarded.
+  static void forget_dropped_block();
 
   struct Block;
 

@@ -6,9 +6,12 @@
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "cutlet/error.h"
+#include "host_fault_guard.h"
 #include "host_thread_pool.h"
 
 namespace cutlet::backend {
@@ -77,7 +80,14 @@ void run_cooperative_grid(const std::string& kernel, HostThreadEntry entry, void
                                               static_cast<std::uint32_t>(i / (std::uint64_t{grid[0]} * grid[1]))};
               runners[i]->start(kernel, entry, args, grid, block, index, shared_bytes, checked);
             }
-            done[i] = runners[i]->resume();
+            bool returned = false;
+            if (const std::optional<HostFault> fault = catch_faults([&] { returned = runners[i]->resume(); })) {
+              const std::string where = runners[i]->name();
+              runners[i].reset();  // its fibers were dropped in the middle of the block
+              HostBlockRunner::forget_dropped_block();
+              throw HostKernelFault(fault_message(kernel, *fault, where), fault->illegal_address());
+            }
+            done[i] = returned;
           }
           if (settled.fetch_add(1) + 1 == blocks) end_round();
         }

@@ -8,6 +8,7 @@
 #include <exception>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
 #include <vector>
@@ -37,6 +38,7 @@
 #include "host_check.h"
 #include "host_kernel_image.h"
 #include "host_cooperative_grid.h"
+#include "host_fault_guard.h"
 #include "host_phases.h"
 #include "host_thread_pool.h"
 #include "host_vector_math.h"
@@ -520,9 +522,24 @@ void HostKernel::run(HostDim grid, HostDim block, void** args, std::size_t dynam
         if (impl_->image.checked && !backend::host_check_failure().empty())
           throw Error("cutlet: kernel '" + impl_->image.name + "' on the CPU, checked: " + backend::host_check_failure());
       };
-      for (std::uint64_t first = next.fetch_add(chunk); first < blocks; first = next.fetch_add(chunk)) {
-        const std::uint64_t last = std::min(blocks, first + chunk);
-        for (std::uint64_t i = first; i < last && !stop.load(std::memory_order_relaxed); ++i) run_block(i);
+      std::uint64_t current = 0;  // the block running, for a fault's message
+      auto run_blocks = [&] {
+        for (std::uint64_t first = next.fetch_add(chunk); first < blocks; first = next.fetch_add(chunk)) {
+          const std::uint64_t last = std::min(blocks, first + chunk);
+          for (std::uint64_t i = first; i < last && !stop.load(std::memory_order_relaxed); ++i) {
+            current = i;
+            run_block(i);
+          }
+        }
+      };
+      if (const std::optional<backend::HostFault> fault = backend::catch_faults(run_blocks)) {
+        runner.reset();  // its fibers were dropped in the middle of the block
+        backend::HostBlockRunner::forget_dropped_block();
+        throw HostKernelFault(backend::fault_message(impl_->image.name, *fault,
+                                           "block (" + std::to_string(current % grid.x) + ", " +
+                                               std::to_string(current / grid.x % grid.y) + ", " +
+                                               std::to_string(current / (std::uint64_t{grid.x} * grid.y)) + ")"),
+                              fault->illegal_address());
       }
     } catch (...) {
       stop = true;  // the other workers stop after their block

@@ -291,7 +291,7 @@ void Device::disable_peer_access(const Device& peer) const {
 }
 
 void Device::synchronize() const {
-  if (is_cpu()) return detail::synchronize_host_queues();
+  if (is_cpu()) return detail::synchronize_host_device();
   const detail::DeviceState& s = detail::device_state(ordinal_);
   detail::ensure_current(s);
   CUresult r = detail::driver().cuCtxSynchronize();

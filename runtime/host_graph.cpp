@@ -32,16 +32,21 @@ HostLaunch::HostLaunch(const Function& function, const LaunchConfig& config, voi
 void HostLaunch::run() const {
   std::vector<void*> pointers;
   for (std::size_t offset : offsets) pointers.push_back(const_cast<unsigned char*>(values.data()) + offset);
+  // As a GPU reports a failed kernel at the stream's next synchronization: a CudaError, with
+  // CUDA_ERROR_ASSERT for a failed assert_ and CUDA_ERROR_ILLEGAL_ADDRESS for an access where
+  // nothing is mapped (what programs catching a GPU's errors expect).
+  const std::string call = "kernel '" + function.name() + "' (launched at " + config.where.file_name() + ":" +
+                           std::to_string(config.where.line()) + ") on the CPU device";
   try {
     function.host_entry()->run(config.grid, config.block, pointers.data(), config.shared_bytes);
   } catch (const CudaError&) {
     throw;
+  } catch (const HostKernelFault& e) {
+    if (e.illegal_address()) throw KernelError(CUDA_ERROR_ILLEGAL_ADDRESS, call, "CUDA_ERROR_ILLEGAL_ADDRESS", e.what());
+    throw KernelError(CUDA_ERROR_LAUNCH_FAILED, call, "CUDA_ERROR_LAUNCH_FAILED", e.what());
   } catch (const Error& e) {
-    // As a GPU reports a failed kernel at the stream's next synchronization: a CudaError, with
-    // CUDA_ERROR_ASSERT for a failed assert_ (what programs catching a GPU's errors expect).
     const bool assertion = std::string_view(e.what()).find("assertion failed") != std::string_view::npos;
-    throw KernelError(assertion ? CUDA_ERROR_ASSERT : CUDA_ERROR_LAUNCH_FAILED,
-                      "kernel '" + function.name() + "' on the CPU device",
+    throw KernelError(assertion ? CUDA_ERROR_ASSERT : CUDA_ERROR_LAUNCH_FAILED, call,
                       assertion ? "CUDA_ERROR_ASSERT" : "CUDA_ERROR_LAUNCH_FAILED", e.what());
   }
 }

@@ -132,6 +132,11 @@ std::exception_ptr HostQueue::pending_error() {
   return error_;
 }
 
+std::exception_ptr HostQueue::take_error() {
+  std::lock_guard lock(mutex_);
+  return std::exchange(error_, nullptr);
+}
+
 std::exception_ptr running_queue_error() {
   return t_running_queue ? const_cast<HostQueue*>(t_running_queue)->pending_error() : nullptr;
 }
@@ -210,15 +215,28 @@ HostQueue& host_queue(const Stream& stream) {
   return **default_queue;
 }
 
-void synchronize_host_queues() noexcept {
+namespace {
+
+std::vector<std::shared_ptr<HostQueue>> live_queues() {
   std::vector<std::shared_ptr<HostQueue>> live;
-  {
-    Registry& r = registry();
-    std::lock_guard lock(r.mutex);
-    for (const auto& w : r.queues)
-      if (auto q = w.lock()) live.push_back(std::move(q));
-  }
-  for (const auto& q : live) q->wait_idle();  // errors stay for their streams
+  Registry& r = registry();
+  std::lock_guard lock(r.mutex);
+  for (const auto& w : r.queues)
+    if (auto q = w.lock()) live.push_back(std::move(q));
+  return live;
+}
+
+}  // namespace
+
+void synchronize_host_queues() noexcept {
+  for (const auto& q : live_queues()) q->wait_idle();  // errors stay for their streams
+}
+
+void synchronize_host_device() {
+  const std::vector<std::shared_ptr<HostQueue>> live = live_queues();
+  for (const auto& q : live) q->wait_idle();
+  for (const auto& q : live)
+    if (std::exception_ptr error = q->take_error()) std::rethrow_exception(error);
 }
 
 }  // namespace cutlet::detail

@@ -63,6 +63,9 @@ class HostQueue {
   bool capturing();
   /// The error kept for the stream's next synchronize() (null when none).
   std::exception_ptr pending_error();
+  /// The error kept for the stream's next synchronize(), which no longer reports it (null
+  /// when none).
+  std::exception_ptr take_error();
   /// The options the stream was made with.
   const StreamOptions& options() const noexcept { return options_; }
 
@@ -97,5 +100,9 @@ HostQueue& host_queue(const Stream& stream);
 /// device's synchronize, and frees that are not stream-ordered, as cuMemFree waits for the
 /// GPU). Errors stay with their queues.
 void synchronize_host_queues() noexcept;
+/// Device::synchronize() of the CPU device: waits as synchronize_host_queues() does, then
+/// rethrows the error the first queue with one keeps (which its stream then no longer
+/// reports), as cuCtxSynchronize reports a kernel fault on any stream of the context.
+void synchronize_host_device();
 
 }  // namespace cutlet::detail

@@ -2,7 +2,8 @@
 // on the poisoned context are refused with the same cause, and Device::reset() says that only
 // a new process can use the device (the CUDA driver makes no new context after a sticky
 // fault). Each scenario poisons its process's context, so it runs in a child process; the
-// parent goes on using the GPU.
+// parent goes on using the GPU. On the CPU device the same faults are reported and poison
+// nothing.
 #include <gtest/gtest.h>
 
 #include <cutlet/cutlet.h>
@@ -176,6 +177,84 @@ TEST(FaultIsolationChild, DISABLED_FaultSurfacesAtTheNextLaunchOnTheStream) {
   expect_reset_refused(device);
 }
 
+// The same scenarios on the CPU device, where a fault poisons nothing: the hardware's fault (a
+// write where nothing is mapped) or the failed assert_ is reported once, as a KernelError
+// naming the kernel and the line that launched it, and the device goes on. They too run in a
+// child process, so that a fault cutlet failed to catch would end the child, not the suite.
+
+TEST(FaultIsolationChild, DISABLED_OutOfBoundsWriteOnTheCpu) {
+  auto oob = kernel(
+      [](Ptr<float> y, i64 at) { if_(thread_idx().x == 0, [&] { y[at] = 1.0f; }); },
+      {.name = "writes_out_of_bounds"});
+  Device device(0);
+  ASSERT_TRUE(device.is_cpu());
+  Stream s(device);
+  Buffer<float> y(s, std::vector<float>(256, 7.0f));
+  const int line = __LINE__; oob.launch(s, {.grid = 1, .block = 32}, y, index_of_address_16(y));
+  try {
+    s.synchronize();
+    FAIL() << "writing to address 16 did not fault";
+  } catch (const KernelError& e) {
+    SCOPED_TRACE(e.what());
+    EXPECT_EQ(e.name(), "CUDA_ERROR_ILLEGAL_ADDRESS");
+    EXPECT_CONTAINS(e.what(), "kernel 'writes_out_of_bounds' (launched at ");
+    EXPECT_CONTAINS(e.what(), kFile + std::to_string(line));
+    EXPECT_CONTAINS(e.what(), "a write to address 0x10, where nothing is mapped, in block (0, 0, 0)");
+    EXPECT_CONTAINS(e.what(), "CUTLET_CHECK=1");
+  }
+  EXPECT_FALSE(device.poisoned());
+  EXPECT_NO_THROW(s.synchronize());  // reported once
+  for (float v : y.to_host(s)) ASSERT_EQ(v, 7.0f);
+  expect_device_works();
+}
+
+TEST(FaultIsolationChild, DISABLED_FailedAssertOnTheCpuSeenByDeviceSynchronize) {
+  auto traps = kernel([](Ptr<int> x) { assert_(x[0] == 12345, "x[0] is 12345"); }, {.name = "traps"});
+  Device device(0);
+  ASSERT_TRUE(device.is_cpu());
+  Stream a(device), b(device);
+  Buffer<int> x(a, std::vector<int>{3});
+  a.synchronize();
+  expect_device_works();
+  const int line = __LINE__; traps.launch(b, {.grid = 1, .block = 1}, x);
+  try {
+    device.synchronize();
+    FAIL() << "a failed assert_ raised nothing";
+  } catch (const KernelError& e) {
+    SCOPED_TRACE(e.what());
+    EXPECT_EQ(e.name(), "CUDA_ERROR_ASSERT");
+    EXPECT_CONTAINS(e.what(), "kernel 'traps' (launched at ");
+    EXPECT_CONTAINS(e.what(), kFile + std::to_string(line));
+    EXPECT_CONTAINS(e.what(), "x[0] is 12345");
+  }
+  EXPECT_NO_THROW(b.synchronize());  // the device reported it for the stream
+  EXPECT_NO_THROW(device.synchronize());
+  EXPECT_FALSE(device.poisoned());
+  EXPECT_EQ(x.to_host(a)[0], 3);
+  expect_device_works();
+}
+
+TEST(FaultIsolationChild, DISABLED_FaultOnTheCpuSurfacesAtTheNextSynchronizeAndLaterWorkRuns) {
+  auto oob = kernel([](Ptr<float> y, i64 at) { y[at] = 2.0f; }, {.name = "faults_first"});
+  auto scale = make_scale();
+  Device device(0);
+  ASSERT_TRUE(device.is_cpu());
+  Stream s(device);
+  Buffer<float> y(s, std::vector<float>(64, 1.5f));
+  const int line = __LINE__; oob.launch(s, {.grid = 1, .block = 1}, y, index_of_address_16(y));
+  for (int i = 0; i < 3; ++i) scale.launch(s, {.grid = 1, .block = 64}, y, 2.0f, 64);  // queued behind it
+  try {
+    s.synchronize();
+    FAIL() << "writing to address 16 did not fault";
+  } catch (const KernelError& e) {
+    SCOPED_TRACE(e.what());
+    EXPECT_EQ(e.name(), "CUDA_ERROR_ILLEGAL_ADDRESS");
+    EXPECT_CONTAINS(e.what(), "kernel 'faults_first' (launched at ");
+    EXPECT_CONTAINS(e.what(), kFile + std::to_string(line));
+  }
+  for (float v : y.to_host(s)) ASSERT_EQ(v, 12.0f);  // the launches after the fault ran
+}
+
 // The tests: each runs one scenario in a child process and expects it to pass.
 
 void expect_child_passes(const std::string& test) {
@@ -185,19 +264,23 @@ void expect_child_passes(const std::string& test) {
   expect_device_works();  // this process was not touched by the child's fault
 }
 
-TEST(FaultIsolationGpu, OutOfBoundsWriteNamesKernelAndLineAndPoisonsOnlyItsProcess) {
-  CUTLET_REQUIRE_CUDA("kernel faults that poison a CUDA context");
-  expect_child_passes("FaultIsolationChild.DISABLED_OutOfBoundsWrite");
+TEST(FaultIsolationGpu, OutOfBoundsWriteNamesKernelAndLineAndHarmsOnlyItsProcess) {
+  CUTLET_REQUIRE_GPU();
+  expect_child_passes(Device::cpu_selected() ? "FaultIsolationChild.DISABLED_OutOfBoundsWriteOnTheCpu"
+                                             : "FaultIsolationChild.DISABLED_OutOfBoundsWrite");
 }
 
-TEST(FaultIsolationGpu, FailedAssertNamesKernelAndLineAndPoisonsOnlyItsProcess) {
-  CUTLET_REQUIRE_CUDA("kernel faults that poison a CUDA context");
-  expect_child_passes("FaultIsolationChild.DISABLED_FailedAssertSeenByDeviceSynchronize");
+TEST(FaultIsolationGpu, FailedAssertNamesKernelAndLineAndHarmsOnlyItsProcess) {
+  CUTLET_REQUIRE_GPU();
+  expect_child_passes(Device::cpu_selected() ? "FaultIsolationChild.DISABLED_FailedAssertOnTheCpuSeenByDeviceSynchronize"
+                                             : "FaultIsolationChild.DISABLED_FailedAssertSeenByDeviceSynchronize");
 }
 
-TEST(FaultIsolationGpu, FaultSurfacingAtALaunchNamesTheStreamsLastKernel) {
-  CUTLET_REQUIRE_CUDA("kernel faults that poison a CUDA context");
-  expect_child_passes("FaultIsolationChild.DISABLED_FaultSurfacesAtTheNextLaunchOnTheStream");
+TEST(FaultIsolationGpu, FaultSurfacingLaterNamesTheKernelThatFaulted) {
+  CUTLET_REQUIRE_GPU();
+  expect_child_passes(Device::cpu_selected()
+                          ? "FaultIsolationChild.DISABLED_FaultOnTheCpuSurfacesAtTheNextSynchronizeAndLaterWorkRuns"
+                          : "FaultIsolationChild.DISABLED_FaultSurfacesAtTheNextLaunchOnTheStream");
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cmath>
 #include <random>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -389,6 +390,51 @@ TEST(CpuDevice, AFailedKernelIsReportedByAnEventRecordedAfterIt) {
   Event later(Device::cpu());
   later.record(s);
   EXPECT_NO_THROW(later.synchronize());  // work after the report is clean
+}
+
+// A hardware fault in a kernel (an integer division by zero, which x86-64 traps; a write
+// where nothing is mapped) stops its launch with an error naming it, and the process and the
+// device go on. Threads run as fibers (line_info) are caught as well.
+TEST(CpuDevice, AHardwareFaultStopsOnlyItsLaunch) {
+  auto divide = kernel([](Ptr<int> y, Ptr<int> x, i32 d) {
+    i32 i = thread_idx().x;
+    y[i] = x[i] / d;
+  }, {.name = "cpu_divides"});
+  Stream s(Device::cpu());
+  Buffer<int> x(s, std::vector<int>(64, 90)), y(s, std::vector<int>(64, -1));
+  divide.launch(s, {.grid = 1, .block = 64}, y, x, 0);
+  try {
+    s.synchronize();
+#if defined(__x86_64__)
+    FAIL() << "an integer division by zero did not fault";
+#endif
+  } catch (const KernelError& e) {
+    EXPECT_EQ(e.name(), "CUDA_ERROR_LAUNCH_FAILED");
+    const std::string m = e.what();
+    EXPECT_NE(m.find("kernel 'cpu_divides' on the CPU made an integer division by zero, in block (0, 0, 0)"),
+              std::string::npos) << m;
+  }
+  divide.launch(s, {.grid = 1, .block = 64}, y, x, 9);
+  for (int v : y.to_host(s)) ASSERT_EQ(v, 10);
+
+  auto faults = kernel([](Ptr<float> y, i64 at) { y[at] = 1.0f; }, {.name = "cpu_faults_in_fibers", .line_info = true});
+  Buffer<float> f(s, std::vector<float>(32, 1.5f));
+  const auto at_address_16 = 4 - static_cast<std::int64_t>(f.data() / sizeof(float));
+  for (int round = 0; round < 2; ++round) {  // the second launch's fibers start fresh
+    faults.launch(s, {.grid = 3, .block = 32}, f, at_address_16);
+    try {
+      s.synchronize();
+      FAIL() << "a write to address 16 did not fault";
+    } catch (const KernelError& e) {
+      EXPECT_EQ(e.name(), "CUDA_ERROR_ILLEGAL_ADDRESS");
+      const std::string m = e.what();
+      EXPECT_NE(m.find("cpu_faults_in_fibers' on the CPU made a write to address 0x10, where nothing is mapped"),
+                std::string::npos) << m;
+    }
+  }
+  faults.launch(s, {.grid = 1, .block = 32}, f, std::int64_t{3});
+  const std::vector<float> out = f.to_host(s);
+  for (int i = 0; i < 32; ++i) ASSERT_EQ(out[i], i == 3 ? 1.0f : 1.5f) << i;
 }
 
 TEST(CpuDevice, ACaptureFailsOnWhatItCannotRecordAndTheWorkStillRuns) {

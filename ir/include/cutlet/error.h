@@ -21,6 +21,20 @@ class InternalError : public Error {
   using Error::Error;
 };
 
+/// A kernel run on the host CPU (HostKernel::run, the CPU device) that took a hardware fault
+/// (SIGSEGV, SIGBUS, SIGFPE), which would have ended the process: what() names the kernel,
+/// the fault, its address and the block, and for a bad address how checked mode finds the
+/// access and its source line.
+class HostKernelFault : public Error {
+ public:
+  /// `illegal_address`: the fault was a memory access (CUDA's illegal address).
+  HostKernelFault(const std::string& what, bool illegal_address) : Error(what), illegal_address_(illegal_address) {}
+  bool illegal_address() const noexcept { return illegal_address_; }
+
+ private:
+  bool illegal_address_;
+};
+
 /// Formats a source location as "file:line" for messages.
 inline std::string to_string(const std::source_location& loc) {
   return std::string(loc.file_name()) + ":" + std::to_string(loc.line());

@@ -81,7 +81,9 @@ class HostKernel {
   /// names). Throws
   /// cutlet::Error for an empty grid or block, a block of more than 1024 threads, threads
   /// that wait for each other forever (the message says where each waits, also at a
-  /// grid_sync() some blocks never reach) or a failed assert_.
+  /// grid_sync() some blocks never reach) or a failed assert_; HostKernelFault when kernel
+  /// code took a hardware fault (an access where nothing is mapped, an integer division by
+  /// zero): the process goes on, the launch stops.
   void run(HostDim grid, HostDim block, void** args, std::size_t dynamic_shared_bytes = 0) const;
 
   /// The kernel's name.

@@ -81,10 +81,12 @@ class ContextFaultError : public CudaError {
 };
 
 /// A kernel of the CPU device that failed while it ran (a failed assert_, threads that wait
-/// for each other forever, an access checked mode refused), reported in CUDA's terms
-/// (CUDA_ERROR_ASSERT for a failed assert_, else CUDA_ERROR_LAUNCH_FAILED) at the next
-/// synchronization of its stream, or of an event recorded after it. Unlike a GPU's kernel
-/// fault it poisons nothing: the stream's synchronize() reports it once, and later work runs.
+/// for each other forever, an access checked mode refused, a hardware fault such as a write
+/// where nothing is mapped), reported in CUDA's terms (CUDA_ERROR_ASSERT for a failed assert_,
+/// CUDA_ERROR_ILLEGAL_ADDRESS for a bad access the hardware caught, else
+/// CUDA_ERROR_LAUNCH_FAILED) at the next synchronization of its stream or of the device, or of
+/// an event recorded after it. call() names the kernel and the source line that launched it.
+/// Unlike a GPU's kernel fault it poisons nothing: it is reported once, and later work runs.
 class KernelError : public CudaError {
  public:
   using CudaError::CudaError;

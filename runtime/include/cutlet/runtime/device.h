@@ -134,7 +134,9 @@ class Device {
   /// never released, so it stays valid until exit (reset() renews what it holds).
   void* context() const;
   /// Waits until all work on this device (all streams of its primary context) has finished.
-  /// Throws CudaError for an error raised by that work, e.g. a kernel fault.
+  /// Throws CudaError for an error raised by that work, e.g. a kernel fault. On the CPU
+  /// device that is the KernelError of a failed kernel on any of its streams, reported once:
+  /// that stream's synchronize() then no longer reports it.
   void synchronize() const;
 
   /// Every visible device, in ordinal order. Throws NoDriverError without a driver.
