@@ -17,21 +17,33 @@
 
 namespace cutlet::detail {
 
+namespace {
+
+/// Bytes of an argument's slot in HostLaunch::values.
+std::size_t slot_bytes(std::size_t size) { return (size + 15) / 16 * 16; }
+
+}  // namespace
+
 HostLaunch::HostLaunch(const Function& function, const LaunchConfig& config, void** args)
     : function(function), config(config) {
   const std::vector<std::size_t>& sizes = function.host_entry()->param_sizes();
   std::size_t total = 0;
-  for (std::size_t size : sizes) {
-    offsets.push_back(total);
-    total += (size + 15) / 16 * 16;
-  }
+  for (std::size_t size : sizes) total += slot_bytes(size);
   values.resize(total);
-  for (std::size_t i = 0; i < sizes.size(); ++i) std::memcpy(values.data() + offsets[i], args[i], sizes[i]);
+  std::size_t offset = 0;
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    std::memcpy(values.data() + offset, args[i], sizes[i]);
+    offset += slot_bytes(sizes[i]);
+  }
 }
 
 void HostLaunch::run() const {
   std::vector<void*> pointers;
-  for (std::size_t offset : offsets) pointers.push_back(const_cast<unsigned char*>(values.data()) + offset);
+  std::size_t offset = 0;
+  for (std::size_t size : function.host_entry()->param_sizes()) {
+    pointers.push_back(const_cast<unsigned char*>(values.data()) + offset);
+    offset += slot_bytes(size);
+  }
   // As a GPU reports a failed kernel at the stream's next synchronization: a CudaError, with
   // CUDA_ERROR_ASSERT for a failed assert_ and CUDA_ERROR_ILLEGAL_ADDRESS for an access where
   // nothing is mapped (what programs catching a GPU's errors expect).

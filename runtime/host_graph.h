@@ -26,8 +26,7 @@ struct HostLaunch {
 
   Function function;
   LaunchConfig config;
-  std::vector<unsigned char> values;  ///< each argument's bytes at offsets[i], 16-byte aligned
-  std::vector<std::size_t> offsets;
+  std::vector<unsigned char> values;  ///< each argument's bytes in order, each in a slot of a multiple of 16 bytes
 };
 
 /// A node of a graph of the CPU device. GraphNode::handle points to one.

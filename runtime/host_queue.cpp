@@ -67,7 +67,7 @@ void HostQueue::push_launch(HostLaunch launch) {
       node.launch.emplace(std::move(launch));
       return record_locked(std::move(node));
     }
-    ops_.push_back([launch = std::make_shared<const HostLaunch>(std::move(launch))] { launch->run(); });
+    ops_.push_back([launch = std::move(launch)] { launch.run(); });
   }
   wake_.notify_one();
 }

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <future>
 #include <thread>
 #include <vector>
 
@@ -136,14 +137,17 @@ TEST(Launch, DynamicSharedMemoryAboveTheDefaultIsOptedIn) {
 }
 
 // The host cost of launch() against a bare cuLaunchKernel of the same empty kernel: the
-// runtime's checks must stay a small fraction of the driver's own cost.
+// runtime's checks must stay a small fraction of the driver's own cost. On the CPU device the
+// bare cost is that of queueing work on the stream (an empty host function), which a launch
+// pays as well: its checks and copied arguments must stay a fraction of that.
 TEST(Launch, CostIsCloseToARawDriverLaunch) {
-  CUTLET_REQUIRE_CUDA("kernels of PTX modules launched through the driver");
+  CUTLET_REQUIRE_GPU();
+  cutlet::Stream s(cutlet::Device(0));
+  const bool cpu = s.device().is_cpu();
   using RawLaunch = int (*)(void*, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                             unsigned, void*, void**, void**);
-  const auto raw = reinterpret_cast<RawLaunch>(cutlet::driver_entry_point("cuLaunchKernel"));
-  cutlet::Stream s(cutlet::Device(0));
-  cutlet::Module m = cutlet::Module::load(s.device(), ptx());
+  const auto raw = cpu ? nullptr : reinterpret_cast<RawLaunch>(cutlet::driver_entry_point("cuLaunchKernel"));
+  const cutlet::test::TestFunctions m(s.device());
   cutlet::Function f = m.function("empty_kernel");
   const cutlet::LaunchConfig config{.grid = 1, .block = 32};
   constexpr int kBatch = 2000;
@@ -151,14 +155,22 @@ TEST(Launch, CostIsCloseToARawDriverLaunch) {
   int raw_failures = 0;
   auto time_batch = [&](bool use_raw) -> double {
     s.synchronize();
+    // On the CPU device the stream's thread waits meanwhile, so that only the queueing is
+    // timed, not its contention with the work running.
+    std::promise<void> go;
+    std::shared_future<void> gone = go.get_future().share();
+    if (cpu) s.launch_host_function([gone] { gone.wait(); });
     const auto t0 = std::chrono::steady_clock::now();
     for (int i = 0; i < kBatch; ++i) {
-      if (use_raw)
+      if (use_raw && cpu)
+        s.launch_host_function([] {});
+      else if (use_raw)
         raw_failures += raw(f.handle(), 1, 1, 1, 32, 1, 1, 0, s.handle(), nullptr, nullptr) != 0;
       else
         cutlet::launch(s, f, config, nullptr);
     }
     const auto t1 = std::chrono::steady_clock::now();
+    go.set_value();
     s.synchronize();
     return std::chrono::duration<double, std::micro>(t1 - t0).count() / kBatch;
   };
@@ -185,10 +197,9 @@ TEST(Launch, CostIsCloseToARawDriverLaunch) {
   const double ratio = median(ratios);
   RecordProperty("launch_us", std::to_string(ours_us));
   RecordProperty("raw_launch_us", std::to_string(raw_us));
-  std::printf(
-      "launch(): %.3f us, raw cuLaunchKernel: %.3f us, median ratio %.3f (%d rounds of %d)\n",
-      ours_us, raw_us, ratio, kRounds, kBatch);
-  EXPECT_LT(ratio, 1.10);
+  std::printf("launch(): %.3f us, %s: %.3f us, median ratio %.3f (%d rounds of %d)\n", ours_us,
+              cpu ? "an empty host function queued" : "raw cuLaunchKernel", raw_us, ratio, kRounds, kBatch);
+  EXPECT_LT(ratio, cpu ? 3.0 : 1.10);  // on the CPU device, 1.8 to 2.1 unsanitized
 }
 
 }  // namespace
