@@ -47,18 +47,20 @@ void HostLaunch::run() const {
   // As a GPU reports a failed kernel at the stream's next synchronization: a CudaError, with
   // CUDA_ERROR_ASSERT for a failed assert_ and CUDA_ERROR_ILLEGAL_ADDRESS for an access where
   // nothing is mapped (what programs catching a GPU's errors expect).
-  const std::string call = "kernel '" + function.name() + "' (launched at " + config.where.file_name() + ":" +
-                           std::to_string(config.where.line()) + ") on the CPU device";
+  auto call = [&] {
+    return "kernel '" + function.name() + "' (launched at " + config.where.file_name() + ":" +
+           std::to_string(config.where.line()) + ") on the CPU device";
+  };
   try {
     function.host_entry()->run(config.grid, config.block, pointers.data(), config.shared_bytes);
   } catch (const CudaError&) {
     throw;
   } catch (const HostKernelFault& e) {
-    if (e.illegal_address()) throw KernelError(CUDA_ERROR_ILLEGAL_ADDRESS, call, "CUDA_ERROR_ILLEGAL_ADDRESS", e.what());
-    throw KernelError(CUDA_ERROR_LAUNCH_FAILED, call, "CUDA_ERROR_LAUNCH_FAILED", e.what());
+    if (e.illegal_address()) throw KernelError(CUDA_ERROR_ILLEGAL_ADDRESS, call(), "CUDA_ERROR_ILLEGAL_ADDRESS", e.what());
+    throw KernelError(CUDA_ERROR_LAUNCH_FAILED, call(), "CUDA_ERROR_LAUNCH_FAILED", e.what());
   } catch (const Error& e) {
     const bool assertion = std::string_view(e.what()).find("assertion failed") != std::string_view::npos;
-    throw KernelError(assertion ? CUDA_ERROR_ASSERT : CUDA_ERROR_LAUNCH_FAILED, call,
+    throw KernelError(assertion ? CUDA_ERROR_ASSERT : CUDA_ERROR_LAUNCH_FAILED, call(),
                       assertion ? "CUDA_ERROR_ASSERT" : "CUDA_ERROR_LAUNCH_FAILED", e.what());
   }
 }
