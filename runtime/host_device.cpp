@@ -150,6 +150,10 @@ Allocations& allocations() {
 }  // namespace
 
 std::uint64_t host_try_allocate(std::size_t bytes, MemoryKind kind) noexcept {
+  // More than the host has is refused, as a GPU refuses more than its memory, also where the
+  // kernel would overcommit it (and end the process when the pages are touched).
+  static const std::size_t physical = physical_memory();
+  if (physical > 0 && bytes > physical) return 0;
   const std::size_t rounded = (bytes + kHostAllocationAlign - 1) / kHostAllocationAlign * kHostAllocationAlign;
   void* p = rounded >= bytes ? std::aligned_alloc(kHostAllocationAlign, rounded) : nullptr;
   if (!p) return 0;

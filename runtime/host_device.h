@@ -37,7 +37,8 @@ inline constexpr std::size_t kHostAllocationAlign = 256;
 /// host's free memory when the host has no such memory.
 /// `kind` is the kind of memory it stands for (pointer_info reports it).
 std::uint64_t host_allocate(std::size_t bytes, const std::string& what, MemoryKind kind = MemoryKind::device);
-/// As host_allocate, but 0 when the host has no such memory.
+/// As host_allocate, but 0 when the host has no such memory: more than its physical memory
+/// is refused even where the OS would overcommit it.
 std::uint64_t host_try_allocate(std::size_t bytes, MemoryKind kind = MemoryKind::device) noexcept;
 /// The kind of the live allocation of host_allocate that holds `address`, if one does.
 std::optional<MemoryKind> host_allocation_kind(std::uint64_t address) noexcept;

@@ -52,7 +52,7 @@ BlockSizeSuggestion suggest_block_size(const Function& function, std::size_t dyn
     int size = block_size_limit > 0 ? std::min(block_size_limit, p.max_threads_per_block) : p.max_threads_per_block;
     if (size > p.warp_size) size -= size % p.warp_size;
     while (size > 1 && host_blocks_per_sm(function, size, dynamic_shared_bytes) == 0) size /= 2;
-    return {host_blocks_per_sm(function, size, dynamic_shared_bytes) * p.sm_count, size};
+    return {.block_size = size, .min_grid_size = host_blocks_per_sm(function, size, dynamic_shared_bytes) * p.sm_count};
   }
   const detail::DeviceState& s = detail::device_state(function.device().ordinal());
   detail::ensure_current(s);
