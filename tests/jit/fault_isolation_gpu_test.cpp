@@ -182,6 +182,22 @@ TEST(FaultIsolationChild, DISABLED_FaultSurfacesAtTheNextLaunchOnTheStream) {
 // naming the kernel and the line that launched it, and the device goes on. They too run in a
 // child process, so that a fault cutlet failed to catch would end the child, not the suite.
 
+/// Expects `synchronize` to throw KernelError `name` for kernel `kernel` launched at `line` of
+/// this file, and returns its what().
+template <class F>
+std::string expect_kernel_error(F&& synchronize, const char* name, const std::string& kernel, int line) {
+  try {
+    synchronize();
+  } catch (const KernelError& e) {
+    EXPECT_EQ(e.name(), name) << e.what();
+    EXPECT_CONTAINS(e.what(), "kernel '" + kernel + "' (launched at ");
+    EXPECT_CONTAINS(e.what(), kFile + std::to_string(line));
+    return e.what();
+  }
+  ADD_FAILURE() << "kernel '" << kernel << "' raised no " << name;
+  return {};
+}
+
 TEST(FaultIsolationChild, DISABLED_OutOfBoundsWriteOnTheCpu) {
   auto oob = kernel(
       [](Ptr<float> y, i64 at) { if_(thread_idx().x == 0, [&] { y[at] = 1.0f; }); },
@@ -191,17 +207,10 @@ TEST(FaultIsolationChild, DISABLED_OutOfBoundsWriteOnTheCpu) {
   Stream s(device);
   Buffer<float> y(s, std::vector<float>(256, 7.0f));
   const int line = __LINE__; oob.launch(s, {.grid = 1, .block = 32}, y, index_of_address_16(y));
-  try {
-    s.synchronize();
-    FAIL() << "writing to address 16 did not fault";
-  } catch (const KernelError& e) {
-    SCOPED_TRACE(e.what());
-    EXPECT_EQ(e.name(), "CUDA_ERROR_ILLEGAL_ADDRESS");
-    EXPECT_CONTAINS(e.what(), "kernel 'writes_out_of_bounds' (launched at ");
-    EXPECT_CONTAINS(e.what(), kFile + std::to_string(line));
-    EXPECT_CONTAINS(e.what(), "a write to address 0x10, where nothing is mapped, in block (0, 0, 0)");
-    EXPECT_CONTAINS(e.what(), "CUTLET_CHECK=1");
-  }
+  const std::string what =
+      expect_kernel_error([&] { s.synchronize(); }, "CUDA_ERROR_ILLEGAL_ADDRESS", "writes_out_of_bounds", line);
+  EXPECT_CONTAINS(what, "a write to address 0x10, where nothing is mapped, in block (0, 0, 0)");
+  EXPECT_CONTAINS(what, "CUTLET_CHECK=1");
   EXPECT_FALSE(device.poisoned());
   EXPECT_NO_THROW(s.synchronize());  // reported once
   for (float v : y.to_host(s)) ASSERT_EQ(v, 7.0f);
@@ -217,16 +226,8 @@ TEST(FaultIsolationChild, DISABLED_FailedAssertOnTheCpuSeenByDeviceSynchronize) 
   a.synchronize();
   expect_device_works();
   const int line = __LINE__; traps.launch(b, {.grid = 1, .block = 1}, x);
-  try {
-    device.synchronize();
-    FAIL() << "a failed assert_ raised nothing";
-  } catch (const KernelError& e) {
-    SCOPED_TRACE(e.what());
-    EXPECT_EQ(e.name(), "CUDA_ERROR_ASSERT");
-    EXPECT_CONTAINS(e.what(), "kernel 'traps' (launched at ");
-    EXPECT_CONTAINS(e.what(), kFile + std::to_string(line));
-    EXPECT_CONTAINS(e.what(), "x[0] is 12345");
-  }
+  EXPECT_CONTAINS(expect_kernel_error([&] { device.synchronize(); }, "CUDA_ERROR_ASSERT", "traps", line),
+                  "x[0] is 12345");
   EXPECT_NO_THROW(b.synchronize());  // the device reported it for the stream
   EXPECT_NO_THROW(device.synchronize());
   EXPECT_FALSE(device.poisoned());
@@ -243,15 +244,7 @@ TEST(FaultIsolationChild, DISABLED_FaultOnTheCpuSurfacesAtTheNextSynchronizeAndL
   Buffer<float> y(s, std::vector<float>(64, 1.5f));
   const int line = __LINE__; oob.launch(s, {.grid = 1, .block = 1}, y, index_of_address_16(y));
   for (int i = 0; i < 3; ++i) scale.launch(s, {.grid = 1, .block = 64}, y, 2.0f, 64);  // queued behind it
-  try {
-    s.synchronize();
-    FAIL() << "writing to address 16 did not fault";
-  } catch (const KernelError& e) {
-    SCOPED_TRACE(e.what());
-    EXPECT_EQ(e.name(), "CUDA_ERROR_ILLEGAL_ADDRESS");
-    EXPECT_CONTAINS(e.what(), "kernel 'faults_first' (launched at ");
-    EXPECT_CONTAINS(e.what(), kFile + std::to_string(line));
-  }
+  expect_kernel_error([&] { s.synchronize(); }, "CUDA_ERROR_ILLEGAL_ADDRESS", "faults_first", line);
   for (float v : y.to_host(s)) ASSERT_EQ(v, 12.0f);  // the launches after the fault ran
 }
 
