@@ -74,8 +74,10 @@ class Segments {
   explicit Segments(const ir::Function& fn)
       : fn_(fn), sync_(fn.num_insts(), -1), segment_(fn.num_insts(), kPhaseLevel),
         value_segment_(fn.num_values(), kPhaseLevel), escapes_(fn.num_values(), false),
-        lockstep_(fn.num_insts(), false), per_thread_(fn.num_values(), -1), remat_(fn.num_values(), -1) {
-    assign(fn.body(), true);
+        lockstep_(fn.num_insts(), false), hoisted_(fn.num_insts(), false), uniform_(fn.num_values(), false),
+        per_thread_(fn.num_values(), -1), remat_(fn.num_values(), -1) {
+    for (ir::ValueId p : fn.params()) uniform_[p] = true;
+    assign(fn.body(), true, true);
     uses(fn.body());
     find_exits(fn.body());
   }
@@ -85,6 +87,14 @@ class Segments {
   /// whose bounds differ by thread and whose body reads memory (grid-stride loops): their
   /// threads then read neighbouring elements one after the other, as a GPU's warps do.
   bool lockstep(ir::InstId id) const { return lockstep_[id]; }
+
+  /// Whether op `id`, though it does not wait, runs once for the block at the phase level
+  /// rather than in a segment for each thread: it has no effect, cannot trap, and reads only
+  /// the kernel's parameters and other such ops' results, so it is the same for every thread
+  /// (a grid-stride loop's stride, a shared array's address, blockIdx * blockDim). Kept per
+  /// thread, such a value would cost a load from each thread's scratch memory wherever a
+  /// later segment reads it.
+  bool hoisted(ir::InstId id) const { return hoisted_[id]; }
 
   Sync sync(ir::InstId id) const {
     if (sync_[id] >= 0) return static_cast<Sync>(sync_[id]);
@@ -139,13 +149,20 @@ class Segments {
     exits_.push_back(last);
     find_exits(inst.regions[0]);
   }
-  /// Assigns the ops of region r to segments; `outermost`: no loop around r runs per thread.
-  void assign(const ir::Region& r, bool outermost) {
+  /// Assigns the ops of region r to segments; `outermost`: no loop around r runs per thread;
+  /// `phase_level`: r is lowered at the phase level (not the body of a loop in lock step), so
+  /// its uniform ops can run there (hoisted).
+  void assign(const ir::Region& r, bool outermost, bool phase_level) {
     int seg = kPhaseLevel;
     for (ir::InstId id : r.body) {
       const ir::Instruction& inst = fn_.inst(id);
       const bool step = outermost && runs_in_lockstep(id);
       if (sync(id) == Sync::None && !is_terminator(inst.op) && !step) {
+        if (phase_level && uniform(inst)) {
+          hoisted_[id] = true;  // stays at the phase level; the segment goes on after it
+          for (ir::ValueId v : inst.results) uniform_[v] = true;
+          continue;
+        }
         if (seg == kPhaseLevel) seg = count_++;
         mark(id, seg);
         continue;
@@ -153,8 +170,52 @@ class Segments {
       seg = kPhaseLevel;
       lockstep_[id] = step;
       if (host_tile_exchange(fn_, inst)) continue;  // its combine runs inside the exchange
-      for (const ir::Region& sub : inst.regions) assign(sub, outermost && !step);
+      for (const ir::Region& sub : inst.regions) assign(sub, outermost && !step, phase_level && !step);
     }
+  }
+  /// Whether op `inst` may be hoisted (hoisted()): an op without effects, traps or regions,
+  /// of scalars, whose operands are uniform.
+  bool uniform(const ir::Instruction& inst) const {
+    if (!inst.regions.empty()) return false;
+    switch (inst.op) {
+      case Opcode::Special: {
+        const auto reg = ir::ops::Special(inst).reg();
+        if (reg == ir::SpecialReg::ThreadIdxX || reg == ir::SpecialReg::ThreadIdxY || reg == ir::SpecialReg::ThreadIdxZ ||
+            reg == ir::SpecialReg::LaneId)
+          return false;
+        break;
+      }
+      case Opcode::Const:
+      case Opcode::Field:
+      case Opcode::PtrAdd:
+      case Opcode::Add:
+      case Opcode::Sub:
+      case Opcode::Mul:
+      case Opcode::Min:
+      case Opcode::Max:
+      case Opcode::And:
+      case Opcode::Or:
+      case Opcode::Xor:
+      case Opcode::Shl:
+      case Opcode::Shr:
+      case Opcode::Neg:
+      case Opcode::Not:
+      case Opcode::Cmp:
+      case Opcode::Select:
+      case Opcode::Cast:
+      case Opcode::Bitcast:
+      case Opcode::Math:
+      case Opcode::Extract:
+      case Opcode::Insert:
+      case Opcode::SharedAlloc:  // an address in the block's shared memory
+      case Opcode::DynamicShared: break;
+      default: return false;  // division traps on a zero divisor; memory; tiles
+    }
+    for (ir::ValueId v : inst.results)
+      if (fn_.type_of(v).is_tile()) return false;
+    for (ir::ValueId v : inst.operands)
+      if (!uniform_[v]) return false;
+    return true;
   }
   bool runs_in_lockstep(ir::InstId id) const {
     const ir::Instruction& inst = fn_.inst(id);
@@ -243,6 +304,8 @@ class Segments {
   std::vector<int> value_segment_;
   std::vector<bool> escapes_;
   std::vector<bool> lockstep_;
+  std::vector<bool> hoisted_;
+  std::vector<bool> uniform_;  ///< by value: a parameter or a hoisted op's result
   std::vector<ir::InstId> exits_;
   mutable std::vector<int> per_thread_;
   mutable std::vector<int> remat_;
@@ -333,6 +396,7 @@ class PhaseLowering {
   /// Value v as thread `t` has it.
   llvm::Value* value_in(ir::ValueId v, llvm::Value* t) {
     if (auto u = uniform_.find(v); u != uniform_.end()) return u->second;
+    if (auto h = this_thread_.find(v); h != this_thread_.end()) return h->second;
     if (auto m = memory_.find(v); m != memory_.end()) return address(m->second, t);
     auto s = slots_.find(v);
     CUTLET_ASSERT(s != slots_.end(), "a value the phases of a host kernel did not keep");
@@ -491,6 +555,10 @@ class PhaseLowering {
         run.push_back(id);
         continue;
       }
+      if (seg_.hoisted(id)) {
+        hoist(id, inst);
+        continue;
+      }
       if (host_tile_exchange(c_.fn, inst)) {
         exchange(inst, run);
         run.clear();
@@ -526,6 +594,16 @@ class PhaseLowering {
     flush_scatters();
     flush_shuffles();
     return {};
+  }
+
+  /// Runs op `inst`, which Segments hoisted, once for the block: its result is every
+  /// thread's. The segment around it, lowered later, goes on reading it there.
+  void hoist(ir::InstId id, const ir::Instruction& inst) {
+    for (ir::ValueId v : inst.operands) c_.values[v] = value_in(v, nullptr);
+    if (debug_) debug_->set_location(b_, inst.loc);
+    const ir::InstId ids[] = {id};
+    lower_instructions(c_, debug_, ids);
+    for (ir::ValueId v : inst.results) uniform_[v] = c_.values[v];
   }
 
   /// One loop over the threads running the ops `ids` (of one segment, without waits), then
@@ -609,6 +687,7 @@ class PhaseLowering {
     const ir::ops::For loop(inst);
     const ir::Region& r = inst.regions[0];
     const ir::Type it = c_.fn.type_of(loop.lower());
+    if (uniform_.count(loop.step()) && it.bits() <= 32) return counted_lockstep_for(inst);
     const std::span<const ir::ValueId> carried(r.args.begin() + 1, r.args.end());
     std::vector<Slot> slots = slots_for(carried);
     Slot iv = new_slot(llvm_type(c_.ctx, it));
@@ -642,6 +721,129 @@ class PhaseLowering {
     b_.CreateCondBr(b_.CreateLoad(b_.getInt1Ty(), any), header, exit);
     b_.SetInsertPoint(exit);
     bind(inst.results, slots);
+  }
+
+  /// A for loop in lock step whose step is the same for every thread (and whose induction
+  /// variable has at most 32 bits): each thread's trip count is worked out once, then sweep k
+  /// runs iteration k of each thread that has more than k, its induction variable lower +
+  /// k * step. Nothing is stored per iteration but the carried values, and the sweeps are
+  /// counted, not flagged.
+  void counted_lockstep_for(const ir::Instruction& inst) {
+    const ir::ops::For loop(inst);
+    const ir::Region& r = inst.regions[0];
+    const ir::Type it = c_.fn.type_of(loop.lower());
+    const std::span<const ir::ValueId> carried(r.args.begin() + 1, r.args.end());
+    llvm::Type* i64 = b_.getInt64Ty();
+    llvm::Value* step = uniform_[loop.step()];
+    std::vector<Slot> slots = slots_for(carried);
+    Slot lower = new_slot(llvm_type(c_.ctx, it));
+    Slot trips = new_slot(i64);
+    llvm::Value* most = c_.entry.CreateAlloca(i64);
+    b_.CreateStore(b_.getInt64(0), most);
+    copy(loop.init(), slots, carried, [&](llvm::Value* t) {
+      llvm::Value* lo = value_in(loop.lower(), t);
+      llvm::Value* n = trip_count(it, lo, value_in(loop.upper(), t), step);
+      store(lower, t, lo);
+      store(trips, t, n);
+      b_.CreateStore(b_.CreateBinaryIntrinsic(llvm::Intrinsic::umax, b_.CreateLoad(i64, most), n), most);
+    });
+    bind(carried, slots);
+    std::vector<ir::InstId> body(r.body.begin(), r.body.end() - 1);
+    const std::vector<ir::ValueId> yields(c_.fn.inst(r.body.back()).operands.begin(), c_.fn.inst(r.body.back()).operands.end());
+    const auto run = segment_body(body);
+    const std::vector<ir::InstId> streams = streamed_loads(body, r.args[0]);
+    llvm::Value* sweeps = b_.CreateLoad(i64, most);
+    llvm::BasicBlock* pre = b_.GetInsertBlock();
+    llvm::BasicBlock* header = block("lockstep");
+    llvm::BasicBlock* exit = block("lockstep.end");
+    b_.CreateCondBr(b_.CreateICmpEQ(sweeps, b_.getInt64(0)), exit, header);
+    b_.SetInsertPoint(header);
+    llvm::PHINode* k = b_.CreatePHI(i64, 2);
+    k->addIncoming(b_.getInt64(0), pre);
+    // k * step in the induction variable's type: lower + k * step wraps as k additions would.
+    llvm::Value* offset = b_.CreateMul(b_.CreateTrunc(k, step->getType()), step);
+    thread_loop([&](llvm::Value* t) {
+      llvm::BasicBlock* iterate = block("lockstep.iteration");
+      llvm::BasicBlock* done = block("lockstep.thread_done");
+      b_.CreateCondBr(b_.CreateICmpULT(k, load(trips, t)), iterate, done);
+      b_.SetInsertPoint(iterate);
+      llvm::Value* i = b_.CreateAdd(load(lower, t), offset);
+      this_thread_[r.args[0]] = i;
+      prefetch(streams, i, step, t);
+      run(t);
+      store_all(slots, t, values_as(yields, carried, t));
+      this_thread_.clear();
+      b_.CreateBr(done);
+      b_.SetInsertPoint(done);
+    });
+    llvm::Value* next = b_.CreateAdd(k, b_.getInt64(1), "", true, true);
+    k->addIncoming(next, b_.GetInsertBlock());
+    b_.CreateCondBr(b_.CreateICmpULT(next, sweeps), header, exit);
+    b_.SetInsertPoint(exit);
+    bind(inst.results, slots);
+  }
+
+  static ir::ValueId pointer_of(const ir::Instruction& load) {
+    return load.op == Opcode::Load ? ir::ops::Load(load).ptr() : ir::ops::VecLoad(load).ptr();
+  }
+  /// The loads of `body` (a loop's, with induction variable iv) from p[iv], p the same for
+  /// every thread: a grid-stride loop's reads of its input.
+  std::vector<ir::InstId> streamed_loads(const std::vector<ir::InstId>& body, ir::ValueId iv) const {
+    std::vector<ir::InstId> loads;
+    for (ir::InstId id : body) {
+      const ir::Instruction& inst = c_.fn.inst(id);
+      if (inst.op != Opcode::Load && inst.op != Opcode::VecLoad) continue;
+      const ir::Instruction* address = c_.fn.def_of(pointer_of(inst));
+      if (!address || address->op != Opcode::PtrAdd) continue;
+      const ir::ops::PtrAdd add(*address);
+      if (add.offset() == iv && uniform_.count(add.base()) &&
+          c_.fn.type_of(add.base()).address_space() == ir::AddressSpace::Global)
+        loads.push_back(id);
+    }
+    return loads;
+  }
+  /// Asks the CPU to fetch what `loads` (streamed_loads) will read kPrefetchSweeps iterations
+  /// after iteration i: a block on the CPU reads a slice of each of its grid-stride loop's
+  /// strides in turn, too short for the CPU's own prefetchers to follow.
+  void prefetch(const std::vector<ir::InstId>& loads, llvm::Value* i, llvm::Value* step, llvm::Value* t) {
+    constexpr int kPrefetchSweeps = 4;
+    constexpr int kLineBytes = 64;
+    for (ir::InstId id : loads) {
+      const ir::ops::PtrAdd add(*c_.fn.def_of(pointer_of(c_.fn.inst(id))));
+      const ir::Type element = c_.fn.type_of(add.base()).element();
+      // One thread of each line's worth asks (threads read consecutive elements).
+      const int per_line = std::max(1, kLineBytes / std::max(1, element.bits() / 8));
+      llvm::BasicBlock* ask = block("prefetch");
+      llvm::BasicBlock* after = block("prefetch.end");
+      b_.CreateCondBr(b_.CreateICmpEQ(b_.CreateAnd(t, b_.getInt32(per_line - 1)), b_.getInt32(0)), ask, after);
+      b_.SetInsertPoint(ask);
+      llvm::Value* ahead = b_.CreateAdd(i, b_.CreateMul(step, llvm::ConstantInt::get(step->getType(), kPrefetchSweeps)));
+      ahead = b_.CreateIntCast(ahead, b_.getInt64Ty(), c_.fn.type_of(add.offset()).is_signed_integer());
+      llvm::Value* at = b_.CreateGEP(llvm_type(c_.ctx, element), uniform_.at(add.base()), ahead);
+      b_.CreateIntrinsic(llvm::Intrinsic::prefetch, {at->getType()}, {at, b_.getInt32(0), b_.getInt32(3), b_.getInt32(1)});
+      b_.CreateBr(after);
+      b_.SetInsertPoint(after);
+    }
+  }
+
+  /// How many iterations `for (i = lo; i < hi (i > hi for a signed negative step); i += step)`
+  /// runs, as a u64, for an induction variable of at most 32 bits; all of them (a loop that
+  /// never ends, as on a GPU) for a zero step whose first iteration runs.
+  llvm::Value* trip_count(ir::Type it, llvm::Value* lo, llvm::Value* hi, llvm::Value* step) {
+    llvm::Type* i64 = b_.getInt64Ty();
+    const bool is_signed = it.is_signed_integer();
+    auto wide = [&](llvm::Value* x) { return is_signed ? b_.CreateSExt(x, i64) : b_.CreateZExt(x, i64); };
+    llvm::Value* l = wide(lo);
+    llvm::Value* h = wide(hi);
+    llvm::Value* s = wide(step);
+    llvm::Value* up = is_signed ? b_.CreateICmpSGT(s, b_.getInt64(0)) : b_.getTrue();
+    llvm::Value* runs = b_.CreateSelect(up, b_.CreateICmpSLT(l, h), b_.CreateICmpSGT(l, h));
+    llvm::Value* distance = b_.CreateSelect(up, b_.CreateSub(h, l), b_.CreateSub(l, h));
+    llvm::Value* stride = b_.CreateSelect(up, s, b_.CreateNeg(s));
+    llvm::Value* divisor = b_.CreateSelect(b_.CreateICmpEQ(stride, b_.getInt64(0)), b_.getInt64(1), stride);
+    llvm::Value* n = b_.CreateAdd(b_.CreateUDiv(b_.CreateSub(distance, b_.getInt64(1)), divisor), b_.getInt64(1));
+    n = b_.CreateSelect(b_.CreateICmpEQ(stride, b_.getInt64(0)), b_.getInt64(~std::uint64_t{0}), n);
+    return b_.CreateSelect(runs, n, b_.getInt64(0));
   }
 
   /// A slot for each of `values` (results or region arguments), of their types.
@@ -1055,6 +1257,7 @@ class PhaseLowering {
   llvm::Value* warps_ = nullptr;
   std::uint64_t scratch_bytes_ = 0;
   std::map<ir::ValueId, llvm::Value*> uniform_;  ///< values every thread has alike
+  std::map<ir::ValueId, llvm::Value*> this_thread_;  ///< values the thread a loop runs now has at hand
   std::map<ir::ValueId, Slot> slots_;            ///< values kept per thread
   std::map<ir::ValueId, Slot> memory_;           ///< local variables living across phases
   std::optional<Slot> mask_;                     ///< the threads running (none: all)

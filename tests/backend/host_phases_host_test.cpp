@@ -208,6 +208,79 @@ TEST(HostPhases, AGridStrideLoopVisitsEveryElementOnceWithEachThreadsOwnBounds) 
   for (int g = 0; g < threads; ++g) ASSERT_EQ(counts[g], (n - g + threads - 1) / threads) << g;
 }
 
+/// Grid-stride loops whose step is the same for every thread, run in counted sweeps: a
+/// downward one (a negative step, so i > end), one over unsigned indices, one over 16-bit
+/// indices, and one whose stride is read from memory (not known to be the same for every
+/// thread). The stride and a shared array's address are made before a barrier and used after
+/// it, where they are kept once for the block.
+auto uniform_strides() {
+  return kernel(
+      [](Ptr<int> down, Ptr<std::uint32_t> up, Ptr<int> narrow, Ptr<int> read, Ptr<int> visits, Ptr<int> in, i32 n,
+         Ptr<int> strides) {
+        auto seen = shared_array<int>(1);
+        i32 tid = thread_idx().x;
+        i32 threads = grid_dim().x * block_dim().x;
+        i32 g = block_idx().x * block_dim().x + tid;
+        if_(tid == 0, [&] { seen[0] = 0; });
+        syncthreads();
+        Var<int> acc = 0;
+        for_range(n - 1 - g, -1, 0 - threads, [&](i32 i) {
+          acc += in[i] * (i % 7 + 1);
+          atomic_add(seen[0], 1);
+        });
+        down[g] = acc.get();
+        Var<std::uint32_t> uacc = 0u;
+        for_range(cast<std::uint32_t>(g), cast<std::uint32_t>(n), cast<std::uint32_t>(threads),
+                  [&](Value<std::uint32_t> i) { uacc += cast<std::uint32_t>(in[cast<int>(i)]) ^ i; });
+        up[g] = uacc.get();
+        Var<int> nacc = 0;
+        for_range(cast<std::int16_t>(g), cast<std::int16_t>(300), cast<std::int16_t>(threads),
+                  [&](Value<std::int16_t> i) { nacc += in[cast<int>(i)] + 1; });
+        narrow[g] = nacc.get();
+        Var<int> racc = 0;
+        for_range(g, n, strides[0], [&](i32 i) { racc += in[i]; });
+        syncthreads();
+        read[g] = racc.get();
+        if_(tid == 0, [&] { visits[block_idx().x] = seen[0].load(); });
+      },
+      {.name = "phases_uniform_strides"});
+}
+
+TEST(HostPhases, GridStrideLoopsWithOneStrideForTheBlockRunEachThreadsIterations) {
+  const HostKernel k = HostKernel::compile(
+      uniform_strides().trace_ir<Ptr<int>, Ptr<std::uint32_t>, Ptr<int>, Ptr<int>, Ptr<int>, Ptr<int>, i32, Ptr<int>>());
+  for (const int n : {0, 1, 95, 100003}) {
+    const int block = 96, blocks = 5, threads = block * blocks;
+    std::vector<int> in = random_ints(std::max(n, 300), 9), down(threads, kPoison), narrow(threads, kPoison),
+        read(threads, kPoison), visits(blocks, kPoison), strides{threads};
+    std::vector<std::uint32_t> up(threads, 0xdeadbeefu);
+    int *pd = down.data(), *pn = narrow.data(), *pr = read.data(), *pv = visits.data(), *pi = in.data(), *ps = strides.data();
+    std::uint32_t* pu = up.data();
+    int count = n;
+    void* args[] = {&pd, &pu, &pn, &pr, &pv, &pi, &count, &ps};
+    k.run({blocks}, {block}, args);
+    for (int g = 0; g < threads; ++g) {
+      int d = 0, r = 0, w = 0;
+      std::uint32_t u = 0;
+      for (int i = n - 1 - g; i > -1; i -= threads) d += in[i] * (i % 7 + 1);
+      for (int i = g; i < n; i += threads) {
+        u += static_cast<std::uint32_t>(in[i]) ^ static_cast<std::uint32_t>(i);
+        r += in[i];
+      }
+      for (int i = g; i < 300; i += threads) w += in[i] + 1;
+      ASSERT_EQ(down[g], d) << "n " << n << ", thread " << g;
+      ASSERT_EQ(up[g], u) << "n " << n << ", thread " << g;
+      ASSERT_EQ(narrow[g], w) << "n " << n << ", thread " << g;
+      ASSERT_EQ(read[g], r) << "n " << n << ", thread " << g;
+    }
+    for (int b = 0; b < blocks; ++b) {
+      int v = 0;
+      for (int g = b * block; g < (b + 1) * block; ++g) v += g < n ? (n - 1 - g) / threads + 1 : 0;
+      EXPECT_EQ(visits[b], v) << "n " << n << ", block " << b;
+    }
+  }
+}
+
 /// activemask() in the branches of ifs that split warps, in a block whose last warp has 16
 /// threads: the lanes that run with the thread.
 auto active_masks() {
