@@ -1,7 +1,8 @@
 // Sum of an array of floats: a grid-stride loop with 16-byte loads, a warp-shuffle
 // reduction, per-warp partial sums in shared memory, and one atomic add per block.
-// Without a GPU it compiles the kernel and prints its PTX size and register use; with one it
-// runs on a random array of odd size, checks the sum against the CPU and times it.
+// It compiles the kernel and prints its PTX size and register use, then runs it on a random
+// array of odd size, checks the sum against the CPU and times it: on the GPU, or on the CPU
+// device (a smaller array) where there is no CUDA driver or CUTLET_DEVICE=cpu asks for it.
 #include <cutlet/cutlet.h>
 
 #include <cmath>
@@ -62,13 +63,15 @@ int main() {
   std::printf("block_sum: PTX %zu bytes, cubin %zu bytes, %d registers, %d bytes static shared memory, %d bytes spilled\n",
               compiled->ptx.size(), compiled->cubin.size(), compiled->resources.registers,
               compiled->resources.shared_bytes, compiled->resources.spill_store_bytes);
-  if (!driver_available()) {
-    std::printf("No GPU found (no CUDA driver): compiled only.\n");
-    return 0;
-  }
+
+  const bool on_cpu = Device::cpu_selected() || !driver_available();
+  if (on_cpu)
+    std::printf("%s: running the kernel on the CPU device (compiled for the host CPU, the GPU's execution model).\n",
+                Device::cpu_selected() ? "CUTLET_DEVICE=cpu" : "No GPU found (no CUDA driver)");
+  const Device device = on_cpu ? Device::cpu() : Device(0);
 
   std::mt19937 rng(1234);
-  const int n = (1 << 24) + static_cast<int>(rng() % 4096) * 2 + 1;  // odd, not a multiple of 4
+  const int n = (on_cpu ? (1 << 20) : (1 << 24)) + static_cast<int>(rng() % 4096) * 2 + 1;  // odd, not a multiple of 4
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   std::vector<float> hx(n);
   for (auto& v : hx) v = dist(rng);
@@ -78,7 +81,6 @@ int main() {
     magnitude += std::fabs(v);
   }
 
-  Device device(0);
   Stream stream(device);
   Buffer<float> x(stream, hx), out(1, device);
   const LaunchConfig config{.grid = device.sm_count() * (2048 / kBlock), .block = kBlock};
@@ -92,7 +94,7 @@ int main() {
   const bool ok = std::fabs(got - want) <= 1e-6 * magnitude;
 
   Event start(device), stop(device);
-  const int reps = 20;
+  const int reps = on_cpu ? 3 : 20;
   start.record(stream);
   for (int r = 0; r < reps; ++r) run();
   stop.record(stream);

@@ -2,8 +2,9 @@
 // through K in 32-wide slices of A and B that its threads stage in shared memory; each of
 // its 32x8 threads keeps four outputs of one column in registers. The sizes are not
 // multiples of the tile: loads outside A or B read zeros, and stores outside C are skipped.
-// Without a GPU it compiles the kernel and prints its PTX size and register use; with one it
-// multiplies random matrices, checks every element against the CPU and times it.
+// It compiles the kernel and prints its PTX size and register use, then multiplies random
+// matrices, checks every element against the CPU and times it: on the GPU, or on the CPU
+// device (smaller matrices) where there is no CUDA driver or CUTLET_DEVICE=cpu asks for it.
 #include <cutlet/cutlet.h>
 
 #include <cmath>
@@ -64,19 +65,20 @@ int main() {
               "%d bytes spilled\n",
               compiled->ptx.size(), compiled->cubin.size(), compiled->resources.registers,
               compiled->resources.shared_bytes, compiled->resources.spill_store_bytes);
-  if (!driver_available()) {
-    std::printf("No GPU found (no CUDA driver): compiled only.\n");
-    return 0;
-  }
 
-  const int m = 1021, n = 777, k = 515;  // none a multiple of 32
+  const bool on_cpu = Device::cpu_selected() || !driver_available();
+  if (on_cpu)
+    std::printf("%s: running the kernel on the CPU device (compiled for the host CPU, the GPU's execution model).\n",
+                Device::cpu_selected() ? "CUTLET_DEVICE=cpu" : "No GPU found (no CUDA driver)");
+  const Device device = on_cpu ? Device::cpu() : Device(0);
+
+  const int m = on_cpu ? 509 : 1021, n = on_cpu ? 389 : 777, k = on_cpu ? 259 : 515;  // none a multiple of 32
   std::mt19937 rng(5);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   std::vector<float> ha(std::size_t(m) * k), hb(std::size_t(k) * n);
   for (auto& v : ha) v = dist(rng);
   for (auto& v : hb) v = dist(rng);
 
-  Device device(0);
   Stream stream(device);
   Buffer<float> a(stream, ha), b(stream, hb), c(std::size_t(m) * n, device);
   const LaunchConfig config{.grid = Dim3(ceil_div(n, kTile), ceil_div(m, kTile)), .block = Dim3(kTile, kRowsPerPass)};
@@ -100,7 +102,7 @@ int main() {
   }
 
   Event start(device), stop(device);
-  const int reps = 20;
+  const int reps = on_cpu ? 3 : 20;
   start.record(stream);
   for (int r = 0; r < reps; ++r) matmul.launch(stream, config, c, a, b, m, n, k);
   stop.record(stream);

@@ -10,8 +10,9 @@
 // atomics: it adds up aggregates until it meets a tile that has published its inclusive
 // prefix, then publishes its own inclusive prefix for the tiles after it.
 //
-// Without a GPU it compiles the kernel and prints its PTX size and register use; with one it
-// scans random integers (an odd count), checks every element against the CPU and times it.
+// It compiles the kernel and prints its PTX size and register use, then scans random integers
+// (an odd count), checks every element against the CPU and times it: on the GPU, or on the CPU
+// device (fewer integers) where there is no CUDA driver or CUTLET_DEVICE=cpu asks for it.
 #include <cutlet/cutlet.h>
 
 #include <cstdint>
@@ -154,20 +155,22 @@ int main() {
               "%d bytes spilled\n",
               compiled->ptx.size(), compiled->cubin.size(), compiled->resources.registers,
               compiled->resources.shared_bytes, compiled->resources.spill_store_bytes);
-  if (!driver_available()) {
-    std::printf("No GPU found (no CUDA driver): compiled only.\n");
-    return 0;
-  }
+
+  const bool on_cpu = Device::cpu_selected() || !driver_available();
+  if (on_cpu)
+    std::printf("%s: running the kernel on the CPU device (compiled for the host CPU, the GPU's execution model).\n",
+                Device::cpu_selected() ? "CUTLET_DEVICE=cpu" : "No GPU found (no CUDA driver)");
+  const Device device = on_cpu ? Device::cpu() : Device(0);
 
   std::mt19937 rng(99);
-  const int n = (1 << 24) + static_cast<int>(rng() % 4096) * 2 + 1;  // odd: the last tile is partial
+  // Odd: the last tile is partial.
+  const int n = (on_cpu ? (1 << 20) : (1 << 24)) + static_cast<int>(rng() % 4096) * 2 + 1;
   std::vector<std::int32_t> hin(n);
   for (auto& v : hin) v = static_cast<std::int32_t>(rng() % 201) - 100;
   std::vector<std::int32_t> want(n);
   std::int32_t sum = 0;
   for (int i = 0; i < n; ++i) want[i] = sum += hin[i];
 
-  Device device(0);
   Stream stream(device);
   const int tiles = static_cast<int>(ceil_div(n, kTile));
   Buffer<std::int32_t> in(stream, hin), out(n, device);
@@ -187,7 +190,7 @@ int main() {
   if (bad) std::printf("first mismatch at %ld: got %d, want %d\n", first_bad, got[first_bad], want[first_bad]);
 
   Event start(device), stop(device);
-  const int reps = 20;
+  const int reps = on_cpu ? 3 : 20;
   start.record(stream);
   for (int r = 0; r < reps; ++r) run();
   stop.record(stream);

@@ -1,5 +1,8 @@
 // Layer norm forward as a tile kernel: each program normalizes one row (mean, variance,
 // weight and bias), with rows narrower than the tile masked.
+// It compiles the kernel and prints its PTX size and registers, then runs it and checks every
+// element against the CPU: on the GPU, or on the CPU device (fewer rows) where there is no CUDA
+// driver or CUTLET_DEVICE=cpu asks for it.
 #include <cutlet/cutlet.h>
 
 #include <cmath>
@@ -22,20 +25,23 @@ int main() {
     auto rstd = rsqrt(sum(d * d, 0).item() / n + eps);
     store(y, {row, cols}, d * rstd * load(w, {cols}, m) + load(b, {cols}, m), m);
   }, {.name = "tile_layer_norm"}, 8);
-  const int rows = 2053, cols = 3000, block = 4096;
+  const int cols = 3000, block = 4096;
   auto compiled = layer_norm.compile(block);
   std::printf("tile_layer_norm: %zu bytes of PTX, %d registers\n", compiled->ptx.size(), compiled->resources.registers);
-  if (!driver_available()) {
-    std::printf("No GPU found (no CUDA driver): compiled only.\n");
-    return 0;
-  }
+
+  const bool on_cpu = Device::cpu_selected() || !driver_available();
+  if (on_cpu)
+    std::printf("%s: running the kernel on the CPU device (compiled for the host CPU, the GPU's execution model).\n",
+                Device::cpu_selected() ? "CUTLET_DEVICE=cpu" : "No GPU found (no CUDA driver)");
+  const Device device = on_cpu ? Device::cpu() : Device(0);
+  const int rows = on_cpu ? 517 : 2053;
   std::mt19937 rng(3);
   std::uniform_real_distribution<float> d(-2, 3);
   std::vector<float> hx(std::size_t(rows) * cols), hw(cols), hb(cols);
   for (auto& v : hx) v = d(rng);
   for (auto& v : hw) v = d(rng);
   for (auto& v : hb) v = d(rng);
-  Stream s;
+  Stream s(device);
   Buffer<float> x(s, hx), w(s, hw), b(s, hb), y(std::size_t(rows) * cols, s.device());
   layer_norm.launch(s, {.grid = rows}, tensor(y, {rows, cols}), tensor(x, {rows, cols}), tensor(w, {cols}),
                     tensor(b, {cols}), 1e-5f, block);

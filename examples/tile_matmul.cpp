@@ -2,6 +2,9 @@
 // tile of C, looping over K in steps of 32 with the accumulator carried in registers and dot
 // on tensor cores (mma.sync; on Hopper the launch builds for sm_90a and the dot runs on wgmma).
 // Sizes need not be multiples of the tiles: edges are masked.
+// It compiles the kernel and prints its PTX size, registers and shared memory, then runs it and
+// checks every seventh row of C against the CPU: on the GPU, or on the CPU device where there is
+// no CUDA driver or CUTLET_DEVICE=cpu asks for it.
 #include <cutlet/cutlet.h>
 
 #include <cmath>
@@ -34,23 +37,27 @@ int main() {
   auto compiled = matmul.compile();
   std::printf("tile_matmul: %zu bytes of PTX, %d registers, %d bytes of shared memory\n", compiled->ptx.size(),
               compiled->resources.registers, compiled->resources.shared_bytes);
-  if (!driver_available()) {
-    std::printf("No GPU found (no CUDA driver): compiled only.\n");
-    return 0;
-  }
+
+  const bool on_cpu = Device::cpu_selected() || !driver_available();
+  if (on_cpu)
+    std::printf("%s: running the kernel on the CPU device (compiled for the host CPU, the GPU's execution model).\n",
+                Device::cpu_selected() ? "CUTLET_DEVICE=cpu" : "No GPU found (no CUDA driver)");
+  const Device device = on_cpu ? Device::cpu() : Device(0);
   const int M = 1000, N = 777, K = 520;
   std::mt19937 rng(9);
   std::uniform_real_distribution<float> d(-1, 1);
   std::vector<bfloat16> ha(std::size_t(M) * K), hb(std::size_t(K) * N);
   for (auto& v : ha) v = bfloat16(d(rng));
   for (auto& v : hb) v = bfloat16(d(rng));
-  Stream s;
+  Stream s(device);
   Buffer<bfloat16> a(s, ha), b(s, hb);
   Buffer<float> c(std::size_t(M) * N, s.device());
   matmul.launch(s, {.grid = {ceil_div(M, BM), ceil_div(N, BN)}}, tensor(c, {M, N}), tensor(a, {M, K}), tensor(b, {K, N}));
   auto r = c.to_host(s);
-  const bool wgmma = matmul.last_specialization()->compiled->ptx.find("wgmma.mma_async") != std::string::npos;
-  std::printf("the launch's build: dot on %s\n", wgmma ? "wgmma (Hopper)" : "mma.sync");
+  if (!on_cpu) {
+    const bool wgmma = matmul.last_specialization()->compiled->ptx.find("wgmma.mma_async") != std::string::npos;
+    std::printf("the launch's build: dot on %s\n", wgmma ? "wgmma (Hopper)" : "mma.sync");
+  }
   double worst = 0;
   for (int i = 0; i < M; i += 7)
     for (int j = 0; j < N; ++j) {

@@ -1,8 +1,9 @@
 // Row softmax as a tile kernel: each program (block) loads one row as a tile, masked to the
 // row's width, and computes exp(x - max) / sum on whole tiles; cutlet spreads the tile over
 // the block's threads, vectorizes the loads and stores, and reduces with warp shuffles.
-// Without a GPU it compiles the kernel and prints its PTX size and registers; with one it
-// runs on a random matrix whose width is not the tile's, checks every element and times it.
+// It compiles the kernel and prints its PTX size and registers, then runs it on a random matrix
+// whose width is not the tile's, checks every element and times it: on the GPU, or on the CPU
+// device (fewer rows) where there is no CUDA driver or CUTLET_DEVICE=cpu asks for it.
 #include <cutlet/cutlet.h>
 
 #include <cmath>
@@ -22,19 +23,22 @@ int main() {
     store(out, {row, cols}, e / sum(e, 0), mask);
   }, {.name = "tile_softmax"});
 
-  const int rows = 4099, cols = 3000, block = 4096;
+  const int cols = 3000, block = 4096;
   auto compiled = softmax.compile(block);
   std::printf("tile_softmax: %zu bytes of PTX, %d registers per thread\n", compiled->ptx.size(),
               compiled->resources.registers);
-  if (!driver_available()) {
-    std::printf("No GPU found (no CUDA driver): compiled only.\n");
-    return 0;
-  }
+
+  const bool on_cpu = Device::cpu_selected() || !driver_available();
+  if (on_cpu)
+    std::printf("%s: running the kernel on the CPU device (compiled for the host CPU, the GPU's execution model).\n",
+                Device::cpu_selected() ? "CUTLET_DEVICE=cpu" : "No GPU found (no CUDA driver)");
+  const Device device = on_cpu ? Device::cpu() : Device(0);
+  const int rows = on_cpu ? 1031 : 4099;
   std::mt19937 rng(7);
   std::uniform_real_distribution<float> dist(-5.0f, 5.0f);
   std::vector<float> h(std::size_t(rows) * cols);
   for (auto& v : h) v = dist(rng);
-  Stream s;
+  Stream s(device);
   Buffer<float> in(s, h), out(std::size_t(rows) * cols, s.device());
   auto launch = [&] { softmax.launch(s, {.grid = rows}, tensor(out, {rows, cols}), tensor(in, {rows, cols}), block); };
   launch();
@@ -47,12 +51,13 @@ int main() {
     for (int j = 0; j < cols; ++j)
       worst = std::max(worst, std::fabs(r[std::size_t(i) * cols + j] - std::exp(h[std::size_t(i) * cols + j] - m) / sum));
   }
-  Event start(s.device()), stop(s.device());
+  Event start(device), stop(device);
+  const int reps = on_cpu ? 3 : 20;
   start.record(s);
-  for (int k = 0; k < 20; ++k) launch();
+  for (int k = 0; k < reps; ++k) launch();
   stop.record(s);
   stop.synchronize();
-  const double ms = Event::elapsed_ms(start, stop) / 20;
+  const double ms = Event::elapsed_ms(start, stop) / reps;
   std::printf("%d x %d softmax: largest error %.2e, %.3f ms, %.0f GB/s\n", rows, cols, worst, ms,
               2.0 * 4 * rows * cols / (ms * 1e-3) / 1e9);
   if (worst > 1e-6) {
