@@ -461,7 +461,7 @@ class PhaseLowering {
       i->addIncoming(next, b_.GetInsertBlock());
       llvm::BasicBlock* after = block("thread." + std::to_string(dim) + ".end");
       llvm::Instruction* latch = b_.CreateCondBr(b_.CreateICmpULT(next, dims_[dim]), header, after);
-      if (scalar && dim == 0) keep_scalar(latch);
+      if (scalar) keep_scalar(latch);  // the loops over y and z too: unrolled, they copy the loop in them
       b_.SetInsertPoint(after);
     };
     loop(2, b_.getInt32(0));
