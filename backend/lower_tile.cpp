@@ -278,8 +278,22 @@ llvm::Value* lower_load(LoweringContext& c, const ir::Instruction& inst) {
       // The host's masked load: masked-off lanes keep `other` and never touch memory.
       auto* vt = llvm::FixedVectorType::get(lt, static_cast<unsigned>(w));
       std::vector<llvm::Value*> lanes(preds.begin() + r, preds.begin() + r + w);
-      llvm::Value* v = b.CreateMaskedLoad(vt, addr, llvm::Align(bytes), pack(c, b.getInt1Ty(), lanes),
-                                          b.CreateVectorSplat(static_cast<unsigned>(w), other));
+      llvm::Value* m = pack(c, b.getInt1Ty(), lanes);
+      llvm::Function* fn = b.GetInsertBlock()->getParent();
+      auto* whole = llvm::BasicBlock::Create(c.ctx, "load.whole", fn);
+      auto* part = llvm::BasicBlock::Create(c.ctx, "load.masked", fn);
+      auto* done = llvm::BasicBlock::Create(c.ctx, "load.done", fn);
+      b.CreateCondBr(b.CreateAndReduce(m), whole, part);
+      b.SetInsertPoint(whole);
+      llvm::Value* plain = b.CreateAlignedLoad(vt, addr, llvm::Align(bytes));
+      b.CreateBr(done);
+      b.SetInsertPoint(part);
+      llvm::Value* masked = b.CreateMaskedLoad(vt, addr, llvm::Align(bytes), m, b.CreateVectorSplat(static_cast<unsigned>(w), other));
+      b.CreateBr(done);
+      b.SetInsertPoint(done);
+      llvm::PHINode* v = b.CreatePHI(vt, 2);
+      v->addIncoming(plain, whole);
+      v->addIncoming(masked, part);
       for (int i = 0; i < w; ++i) out[r + i] = b.CreateExtractElement(v, static_cast<std::uint64_t>(i));
       continue;
     }
@@ -357,8 +371,23 @@ llvm::Value* lower_store(LoweringContext& c, const ir::Instruction& inst) {
       continue;
     }
     if (c.options.host) {
+      // A plain store where every lane is on (all but the edges of most tiles): x86's masked
+      // stores are slow (microcoded on AMD's cores).
       std::vector<llvm::Value*> lanes(vals.begin() + r, vals.begin() + r + w), on(preds.begin() + r, preds.begin() + r + w);
-      b.CreateMaskedStore(pack(c, lt, lanes), addr, llvm::Align(bytes), pack(c, b.getInt1Ty(), on));
+      llvm::Value* v = pack(c, lt, lanes);
+      llvm::Value* m = pack(c, b.getInt1Ty(), on);
+      llvm::Function* fn = b.GetInsertBlock()->getParent();
+      auto* whole = llvm::BasicBlock::Create(c.ctx, "store.whole", fn);
+      auto* part = llvm::BasicBlock::Create(c.ctx, "store.masked", fn);
+      auto* done = llvm::BasicBlock::Create(c.ctx, "store.done", fn);
+      b.CreateCondBr(b.CreateAndReduce(m), whole, part);
+      b.SetInsertPoint(whole);
+      b.CreateAlignedStore(v, addr, llvm::Align(bytes));
+      b.CreateBr(done);
+      b.SetInsertPoint(part);
+      b.CreateMaskedStore(v, addr, llvm::Align(bytes), m);
+      b.CreateBr(done);
+      b.SetInsertPoint(done);
       continue;
     }
     const int regs = std::min(w, 4);
