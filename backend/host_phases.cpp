@@ -177,39 +177,18 @@ class Segments {
   /// of scalars, whose operands are uniform.
   bool uniform(const ir::Instruction& inst) const {
     if (!inst.regions.empty()) return false;
+    if (inst.op == Opcode::Special && per_thread_register(ir::ops::Special(inst).reg())) return false;
     switch (inst.op) {
-      case Opcode::Special: {
-        const auto reg = ir::ops::Special(inst).reg();
-        if (reg == ir::SpecialReg::ThreadIdxX || reg == ir::SpecialReg::ThreadIdxY || reg == ir::SpecialReg::ThreadIdxZ ||
-            reg == ir::SpecialReg::LaneId)
-          return false;
-        break;
-      }
-      case Opcode::Const:
-      case Opcode::Field:
-      case Opcode::PtrAdd:
-      case Opcode::Add:
-      case Opcode::Sub:
-      case Opcode::Mul:
-      case Opcode::Min:
-      case Opcode::Max:
-      case Opcode::And:
-      case Opcode::Or:
-      case Opcode::Xor:
-      case Opcode::Shl:
-      case Opcode::Shr:
       case Opcode::Neg:
       case Opcode::Not:
-      case Opcode::Cmp:
-      case Opcode::Select:
-      case Opcode::Cast:
       case Opcode::Bitcast:
       case Opcode::Math:
       case Opcode::Extract:
       case Opcode::Insert:
       case Opcode::SharedAlloc:  // an address in the block's shared memory
       case Opcode::DynamicShared: break;
-      default: return false;  // division traps on a zero divisor; memory; tiles
+      default:
+        if (!cheap(inst.op)) return false;  // division traps on a zero divisor; memory
     }
     for (ir::ValueId v : inst.results)
       if (fn_.type_of(v).is_tile()) return false;
@@ -241,9 +220,7 @@ class Segments {
     if (!def) {
       r = std::find(fn_.params().begin(), fn_.params().end(), v) == fn_.params().end();
     } else if (def->op == Opcode::Special) {
-      const auto reg = ir::ops::Special(*def).reg();
-      r = reg == ir::SpecialReg::ThreadIdxX || reg == ir::SpecialReg::ThreadIdxY || reg == ir::SpecialReg::ThreadIdxZ ||
-          reg == ir::SpecialReg::LaneId;
+      r = per_thread_register(ir::ops::Special(*def).reg());
     } else {
       per_thread_[v] = 0;  // cycles (none in SSA) end here
       for (ir::ValueId o : def->operands) r = r || per_thread(o);
@@ -251,6 +228,10 @@ class Segments {
     }
     per_thread_[v] = r ? 1 : 0;
     return r;
+  }
+  static bool per_thread_register(ir::SpecialReg reg) {
+    return reg == ir::SpecialReg::ThreadIdxX || reg == ir::SpecialReg::ThreadIdxY || reg == ir::SpecialReg::ThreadIdxZ ||
+           reg == ir::SpecialReg::LaneId;
   }
   static bool cheap(Opcode op) {
     switch (op) {

@@ -237,6 +237,33 @@ llvm::Value* checked_element(LoweringContext& c, const ir::Instruction& inst, ll
   return phi;
 }
 
+/// On the host: `whole()` where every lane of `mask` (a vector of i1) is on, else `part()`
+/// (x86's masked loads and stores are slower than plain ones, and a tile's mask is off only at
+/// its edges). Returns the value of the one that ran, where they make values (not stores).
+llvm::Value* unless_masked(LoweringContext& c, llvm::Value* mask, const std::function<llvm::Value*()>& whole,
+                           const std::function<llvm::Value*()>& part) {
+  auto& b = c.b;
+  llvm::Function* fn = b.GetInsertBlock()->getParent();
+  auto* all_on = llvm::BasicBlock::Create(c.ctx, "mask.all_on", fn);
+  auto* some_off = llvm::BasicBlock::Create(c.ctx, "mask.some_off", fn);
+  auto* done = llvm::BasicBlock::Create(c.ctx, "mask.done", fn);
+  b.CreateCondBr(b.CreateAndReduce(mask), all_on, some_off);
+  b.SetInsertPoint(all_on);
+  llvm::Value* x = whole();
+  llvm::BasicBlock* x_end = b.GetInsertBlock();
+  b.CreateBr(done);
+  b.SetInsertPoint(some_off);
+  llvm::Value* y = part();
+  llvm::BasicBlock* y_end = b.GetInsertBlock();
+  b.CreateBr(done);
+  b.SetInsertPoint(done);
+  if (x->getType()->isVoidTy()) return nullptr;
+  llvm::PHINode* v = b.CreatePHI(x->getType(), 2);
+  v->addIncoming(x, x_end);
+  v->addIncoming(y, y_end);
+  return v;
+}
+
 llvm::Value* lower_load(LoweringContext& c, const ir::Instruction& inst) {
   auto& b = c.b;
   const ir::ops::TileLoad load(inst);
@@ -279,21 +306,9 @@ llvm::Value* lower_load(LoweringContext& c, const ir::Instruction& inst) {
       auto* vt = llvm::FixedVectorType::get(lt, static_cast<unsigned>(w));
       std::vector<llvm::Value*> lanes(preds.begin() + r, preds.begin() + r + w);
       llvm::Value* m = pack(c, b.getInt1Ty(), lanes);
-      llvm::Function* fn = b.GetInsertBlock()->getParent();
-      auto* whole = llvm::BasicBlock::Create(c.ctx, "load.whole", fn);
-      auto* part = llvm::BasicBlock::Create(c.ctx, "load.masked", fn);
-      auto* done = llvm::BasicBlock::Create(c.ctx, "load.done", fn);
-      b.CreateCondBr(b.CreateAndReduce(m), whole, part);
-      b.SetInsertPoint(whole);
-      llvm::Value* plain = b.CreateAlignedLoad(vt, addr, llvm::Align(bytes));
-      b.CreateBr(done);
-      b.SetInsertPoint(part);
-      llvm::Value* masked = b.CreateMaskedLoad(vt, addr, llvm::Align(bytes), m, b.CreateVectorSplat(static_cast<unsigned>(w), other));
-      b.CreateBr(done);
-      b.SetInsertPoint(done);
-      llvm::PHINode* v = b.CreatePHI(vt, 2);
-      v->addIncoming(plain, whole);
-      v->addIncoming(masked, part);
+      llvm::Value* v = unless_masked(
+          c, m, [&] { return b.CreateAlignedLoad(vt, addr, llvm::Align(bytes)); },
+          [&] { return b.CreateMaskedLoad(vt, addr, llvm::Align(bytes), m, b.CreateVectorSplat(static_cast<unsigned>(w), other)); });
       for (int i = 0; i < w; ++i) out[r + i] = b.CreateExtractElement(v, static_cast<std::uint64_t>(i));
       continue;
     }
@@ -376,18 +391,9 @@ llvm::Value* lower_store(LoweringContext& c, const ir::Instruction& inst) {
       std::vector<llvm::Value*> lanes(vals.begin() + r, vals.begin() + r + w), on(preds.begin() + r, preds.begin() + r + w);
       llvm::Value* v = pack(c, lt, lanes);
       llvm::Value* m = pack(c, b.getInt1Ty(), on);
-      llvm::Function* fn = b.GetInsertBlock()->getParent();
-      auto* whole = llvm::BasicBlock::Create(c.ctx, "store.whole", fn);
-      auto* part = llvm::BasicBlock::Create(c.ctx, "store.masked", fn);
-      auto* done = llvm::BasicBlock::Create(c.ctx, "store.done", fn);
-      b.CreateCondBr(b.CreateAndReduce(m), whole, part);
-      b.SetInsertPoint(whole);
-      b.CreateAlignedStore(v, addr, llvm::Align(bytes));
-      b.CreateBr(done);
-      b.SetInsertPoint(part);
-      b.CreateMaskedStore(v, addr, llvm::Align(bytes), m);
-      b.CreateBr(done);
-      b.SetInsertPoint(done);
+      unless_masked(
+          c, m, [&] { return b.CreateAlignedStore(v, addr, llvm::Align(bytes)); },
+          [&] { return b.CreateMaskedStore(v, addr, llvm::Align(bytes), m); });
       continue;
     }
     const int regs = std::min(w, 4);
