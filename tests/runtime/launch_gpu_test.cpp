@@ -2,6 +2,8 @@
 // through launch(), its checks and its cost.
 #include <gtest/gtest.h>
 
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -22,6 +24,11 @@
 #include "test_kernels.h"
 
 namespace {
+
+/// Whether cutlet's libraries run under AddressSanitizer (a CUTLET_SANITIZE build: the
+/// programs that link them link its runtime), which slows launch() more than it slows the
+/// queueing of an empty host function.
+bool under_address_sanitizer() { return dlsym(RTLD_DEFAULT, "__asan_init") != nullptr; }
 
 std::span<const char> ptx() {
   return {cutlet::test::kTestPtx, std::char_traits<char>::length(cutlet::test::kTestPtx)};
@@ -199,7 +206,8 @@ TEST(Launch, CostIsCloseToARawDriverLaunch) {
   RecordProperty("raw_launch_us", std::to_string(raw_us));
   std::printf("launch(): %.3f us, %s: %.3f us, median ratio %.3f (%d rounds of %d)\n", ours_us,
               cpu ? "an empty host function queued" : "raw cuLaunchKernel", raw_us, ratio, kRounds, kBatch);
-  EXPECT_LT(ratio, cpu ? 3.0 : 1.10);  // on the CPU device, 1.8 to 2.1 unsanitized
+  // On the CPU device 1.8 to 2.1 unsanitized, 2.5 to 3.1 under AddressSanitizer beside other tests.
+  EXPECT_LT(ratio, cpu ? (under_address_sanitizer() ? 4.0 : 3.0) : 1.10);
 }
 
 }  // namespace
