@@ -26,11 +26,16 @@ std::int32_t checked_count(std::size_t n, std::int64_t max_count, const char* al
 }
 
 void check_aligned(std::uint64_t address, const char* algorithm, const char* which) {
-  if (address % 16 != 0)
+  check_aligned(address, 16, algorithm, which);
+}
+
+void check_aligned(std::uint64_t address, std::size_t bytes, const char* algorithm, const char* which) {
+  if (address % bytes != 0) {
+    const std::string width = std::to_string(bytes) + "-byte";
     throw Error(std::string("cutlet::algorithms::") + algorithm + ": the " + which + " buffer starts at address " +
-                std::to_string(address) +
-                ", which is not 16-byte aligned; its kernels access memory in 16-byte vectors (buffers cutlet "
-                "allocates are aligned; wrap an aligned address)");
+                std::to_string(address) + ", which is not " + width + " aligned; its kernels access memory in " +
+                width + " vectors (buffers cutlet allocates are aligned; wrap an aligned address)");
+  }
 }
 
 void check_size(std::size_t have, std::size_t need, const char* algorithm, const char* which) {

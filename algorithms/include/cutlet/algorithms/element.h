@@ -26,10 +26,11 @@ template <class F>
 concept Flag = Element<F>;
 
 /// A user struct an algorithm takes as its element where its documentation says so (reduce,
-/// segmented_reduce, the scans and the merge sorts over a Buffer<S>, transform and
-/// permutation_iterator): a
-/// StructValue (a KernelStruct of whole 32-bit words) that is not one of the language's
-/// scalars. In a kernel it is a Struct<S> value, read and built field by field.
+/// segmented_reduce, the scans and the merge sorts over a Buffer<S>, select_if,
+/// select_flagged, unique, unique_by_key and three_way_partition, transform and
+/// permutation_iterator): a StructValue (a KernelStruct of whole 32-bit words) that is not
+/// one of the language's scalars. In a kernel it is a Struct<S> value, read and built field by
+/// field.
 template <class S>
 concept StructElement = StructValue<S> && !ScalarType<S>;
 
@@ -73,11 +74,11 @@ concept BinaryOperator =
     std::convertible_to<std::invoke_result_t<const Op&, detail::held_t<T>, detail::held_t<T>>, detail::held_t<T>>;
 
 /// A predicate on T: pred(Value<T>) converts to Value<bool> (select_if keeps the items where
-/// it is true). It must have no side effects and be defined for every value (the algorithms
-/// also apply it to values they then discard).
+/// it is true); for a StructElement T, pred(Struct<T>). It must have no side effects and be
+/// defined for every value (the algorithms also apply it to values they then discard).
 template <class Op, class T>
-concept UnaryPredicate = Stateless<Op> && std::invocable<const Op&, Value<T>> &&
-                         std::convertible_to<std::invoke_result_t<const Op&, Value<T>>, Value<bool>>;
+concept UnaryPredicate = Stateless<Op> && std::invocable<const Op&, detail::held_t<T>> &&
+                         std::convertible_to<std::invoke_result_t<const Op&, detail::held_t<T>>, Value<bool>>;
 
 /// A binary predicate on T: eq(Value<T>, Value<T>) converts to Value<bool> (unique and
 /// run_length_encode take it as the equality of neighbours, the merge sorts as the order);
@@ -134,9 +135,9 @@ using SameWidthBits = std::conditional_t<
 template <Element T>
 inline constexpr int kVectorLanes = sizeof(T) == 1 ? 8 : 16 / static_cast<int>(sizeof(T));
 
-/// pred(x) as a Value<bool>, traced where it is called.
+/// pred(x) as a Value<bool>, traced where it is called (x a Struct<T> for a struct).
 template <class T, class Pred>
-Value<bool> call_pred(const Pred& pred, const Value<T>& x) {
+Value<bool> call_pred(const Pred& pred, const held_t<T>& x) {
   return Value<bool>(pred(x));
 }
 

@@ -82,7 +82,7 @@ struct greater {
 /// nothing, and -0.0 equals 0.0).
 struct equal_to {
   template <class A, class B>
-  auto operator()(const A& a, const B& b) const {
+  auto operator()(const A& a, const B& b) const -> decltype(a == b) {  // no == (structs): not a BinaryPredicate
     return a == b;
   }
 };

@@ -1,7 +1,7 @@
-// three_way_partition: splits a buffer by two user predicates into the items the first
-// selects, the items the second selects of the rest, and the others, each part in input order,
-// in one pass with decoupled look-back over the tiles' pairs of counts (CUB's
-// DevicePartition::If with two predicates).
+// three_way_partition: splits a buffer (of numbers or of user structs) by two user predicates
+// into the items the first selects, the items the second selects of the rest, and the others,
+// each part in input order, in one pass with decoupled look-back over the tiles' pairs of
+// counts (CUB's DevicePartition::If with two predicates).
 #pragma once
 
 #include <cstddef>
@@ -12,6 +12,7 @@
 
 #include "cutlet/algorithms/detail/call_range.h"
 #include "cutlet/algorithms/detail/compaction.h"
+#include "cutlet/algorithms/detail/held.h"
 #include "cutlet/algorithms/detail/host_checks.h"
 #include "cutlet/algorithms/detail/lookback.h"
 #include "cutlet/algorithms/element.h"
@@ -48,19 +49,21 @@ namespace detail {
 /// over PackedU62Status); an unselected item's rank is its position in the tile less the
 /// selected items before it. The block puts the tile's items in shared memory in part order
 /// (first, second, unselected) and copies each part out with coalesced stores. The last tile
-/// writes the two selected counts to num_selected[0] and [1].
+/// writes the two selected counts to num_selected[0] and [1]. T a struct: the buffers are its
+/// words, its items read one a lane (load_buffer_tile) and staged as words.
 template <class T, class First, class Second>
-void partition_tile_body(const Ptr<T>& first_out, const Ptr<T>& second_out, const Ptr<T>& unselected_out,
-                         const Ptr<std::int32_t>& num_selected, const Ptr<T>& in, const i32& n,
-                         const Ptr<std::uint32_t>& counter, const Ptr<std::uint64_t>& words) {
-  constexpr int V = kVectorLanes<T>;
+void partition_tile_body(const Ptr<storage_t<T>>& first_out, const Ptr<storage_t<T>>& second_out,
+                         const Ptr<storage_t<T>>& unselected_out, const Ptr<std::int32_t>& num_selected,
+                         const Ptr<storage_t<T>>& in, const i32& n, const Ptr<std::uint32_t>& counter,
+                         const Ptr<std::uint64_t>& words) {
+  constexpr int V = tile_lanes<T>();
   constexpr int kWarps = kSelectBlock / warp_size;
   constexpr int kRows = kSelectVectors * kWarps;
   auto rows = shared_array<std::uint64_t>(kRows);
   auto row_prefix = shared_array<std::uint64_t>(kRows);
   auto tile_offsets = shared_array<std::uint64_t>(1);
   auto tile_counts = shared_array<std::uint64_t>(1);
-  auto staged = shared_array<T>(kSelectTile<T>);
+  SharedHeld<T> staged(kSelectTile<T>);
   const PackedU62Status status{words};
   i32 tid = thread_idx().x;
   i32 lane = tid & 31;
@@ -69,7 +72,7 @@ void partition_tile_body(const Ptr<T>& first_out, const Ptr<T>& second_out, cons
   i32 tile = take_tile(counter);
   i32 tile_start = tile * kSelectTile<T>;
   i32 tile_end = tile_start + kSelectTile<T>;
-  const TileItems<T> t = load_tile_items<kSelectBlock, kSelectVectors>(in, n, tile, tid, tile_end <= n);
+  const TileItems<T> t = load_buffer_tile<T>(in, n, tile, tid, tile_end <= n);
   const First first{};
   const Second second{};
   std::vector<Value<bool>> to_first;
@@ -119,7 +122,7 @@ void partition_tile_body(const Ptr<T>& first_out, const Ptr<T>& second_out, cons
       i32 slot = select(to_first[i], firsts_before,
                         select(to_second[i], first_count + seconds_before,
                                selected_count + position + j - firsts_before - seconds_before));
-      if_(t.valid[i], [&] { staged[slot] = t.items[i]; });
+      if_(t.valid[i], [&] { staged.store(slot, t.items[i]); });
       firsts_before = firsts_before + cast<std::int32_t>(to_first[i]);
       seconds_before = seconds_before + cast<std::int32_t>(to_second[i]);
     }
@@ -133,11 +136,11 @@ void partition_tile_body(const Ptr<T>& first_out, const Ptr<T>& second_out, cons
   i32 unselected_base = tile_start - first_of_pair(offsets) - second_of_pair(offsets) - selected_count;
   i32 items = min(n - tile_start, i32(kSelectTile<T>));
   for_range(tid, items, kSelectBlock, [&](i32 i) {
-    Value<T> x = staged[i].load();
-    if_(i < first_count, [&] { first_out[first_base + i] = x; },
+    held_t<T> x = staged.load(i);
+    if_(i < first_count, [&] { store_held<T>(first_out, first_base + i, x); },
         [&] {
-          if_(i < selected_count, [&] { second_out[second_base + i] = x; },
-              [&] { unselected_out[unselected_base + i] = x; });
+          if_(i < selected_count, [&] { store_held<T>(second_out, second_base + i, x); },
+              [&] { store_held<T>(unselected_out, unselected_base + i, x); });
         });
   });
 }
@@ -146,19 +149,21 @@ void partition_tile_body(const Ptr<T>& first_out, const Ptr<T>& second_out, cons
 template <class T, class First, class Second>
 auto make_three_way_partition_kernel() {
   return cutlet::kernel(
-      [](Ptr<T> first_out, Ptr<T> second_out, Ptr<T> unselected_out, Ptr<std::int32_t> num_selected, Ptr<T> in, i32 n,
-         Ptr<std::uint32_t> counter, Ptr<std::uint64_t> words) {
+      [](Ptr<storage_t<T>> first_out, Ptr<storage_t<T>> second_out, Ptr<storage_t<T>> unselected_out,
+         Ptr<std::int32_t> num_selected, Ptr<storage_t<T>> in, i32 n, Ptr<std::uint32_t> counter,
+         Ptr<std::uint64_t> words) {
         partition_tile_body<T, First, Second>(first_out, second_out, unselected_out, num_selected, in, n, counter,
                                               words);
       },
-      {.name = std::string("cutlet_three_way_partition_") + element_name<T>()});
+      {.name = std::string("cutlet_three_way_partition_") + held_name<T>()});
 }
 
 }  // namespace detail
 
-/// The kernel of three_way_partition for element type T and predicate types First and
-/// Second (made at the first use, then shared), for inspection and compiling ahead.
-template <Element T, class First, class Second>
+/// The kernel of three_way_partition for element type T (a number or a StructElement) and
+/// predicate types First and Second (made at the first use, then shared), for inspection and
+/// compiling ahead.
+template <ElementOrStruct T, class First, class Second>
   requires UnaryPredicate<First, T> && UnaryPredicate<Second, T>
 auto& three_way_partition_kernel() {
   static auto k = detail::make_three_way_partition_kernel<T, First, Second>();
@@ -167,7 +172,7 @@ auto& three_way_partition_kernel() {
 
 /// Bytes of temporary storage three_way_partition needs for `n` elements of T (for
 /// Workspace::borrow): select_workspace_bytes<T>(n).
-template <Element T>
+template <ElementOrStruct T>
 std::size_t three_way_partition_workspace_bytes(std::size_t n) {
   return select_workspace_bytes<T>(n);
 }
@@ -180,12 +185,16 @@ std::size_t three_way_partition_workspace_bytes(std::size_t n) {
 /// tile status), without host synchronization: select_if's tiles, with a pair of counts per
 /// tile in the look-back.
 ///
+/// T may be a user struct (a StructElement), the predicates then taking a Struct<T>: the
+/// structs are read as select_if reads them (one a lane, warp-striped, kSelectTile<T> a
+/// tile), staged in shared memory as their words and stored word by word.
+///
 /// Each output holds at least n elements (any split may come); they are distinct buffers that
 /// do not overlap `in` or one another. `num_selected` holds at least two. All are of the
-/// stream's device, `in` 16-byte aligned. At most kSelectMaxCount elements. Temporary storage
-/// (three_way_partition_workspace_bytes) comes from `workspace`. Throws cutlet::Error for bad
-/// arguments.
-template <Element T, class First, class Second>
+/// stream's device, `in` 16-byte aligned (8- or 16-byte structs aligned to their size). At
+/// most kSelectMaxCount elements. Temporary storage (three_way_partition_workspace_bytes)
+/// comes from `workspace`. Throws cutlet::Error for bad arguments.
+template <ElementOrStruct T, class First, class Second>
   requires UnaryPredicate<First, T> && UnaryPredicate<Second, T>
 void three_way_partition(const Stream& stream, const Buffer<T>& in, Buffer<T>& first_out, Buffer<T>& second_out,
                          Buffer<T>& unselected_out, Buffer<std::int32_t>& num_selected, First select_first,
@@ -213,18 +222,18 @@ void three_way_partition(const Stream& stream, const Buffer<T>& in, Buffer<T>& f
   detail::check_disjoint(second_out, unselected_out, name, "second-part output", "unselected output");
   detail::check_disjoint(num_selected, in, name, "count", "input");
   detail::check_device(in.device(), stream, name, "input");
-  detail::check_aligned(in.data(), name, "input");
+  detail::check_tile_aligned<T>(in.data(), name, "input");
   const long long tiles = ceil_div(n, kSelectTile<T>);
   detail::PackedLookback lb = detail::packed_lookback(stream, workspace, tiles, name);
-  three_way_partition_kernel<T, First, Second>().launch(stream, {.grid = tiles, .block = kSelectBlock}, first_out,
-                                                        second_out, unselected_out, num_selected, in, n, lb.counter,
-                                                        lb.words);
+  three_way_partition_kernel<T, First, Second>().launch(
+      stream, {.grid = tiles, .block = kSelectBlock}, detail::storage_view(first_out), detail::storage_view(second_out),
+      detail::storage_view(unselected_out), num_selected, detail::storage_view(in), n, lb.counter, lb.words);
 }
 
 /// As three_way_partition, returning the three parts' sizes to the host: waits for the
 /// stream (the one host synchronization), with the counts from the stream's device default
 /// pool.
-template <Element T, class First, class Second>
+template <ElementOrStruct T, class First, class Second>
   requires UnaryPredicate<First, T> && UnaryPredicate<Second, T>
 PartitionCounts three_way_partition(const Stream& stream, const Buffer<T>& in, Buffer<T>& first_out,
                                     Buffer<T>& second_out, Buffer<T>& unselected_out, First select_first,

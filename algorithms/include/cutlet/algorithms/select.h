@@ -1,6 +1,6 @@
-// select_if and select_flagged: stable compaction of a buffer by a user predicate or by a
-// flags buffer, in one pass with decoupled look-back over the tiles' counts (CUB's
-// DeviceSelect::If and DeviceSelect::Flagged).
+// select_if and select_flagged: stable compaction of a buffer (of numbers or of user structs)
+// by a user predicate or by a flags buffer, in one pass with decoupled look-back over the
+// tiles' counts (CUB's DeviceSelect::If and DeviceSelect::Flagged).
 #pragma once
 
 #include <cstddef>
@@ -11,6 +11,7 @@
 
 #include "cutlet/algorithms/detail/call_range.h"
 #include "cutlet/algorithms/detail/compaction.h"
+#include "cutlet/algorithms/detail/held.h"
 #include "cutlet/algorithms/detail/host_checks.h"
 #include "cutlet/algorithms/detail/lookback.h"
 #include "cutlet/algorithms/detail/scan_layout.h"
@@ -32,11 +33,13 @@ namespace cutlet::algorithms {
 /// run_length_encode); one block per tile.
 inline constexpr int kSelectBlock = 256;
 /// 16-byte vectors each thread loads per tile, striped: vector k of thread t is the tile's
-/// vector k * kSelectBlock + t.
+/// vector k * kSelectBlock + t. Of structs, as many structs, one a vector's place (see
+/// detail::tile_lanes).
 inline constexpr int kSelectVectors = 4;
-/// Elements per tile of the compactions (4096 of 4 bytes, 2048 of 8).
-template <Element T>
-inline constexpr int kSelectTile = kSelectBlock * kSelectVectors * detail::kVectorLanes<T>;
+/// Elements per tile of the compactions (4096 of 4 bytes, 2048 of 8; 1024 structs, 16 KiB of
+/// 16-byte ones, the bytes of a tile of numbers).
+template <ElementOrStruct T>
+inline constexpr int kSelectTile = kSelectBlock * kSelectVectors * detail::tile_lanes<T>();
 /// The most elements the compactions take (the kernels' i32 indices reach one tile past the
 /// end).
 inline constexpr std::int64_t kSelectMaxCount = std::numeric_limits<std::int32_t>::max() - (1 << 16);
@@ -49,8 +52,10 @@ struct NoCarry {
 };
 
 /// One tile of a compaction, in one block: the block takes the next tile (take_tile), loads
-/// its items (load_tile_items), asks `selector` which to keep (a vector of Value<bool>, [k *
-/// V + j], and'ed with being below n), ranks them in each warp's rows from ballots, and warp 0
+/// its items (`load(tile, tid, full)`, a TileItems<T>: load_tile_items for a buffer of
+/// numbers, read_tile_items for structs), asks `selector` which to keep (a
+/// vector of Value<bool>, [k * V + j], and'ed with being below n), ranks them in each warp's
+/// rows from ballots, and warp 0
 /// scans the tile's row counts and takes the tile's offset from the tiles before it (look-back
 /// over counts packed with their flags). The kept items are then written in two phases, as
 /// CUB does: each thread puts its kept items at their ranks within the tile in shared memory,
@@ -58,19 +63,19 @@ struct NoCarry {
 /// items t, t + kSelectBlock, ... The last tile writes the total to num_selected[0]. For each
 /// kept item, `carry(at, i)` is also called with its position in the output and its index
 /// in the thread's items ([k * V + j]), to write what goes along with it (unique_by_key's
-/// values).
-template <class T, class Selector, class Carry = NoCarry>
-void select_tile_body(const Ptr<T>& out, const Ptr<std::int32_t>& num_selected, const Ptr<T>& in, const i32& n,
-                      const Ptr<std::uint32_t>& counter, const Ptr<std::uint64_t>& words, const Selector& selector,
-                      const Carry& carry = {}) {
-  constexpr int V = kVectorLanes<T>;
+/// values). T a struct: `out` is its words, the staged items theirs side by side.
+template <class T, class Load, class Selector, class Carry = NoCarry>
+void select_tile_body(const Ptr<storage_t<T>>& out, const Ptr<std::int32_t>& num_selected, const i32& n,
+                      const Ptr<std::uint32_t>& counter, const Ptr<std::uint64_t>& words, const Load& load,
+                      const Selector& selector, const Carry& carry = {}) {
+  constexpr int V = tile_lanes<T>();
   constexpr int kWarps = kSelectBlock / warp_size;
   constexpr int kRows = kSelectVectors * kWarps;
   auto rows = shared_array<std::int32_t>(kRows);
   auto row_prefix = shared_array<std::int32_t>(kRows);
   auto tile_offset = shared_array<std::int32_t>(1);
   auto tile_count = shared_array<std::int32_t>(1);
-  auto staged = shared_array<T>(kSelectTile<T>);
+  SharedHeld<T> staged(kSelectTile<T>);
   const PackedTileStatus<std::int32_t> status{words};
   i32 tid = thread_idx().x;
   i32 lane = tid & 31;
@@ -78,7 +83,7 @@ void select_tile_body(const Ptr<T>& out, const Ptr<std::int32_t>& num_selected, 
 
   i32 tile = take_tile(counter);
   i32 tile_end = (tile + 1) * kSelectTile<T>;
-  const TileItems<T> t = load_tile_items<kSelectBlock, kSelectVectors>(in, n, tile, tid, tile_end <= n);
+  const TileItems<T> t = load(tile, tid, tile_end <= n);
   const std::vector<Value<bool>> chosen = selector(t);
   std::vector<Value<bool>> keep;
   for (std::size_t i = 0; i < chosen.size(); ++i) keep.push_back(chosen[i] & t.valid[i]);
@@ -105,49 +110,98 @@ void select_tile_body(const Ptr<T>& out, const Ptr<std::int32_t>& num_selected, 
     for (int j = 0; j < V; ++j) {
       const auto i = static_cast<std::size_t>(k * V + j);
       if_(keep[i], [&] {
-        staged[r] = t.items[i];
+        staged.store(r, t.items[i]);
         carry(offset + r, i);
       });
       r = r + cast<std::int32_t>(keep[i]);
     }
   }
   syncthreads();
-  Ptr<T> tile_out = out + offset;
-  for_range(tid, tile_count[0].load(), kSelectBlock, [&](i32 i) { tile_out[i] = staged[i].load(); });
+  if constexpr (StructElement<T>) {
+    for_range(tid, tile_count[0].load(), kSelectBlock, [&](i32 i) { store_held<T>(out, offset + i, staged.load(i)); });
+  } else {
+    Ptr<T> tile_out = out + offset;
+    for_range(tid, tile_count[0].load(), kSelectBlock, [&](i32 i) { tile_out[i] = staged.load(i); });
+  }
 }
 
-/// Makes select_if's kernel for (T, Pred).
+/// A thread's items of tile `tile` of a buffer of T (n items): load_tile_items' 16-byte
+/// vectors of numbers, or read_tile_items one struct a lane (load_held: one 8- or 16-byte
+/// load of its words where its size allows).
+template <class T>
+TileItems<T> load_buffer_tile(const Ptr<storage_t<T>>& in, const i32& n, const i32& tile, const i32& tid,
+                              const Value<bool>& full) {
+  if constexpr (StructElement<T>)
+    return read_tile_items<kSelectBlock, kSelectVectors, 1, T>([&](const i32& i) { return load_held<T>(in, i); }, n,
+                                                               tile, tid, full);
+  else return load_tile_items<kSelectBlock, kSelectVectors>(in, n, tile, tid, full);
+}
+
+/// select_tile_body's `load` for a buffer of T (load_buffer_tile).
+template <class T>
+auto buffer_tiles(const Ptr<storage_t<T>>& in, const i32& n) {
+  return [in, n](const i32& tile, const i32& tid, const Value<bool>& full) {
+    return load_buffer_tile<T>(in, n, tile, tid, full);
+  };
+}
+
+/// select_tile_body's `selector` of select_if: pred of each item.
+template <class T, class Pred>
+auto predicate_selector() {
+  return [](const TileItems<T>& t) {
+    const Pred pred{};
+    std::vector<Value<bool>> chosen;
+    for (const auto& x : t.items) chosen.push_back(call_pred<T>(pred, x));
+    return chosen;
+  };
+}
+
+/// Whether each flag of `flags` is nonzero.
+template <class F>
+std::vector<Value<bool>> nonzero(const std::vector<Value<F>>& flags) {
+  std::vector<Value<bool>> chosen;
+  for (const auto& x : flags) chosen.push_back(x != 0);
+  return chosen;
+}
+
+/// Makes select_if's kernel for (T, Pred), T a number or a struct (its buffers seen as words).
 template <class T, class Pred>
 auto make_select_if_kernel() {
   return cutlet::kernel(
-      [](Ptr<T> out, Ptr<std::int32_t> num_selected, Ptr<T> in, i32 n, Ptr<std::uint32_t> counter,
-         Ptr<std::uint64_t> words) {
-        const Pred pred{};
-        select_tile_body<T>(out, num_selected, in, n, counter, words, [&](const TileItems<T>& t) {
-          std::vector<Value<bool>> chosen;
-          for (const auto& x : t.items) chosen.push_back(call_pred<T>(pred, x));
-          return chosen;
-        });
+      [](Ptr<storage_t<T>> out, Ptr<std::int32_t> num_selected, Ptr<storage_t<T>> in, i32 n,
+         Ptr<std::uint32_t> counter, Ptr<std::uint64_t> words) {
+        select_tile_body<T>(out, num_selected, n, counter, words, buffer_tiles<T>(in, n),
+                            predicate_selector<T, Pred>());
       },
-      {.name = std::string("cutlet_select_if_") + element_name<T>()});
+      {.name = std::string("cutlet_select_if_") + held_name<T>()});
 }
 
-/// Makes select_flagged's kernel for items of T and flags of F.
+/// Makes select_flagged's kernel for items of T (a number or a struct) and flags of F.
 template <class T, class F>
 auto make_select_flagged_kernel() {
   return cutlet::kernel(
-      [](Ptr<T> out, Ptr<std::int32_t> num_selected, Ptr<T> in, i32 n, Ptr<std::uint32_t> counter,
-         Ptr<std::uint64_t> words, Ptr<F> flags) {
-        select_tile_body<T>(out, num_selected, in, n, counter, words, [&](const TileItems<T>& t) {
-          // The flags of the same positions, loaded the same way.
-          std::vector<Value<F>> f =
-              load_striped<kSelectBlock, kSelectVectors, kVectorLanes<T>>(flags, n, t.tile_vector, t.tid, t.full);
-          std::vector<Value<bool>> chosen;
-          for (const auto& x : f) chosen.push_back(x != 0);
-          return chosen;
+      [](Ptr<storage_t<T>> out, Ptr<std::int32_t> num_selected, Ptr<storage_t<T>> in, i32 n,
+         Ptr<std::uint32_t> counter, Ptr<std::uint64_t> words, Ptr<F> flags) {
+        select_tile_body<T>(out, num_selected, n, counter, words, buffer_tiles<T>(in, n), [&](const TileItems<T>& t) {
+          // The flags of the same positions, loaded the same way (one a lane beside structs).
+          return nonzero(
+              load_striped<kSelectBlock, kSelectVectors, tile_lanes<T>()>(flags, n, t.tile_vector, t.tid, t.full));
         });
       },
-      {.name = std::string("cutlet_select_flagged_") + element_name<T>() + "_" + element_name<F>()});
+      {.name = std::string("cutlet_select_flagged_") + held_name<T>() + "_" + element_name<F>()});
+}
+
+/// Throws Error unless a buffer of T at `address` suits the compactions' loads of it: 16-byte
+/// aligned for numbers (16-byte vectors); for a struct of 8 or 16 bytes, aligned to its size
+/// (load_held reads its words in one vector access; other structs a word at a time).
+template <class T>
+void check_tile_aligned(std::uint64_t address, const char* algorithm, const char* which) {
+  if constexpr (StructElement<T>) {
+    constexpr std::size_t kWords = storage_words<T>();
+    if constexpr (kWords == 2 || kWords == 4) check_aligned(address, sizeof(T), algorithm, which);
+  } else {
+    check_aligned(address, algorithm, which);
+  }
 }
 
 /// What every compaction launch does first: checks `in`, `out` (n elements) and the one-element
@@ -166,7 +220,7 @@ long long compaction_tiles(const Stream& stream, const Buffer<T>& in, const Buff
   check_size(out.size(), static_cast<std::size_t>(n), algorithm, "output");
   check_device(in.device(), stream, algorithm, "input");
   check_device(out.device(), stream, algorithm, "output");
-  check_aligned(in.data(), algorithm, "input");
+  check_tile_aligned<T>(in.data(), algorithm, "input");
   return ceil_div(n, tile);
 }
 
@@ -189,7 +243,7 @@ inline PackedLookback packed_lookback(const Stream& stream, const Workspace& wor
 }
 
 /// Queues a kernel made by select_tile_body: (out, num_selected, in, n, counter, words,
-/// extra...).
+/// extra...), the buffers of structs as their words (storage_view).
 template <class T, class Kernel, class... Extra>
 void launch_select(Kernel& kernel, const Stream& stream, const Buffer<T>& in, Buffer<T>& out,
                    Buffer<std::int32_t>& num_selected, const Workspace& workspace, const char* algorithm,
@@ -198,23 +252,23 @@ void launch_select(Kernel& kernel, const Stream& stream, const Buffer<T>& in, Bu
   const long long tiles = compaction_tiles(stream, in, out, num_selected, kSelectTile<T>, algorithm, "count");
   if (tiles == 0) return;
   PackedLookback lb = packed_lookback(stream, workspace, tiles, algorithm);
-  kernel.launch(stream, {.grid = tiles, .block = kSelectBlock}, out, num_selected, in,
-                static_cast<std::int32_t>(in.size()), lb.counter, lb.words, extra...);
+  kernel.launch(stream, {.grid = tiles, .block = kSelectBlock}, storage_view(out), num_selected, storage_view(in),
+                static_cast<std::int32_t>(in.size()), lb.counter, lb.words, storage_view(extra)...);
 }
 
 }  // namespace detail
 
-/// The kernel of select_if for element type T and predicate type Pred (made at the first use,
-/// then shared), for inspection and compiling ahead.
-template <Element T, class Pred>
+/// The kernel of select_if for element type T (a number or a StructElement) and predicate
+/// type Pred (made at the first use, then shared), for inspection and compiling ahead.
+template <ElementOrStruct T, class Pred>
   requires UnaryPredicate<Pred, T>
 auto& select_if_kernel() {
   static auto k = detail::make_select_if_kernel<T, Pred>();
   return k;
 }
 
-/// The kernel of select_flagged for items of T and flags of F.
-template <Element T, Flag F>
+/// The kernel of select_flagged for items of T (a number or a StructElement) and flags of F.
+template <ElementOrStruct T, Flag F>
 auto& select_flagged_kernel() {
   static auto k = detail::make_select_flagged_kernel<T, F>();
   return k;
@@ -222,7 +276,7 @@ auto& select_flagged_kernel() {
 
 /// Bytes of temporary storage select_if, select_flagged and unique need for `n` elements of T
 /// (for Workspace::borrow): a tile counter and a u64 status word per tile of kSelectTile<T>.
-template <Element T>
+template <ElementOrStruct T>
 std::size_t select_workspace_bytes(std::size_t n) {
   if (n == 0) return 0;
   return detail::packed_scan_layout(static_cast<std::int64_t>((n + kSelectTile<T> - 1) / kSelectTile<T>)).total_bytes;
@@ -236,11 +290,23 @@ std::size_t select_workspace_bytes(std::size_t n) {
 /// items with warp ballots, and takes the tile's output offset from the counts of the tiles
 /// before it by decoupled look-back; a warp's kept items are stored contiguously.
 ///
+/// T may be a user struct (a StructElement), `pred` then taking a Struct<T>:
+///
+///     struct Hit { float x, y, energy; };
+///     algorithms::select_if(stream, hits, out, count, [](Struct<Hit> h) { return h[&Hit::energy] > 2.0f; });
+///
+/// A struct is a whole number of 32-bit words (12 or 24 bytes do not split into 16-byte
+/// vectors), so each thread reads kSelectVectors structs, one a lane, warp-striped (a warp's
+/// loads cover 32 consecutive structs), its words in one 8- or 16-byte load for structs of 8
+/// or 16 bytes and a word at a time otherwise; the kept structs are staged in shared memory
+/// as their words and stored to `out` with coalesced stores, as numbers are.
+///
 /// `out` holds at least n elements (any m may come) and may be `in` (compaction in place);
-/// `num_selected` holds at least one. All are of the stream's device, `in` 16-byte aligned.
-/// At most kSelectMaxCount elements. Temporary storage (select_workspace_bytes) comes from
-/// `workspace`. Throws cutlet::Error for bad arguments.
-template <Element T, class Pred>
+/// `num_selected` holds at least one. All are of the stream's device, `in` 16-byte aligned
+/// (a buffer of 8- or 16-byte structs aligned to their size). At most kSelectMaxCount
+/// elements. Temporary storage (select_workspace_bytes) comes from `workspace`. Throws
+/// cutlet::Error for bad arguments.
+template <ElementOrStruct T, class Pred>
   requires UnaryPredicate<Pred, T>
 void select_if(const Stream& stream, const Buffer<T>& in, Buffer<T>& out, Buffer<std::int32_t>& num_selected,
                Pred pred, const Workspace& workspace = {}) {
@@ -249,7 +315,7 @@ void select_if(const Stream& stream, const Buffer<T>& in, Buffer<T>& out, Buffer
 
 /// As select_if, returning m to the host: waits for the stream (the one host
 /// synchronization), with the count from the stream's device default pool.
-template <Element T, class Pred>
+template <ElementOrStruct T, class Pred>
   requires UnaryPredicate<Pred, T>
 std::size_t select_if(const Stream& stream, const Buffer<T>& in, Buffer<T>& out, Pred pred,
                       const Workspace& workspace = {}) {
@@ -260,21 +326,22 @@ std::size_t select_if(const Stream& stream, const Buffer<T>& in, Buffer<T>& out,
 
 /// As select_if, keeping in[i] where flags[i] != 0: `flags` holds at least n flags of F
 /// (std::uint8_t, as arrays of bool are stored, or any Element), is of the stream's device
-/// and 16-byte aligned. `out` may be `in`.
-template <Element T, Flag F>
+/// and 16-byte aligned (with items of a struct type, read one a lane beside them, any
+/// address). `out` may be `in`.
+template <ElementOrStruct T, Flag F>
 void select_flagged(const Stream& stream, const Buffer<T>& in, const Buffer<F>& flags, Buffer<T>& out,
                     Buffer<std::int32_t>& num_selected, const Workspace& workspace = {}) {
   if (!in.empty()) {
     detail::check_size(flags.size(), in.size(), "select_flagged", "flags");
     detail::check_device(flags.device(), stream, "select_flagged", "flags");
-    detail::check_aligned(flags.data(), "select_flagged", "flags");
+    if constexpr (Element<T>) detail::check_aligned(flags.data(), "select_flagged", "flags");
   }
   detail::launch_select(select_flagged_kernel<T, F>(), stream, in, out, num_selected, workspace, "select_flagged",
                         flags);
 }
 
 /// As select_flagged, returning the number kept to the host (waits for the stream).
-template <Element T, Flag F>
+template <ElementOrStruct T, Flag F>
 std::size_t select_flagged(const Stream& stream, const Buffer<T>& in, const Buffer<F>& flags, Buffer<T>& out,
                            const Workspace& workspace = {}) {
   Buffer<std::int32_t> count(1, stream);

@@ -1,6 +1,7 @@
 // unique and unique_by_key: the first item of each run of equal consecutive items, with a user
 // equality (CUB's DeviceSelect::Unique and UniqueByKey): a select_if whose predicate is
-// "differs from the item before", by key carrying each kept key's value along.
+// "differs from the item before", by key carrying each kept key's value along. Items, keys and
+// values may be numbers or user structs.
 #pragma once
 
 #include <cstddef>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "cutlet/algorithms/detail/compaction.h"
+#include "cutlet/algorithms/detail/held.h"
 #include "cutlet/algorithms/detail/host_checks.h"
 #include "cutlet/algorithms/element.h"
 #include "cutlet/algorithms/operators.h"
@@ -22,45 +24,64 @@ namespace cutlet::algorithms {
 
 namespace detail {
 
+/// The run heads of a thread's items `t` of a buffer `in` of T (run_heads; for structs, the
+/// struct before a warp's first read with load_held).
+template <class T, class Eq>
+std::vector<Value<bool>> buffer_run_heads(const Eq& eq, const Ptr<storage_t<T>>& in, const TileItems<T>& t) {
+  if constexpr (StructElement<T>)
+    return run_heads_of<kSelectVectors>(eq, [&](const i32& i) { return load_held<T>(in, i); }, t);
+  else return run_heads<kSelectVectors>(eq, in, t);
+}
+
+/// The values of a buffer of V at the positions of a thread's keys `t` (of K): loaded the
+/// keys' striped way in 16-byte vectors where both are numbers, else one at a time
+/// (read_at_items; load_held for structs).
+template <class K, class V>
+std::vector<held_t<V>> values_at_keys(const Ptr<storage_t<V>>& values_in, const i32& n, const TileItems<K>& t) {
+  if constexpr (Element<K> && Element<V>)
+    return load_striped<kSelectBlock, kSelectVectors, kVectorLanes<K>>(values_in, n, t.tile_vector, t.tid, t.full);
+  else return read_at_items<V, tile_lanes<K>()>([&](const i32& i) { return load_held<V>(values_in, i); }, t);
+}
+
 /// Makes unique's kernel for (T, Eq): select_tile_body keeping the run heads.
 template <class T, class Eq>
 auto make_unique_kernel() {
   return cutlet::kernel(
-      [](Ptr<T> out, Ptr<std::int32_t> num_selected, Ptr<T> in, i32 n, Ptr<std::uint32_t> counter,
-         Ptr<std::uint64_t> words) {
+      [](Ptr<storage_t<T>> out, Ptr<std::int32_t> num_selected, Ptr<storage_t<T>> in, i32 n,
+         Ptr<std::uint32_t> counter, Ptr<std::uint64_t> words) {
         const Eq eq{};
-        select_tile_body<T>(out, num_selected, in, n, counter, words,
-                            [&](const TileItems<T>& t) { return run_heads<kSelectVectors>(eq, in, t); });
+        select_tile_body<T>(out, num_selected, n, counter, words, buffer_tiles<T>(in, n),
+                            [&](const TileItems<T>& t) { return buffer_run_heads<T>(eq, in, t); });
       },
-      {.name = std::string("cutlet_unique_") + element_name<T>()});
+      {.name = std::string("cutlet_unique_") + held_name<T>()});
 }
 
 /// Makes unique_by_key's kernel for keys of K, values of V and Eq: unique's, each kept key's
-/// value (loaded with the keys, the same striped way) stored at the key's position.
+/// value (loaded with the keys, values_at_keys) stored at the key's position.
 template <class K, class V, class Eq>
 auto make_unique_by_key_kernel() {
   return cutlet::kernel(
-      [](Ptr<K> keys_out, Ptr<std::int32_t> num_selected, Ptr<K> keys_in, i32 n, Ptr<std::uint32_t> counter,
-         Ptr<std::uint64_t> words, Ptr<V> values_out, Ptr<V> values_in) {
+      [](Ptr<storage_t<K>> keys_out, Ptr<std::int32_t> num_selected, Ptr<storage_t<K>> keys_in, i32 n,
+         Ptr<std::uint32_t> counter, Ptr<std::uint64_t> words, Ptr<storage_t<V>> values_out,
+         Ptr<storage_t<V>> values_in) {
         const Eq eq{};
-        std::vector<Value<V>> values;
+        std::vector<held_t<V>> values;
         select_tile_body<K>(
-            keys_out, num_selected, keys_in, n, counter, words,
+            keys_out, num_selected, n, counter, words, buffer_tiles<K>(keys_in, n),
             [&](const TileItems<K>& t) {
-              values = load_striped<kSelectBlock, kSelectVectors, kVectorLanes<K>>(values_in, n, t.tile_vector, t.tid,
-                                                                                   t.full);
-              return run_heads<kSelectVectors>(eq, keys_in, t);
+              values = values_at_keys<K, V>(values_in, n, t);
+              return buffer_run_heads<K>(eq, keys_in, t);
             },
-            [&](const i32& at, std::size_t i) { values_out[at] = values[i]; });
+            [&](const i32& at, std::size_t i) { store_held<V>(values_out, at, values[i]); });
       },
-      {.name = std::string("cutlet_unique_by_key_") + element_name<K>() + "_" + element_name<V>()});
+      {.name = std::string("cutlet_unique_by_key_") + held_name<K>() + "_" + held_name<V>()});
 }
 
 }  // namespace detail
 
-/// The kernel of unique for element type T and equality type Eq (made at the first use, then
-/// shared), for inspection and compiling ahead.
-template <Element T, class Eq = equal_to>
+/// The kernel of unique for element type T (a number or a StructElement) and equality type
+/// Eq (made at the first use, then shared), for inspection and compiling ahead.
+template <ElementOrStruct T, class Eq = equal_to>
   requires BinaryPredicate<Eq, T>
 auto& unique_kernel() {
   static auto k = detail::make_unique_kernel<T, Eq>();
@@ -76,11 +97,23 @@ auto& unique_kernel() {
 /// look-back and stores, each item's neighbour from the lane below (a shuffle) or, for a
 /// warp's first, read again from `in`.
 ///
+/// T may be a user struct (a StructElement), `eq` then comparing Struct<T> values (there is
+/// no default for structs: name the fields that make two equal):
+///
+///     auto same_cell = [](Struct<Hit> a, Struct<Hit> b) {
+///       return (a[&Hit::x] == b[&Hit::x]) & (a[&Hit::y] == b[&Hit::y]);
+///     };
+///     algorithms::unique(stream, hits, out, count, same_cell);
+///
+/// The structs are read as select_if reads them: one a lane, warp-striped, kSelectTile<T>
+/// (1024) a tile, the struct before a warp's first from the lane below or, for lane 0, read
+/// again.
+///
 /// `out` holds at least n elements and may be `in` (in place); `num_selected` at least one;
-/// all of the stream's device, `in` 16-byte aligned. At most kSelectMaxCount elements.
-/// Temporary storage (select_workspace_bytes) comes from `workspace`. Throws cutlet::Error for
-/// bad arguments.
-template <Element T, class Eq = equal_to>
+/// all of the stream's device, `in` 16-byte aligned (8- or 16-byte structs aligned to their
+/// size). At most kSelectMaxCount elements. Temporary storage (select_workspace_bytes) comes
+/// from `workspace`. Throws cutlet::Error for bad arguments.
+template <ElementOrStruct T, class Eq = equal_to>
   requires BinaryPredicate<Eq, T>
 void unique(const Stream& stream, const Buffer<T>& in, Buffer<T>& out, Buffer<std::int32_t>& num_selected, Eq eq = {},
             const Workspace& workspace = {}) {
@@ -88,7 +121,7 @@ void unique(const Stream& stream, const Buffer<T>& in, Buffer<T>& out, Buffer<st
 }
 
 /// As unique, returning m to the host: waits for the stream (the one host synchronization).
-template <Element T, class Eq = equal_to>
+template <ElementOrStruct T, class Eq = equal_to>
   requires BinaryPredicate<Eq, T>
 std::size_t unique(const Stream& stream, const Buffer<T>& in, Buffer<T>& out, Eq eq = {},
                    const Workspace& workspace = {}) {
@@ -97,9 +130,9 @@ std::size_t unique(const Stream& stream, const Buffer<T>& in, Buffer<T>& out, Eq
   return static_cast<std::size_t>(count.to_host(stream)[0]);
 }
 
-/// The kernel of unique_by_key for keys of K, values of V and equality Eq (made at the first
-/// use, then shared), for inspection and compiling ahead.
-template <Element K, Element V, class Eq = equal_to>
+/// The kernel of unique_by_key for keys of K, values of V (each a number or a StructElement)
+/// and equality Eq (made at the first use, then shared), for inspection and compiling ahead.
+template <ElementOrStruct K, ElementOrStruct V, class Eq = equal_to>
   requires BinaryPredicate<Eq, K>
 auto& unique_by_key_kernel() {
   static auto k = detail::make_unique_by_key_kernel<K, V, Eq>();
@@ -112,11 +145,19 @@ auto& unique_by_key_kernel() {
 /// rest of both outputs is left alone. One kernel, as unique: the values are loaded with the
 /// keys and each kept key's value stored at its position.
 ///
+/// Keys and values may be user structs (StructElement), `eq` then comparing Struct<K> values:
+/// struct keys are read as unique reads structs (one a lane, tiles of kSelectTile<K>), and
+/// values that are structs, or that go with struct keys, are read one at a time at their
+/// keys' positions (a struct's words in one 8- or 16-byte load where its size allows) and
+/// stored word by word.
+///
 /// `values_in` and `values_out` hold at least n = keys_in.size() values; `keys_out` may be
-/// `keys_in` and `values_out` `values_in` (in place). All of the stream's device, `keys_in`
-/// and `values_in` 16-byte aligned. At most kSelectMaxCount keys. Temporary storage
-/// (select_workspace_bytes<K>) comes from `workspace`. Throws cutlet::Error for bad arguments.
-template <Element K, Element V, class Eq = equal_to>
+/// `keys_in` and `values_out` `values_in` (in place). All of the stream's device; `keys_in`
+/// 16-byte aligned (8- or 16-byte struct keys aligned to their size), `values_in` too where
+/// keys and values are numbers (struct values of 8 or 16 bytes aligned to their size). At
+/// most kSelectMaxCount keys. Temporary storage (select_workspace_bytes<K>) comes from
+/// `workspace`. Throws cutlet::Error for bad arguments.
+template <ElementOrStruct K, ElementOrStruct V, class Eq = equal_to>
   requires BinaryPredicate<Eq, K>
 void unique_by_key(const Stream& stream, const Buffer<K>& keys_in, const Buffer<V>& values_in, Buffer<K>& keys_out,
                    Buffer<V>& values_out, Buffer<std::int32_t>& num_selected, Eq eq = {},
@@ -127,7 +168,8 @@ void unique_by_key(const Stream& stream, const Buffer<K>& keys_in, const Buffer<
     detail::check_size(values_out.size(), keys_in.size(), name, "values output");
     detail::check_device(values_in.device(), stream, name, "values input");
     detail::check_device(values_out.device(), stream, name, "values output");
-    detail::check_aligned(values_in.data(), name, "values input");
+    if constexpr (Element<K> && Element<V>) detail::check_aligned(values_in.data(), name, "values input");
+    else if constexpr (StructElement<V>) detail::check_tile_aligned<V>(values_in.data(), name, "values input");
   }
   detail::launch_select(unique_by_key_kernel<K, V, Eq>(), stream, keys_in, keys_out, num_selected, workspace, name,
                         values_out, values_in);
@@ -135,7 +177,7 @@ void unique_by_key(const Stream& stream, const Buffer<K>& keys_in, const Buffer<
 
 /// As unique_by_key, returning m to the host: waits for the stream (the one host
 /// synchronization).
-template <Element K, Element V, class Eq = equal_to>
+template <ElementOrStruct K, ElementOrStruct V, class Eq = equal_to>
   requires BinaryPredicate<Eq, K>
 std::size_t unique_by_key(const Stream& stream, const Buffer<K>& keys_in, const Buffer<V>& values_in,
                           Buffer<K>& keys_out, Buffer<V>& values_out, Eq eq = {}, const Workspace& workspace = {}) {

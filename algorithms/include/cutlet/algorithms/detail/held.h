@@ -92,6 +92,15 @@ template <class T>
 class HeldVar {
  public:
   HeldVar() : words_(storage_words<T>()) {}
+  /// A variable holding `v` from the start.
+  explicit HeldVar(const held_t<T>& v) {
+    words_.reserve(storage_words<T>());  // no reallocation: a copied Var would be a new one
+    if constexpr (StructElement<T>) {
+      for (const auto& w : v.words()) words_.emplace_back(w);
+    } else {
+      words_.emplace_back(v);
+    }
+  }
   HeldVar& operator=(const held_t<T>& v) {
     if constexpr (StructElement<T>) {
       std::vector<Value<std::uint32_t>> w = v.words();

@@ -24,6 +24,9 @@ std::int32_t checked_count(std::size_t n, std::int64_t max_count, const char* al
 /// as the kernels' vector loads and stores need (every Buffer allocated by cutlet is; a
 /// Buffer::wrap of an offset address may not be).
 void check_aligned(std::uint64_t address, const char* algorithm, const char* which);
+/// As check_aligned, for accesses of `bytes` (a power of two) rather than 16-byte vectors:
+/// the 8- or 16-byte loads of a struct's words.
+void check_aligned(std::uint64_t address, std::size_t bytes, const char* algorithm, const char* which);
 
 /// Throws Error naming `algorithm` and `which` buffer unless it holds at least `need`
 /// elements (`have`).
