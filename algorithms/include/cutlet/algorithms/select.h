@@ -1,21 +1,24 @@
 // select_if and select_flagged: stable compaction of a buffer (of numbers or of user structs)
-// by a user predicate or by a flags buffer, in one pass with decoupled look-back over the
-// tiles' counts (CUB's DeviceSelect::If and DeviceSelect::Flagged).
+// or of an iterator's elements by a user predicate or by flags, in one pass with decoupled
+// look-back over the tiles' counts (CUB's DeviceSelect::If and DeviceSelect::Flagged).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "cutlet/algorithms/detail/call_range.h"
 #include "cutlet/algorithms/detail/compaction.h"
 #include "cutlet/algorithms/detail/held.h"
 #include "cutlet/algorithms/detail/host_checks.h"
+#include "cutlet/algorithms/detail/iterator_kernel.h"
 #include "cutlet/algorithms/detail/lookback.h"
 #include "cutlet/algorithms/detail/scan_layout.h"
 #include "cutlet/algorithms/element.h"
+#include "cutlet/algorithms/iterators.h"
 #include "cutlet/algorithms/operators.h"
 #include "cutlet/algorithms/workspace.h"
 #include "cutlet/jit/kernel.h"
@@ -37,7 +40,8 @@ inline constexpr int kSelectBlock = 256;
 /// detail::tile_lanes).
 inline constexpr int kSelectVectors = 4;
 /// Elements per tile of the compactions (4096 of 4 bytes, 2048 of 8; 1024 structs, 16 KiB of
-/// 16-byte ones, the bytes of a tile of numbers).
+/// 16-byte ones, the bytes of a tile of numbers). An iterator's elements go in the tiles of a
+/// buffer of them.
 template <ElementOrStruct T>
 inline constexpr int kSelectTile = kSelectBlock * kSelectVectors * detail::tile_lanes<T>();
 /// The most elements the compactions take (the kernels' i32 indices reach one tile past the
@@ -53,7 +57,7 @@ struct NoCarry {
 
 /// One tile of a compaction, in one block: the block takes the next tile (take_tile), loads
 /// its items (`load(tile, tid, full)`, a TileItems<T>: load_tile_items for a buffer of
-/// numbers, read_tile_items for structs), asks `selector` which to keep (a
+/// numbers, read_tile_items for structs and iterators), asks `selector` which to keep (a
 /// vector of Value<bool>, [k * V + j], and'ed with being below n), ranks them in each warp's
 /// rows from ballots, and warp 0
 /// scans the tile's row counts and takes the tile's offset from the tiles before it (look-back
@@ -145,6 +149,18 @@ auto buffer_tiles(const Ptr<storage_t<T>>& in, const i32& n) {
   };
 }
 
+/// select_tile_body's `load` for the first n elements of iterator It (parameters `p`): read
+/// one at a time (It::read, traced here) in the tiles of a buffer of them (groups of
+/// kVectorLanes), a thread's reads all in flight together.
+template <class It>
+auto iterator_tiles(const typename It::Params& p, const i32& n) {
+  using T = typename It::value_type;
+  return [p, n](const i32& tile, const i32& tid, const Value<bool>& full) {
+    return read_tile_items<kSelectBlock, kSelectVectors, kVectorLanes<T>, T>(
+        [&](const i32& i) { return Value<T>(It::read(p, cast<std::int64_t>(i))); }, n, tile, tid, full);
+  };
+}
+
 /// select_tile_body's `selector` of select_if: pred of each item.
 template <class T, class Pred>
 auto predicate_selector() {
@@ -191,6 +207,49 @@ auto make_select_flagged_kernel() {
       {.name = std::string("cutlet_select_flagged_") + held_name<T>() + "_" + element_name<F>()});
 }
 
+/// Makes select_if's kernel over iterator It for Pred: (out, num_selected, n, counter, words,
+/// It's parameters...).
+template <class It, class Pred>
+auto make_select_if_iterator_kernel() {
+  using T = typename It::value_type;
+  return with_params<typename It::Params>([]<class... P>() {
+    return cutlet::kernel(
+        [](Ptr<T> out, Ptr<std::int32_t> num_selected, i32 n, Ptr<std::uint32_t> counter, Ptr<std::uint64_t> words,
+           P... p) {
+          select_tile_body<T>(out, num_selected, n, counter, words, iterator_tiles<It>(typename It::Params{p...}, n),
+                              predicate_selector<T, Pred>());
+        },
+        {.name = std::string("cutlet_select_if_iterator_") + element_name<T>()});
+  });
+}
+
+/// Makes select_flagged's kernel over iterator It with flags from iterator Flags: (out,
+/// num_selected, n, counter, words, It's parameters..., Flags' parameters...). The flags are
+/// read one at a time at the items' positions.
+template <class It, class Flags>
+auto make_select_flagged_iterator_kernel() {
+  using T = typename It::value_type;
+  using F = typename Flags::value_type;
+  using Params = tuple_cat_t<typename It::Params, typename Flags::Params>;
+  return with_params<Params>([]<class... P>() {
+    return cutlet::kernel(
+        [](Ptr<T> out, Ptr<std::int32_t> num_selected, i32 n, Ptr<std::uint32_t> counter, Ptr<std::uint64_t> words,
+           P... p) {
+          constexpr std::size_t kItemParams = std::tuple_size_v<typename It::Params>;
+          const Params all{p...};
+          const auto items = tuple_slice<0, kItemParams>(all);
+          const auto flags = tuple_slice<kItemParams, std::tuple_size_v<typename Flags::Params>>(all);
+          select_tile_body<T>(out, num_selected, n, counter, words, iterator_tiles<It>(items, n),
+                              [&](const TileItems<T>& t) {
+                                return nonzero(read_at_items<F, kVectorLanes<T>>(
+                                    [&](const i32& i) { return Value<F>(Flags::read(flags, cast<std::int64_t>(i))); },
+                                    t));
+                              });
+        },
+        {.name = std::string("cutlet_select_flagged_iterator_") + element_name<T>() + "_" + element_name<F>()});
+  });
+}
+
 /// Throws Error unless a buffer of T at `address` suits the compactions' loads of it: 16-byte
 /// aligned for numbers (16-byte vectors); for a struct of 8 or 16 bytes, aligned to its size
 /// (load_held reads its words in one vector access; other structs a word at a time).
@@ -202,6 +261,25 @@ void check_tile_aligned(std::uint64_t address, const char* algorithm, const char
   } else {
     check_aligned(address, algorithm, which);
   }
+}
+
+/// The checks of a compaction's one-element `count` and its `out` for `items` items: for no
+/// items sets count[0] to 0 and returns no tiles; otherwise returns the tile count for tiles
+/// of `tile` elements.
+template <class T>
+long long compaction_output_tiles(const Stream& stream, std::size_t items, const Buffer<T>& out,
+                                  const Buffer<std::int32_t>& count, int tile, const char* algorithm,
+                                  const char* count_name) {
+  const std::int32_t n = checked_count(items, kSelectMaxCount, algorithm);
+  check_size(count.size(), 1, algorithm, count_name);
+  check_device(count.device(), stream, algorithm, count_name);
+  if (n == 0) {
+    zero_bytes(stream, count.data(), sizeof(std::int32_t));
+    return 0;
+  }
+  check_size(out.size(), static_cast<std::size_t>(n), algorithm, "output");
+  check_device(out.device(), stream, algorithm, "output");
+  return ceil_div(n, tile);
 }
 
 /// What every compaction launch does first: checks `in`, `out` (n elements) and the one-element
@@ -256,6 +334,21 @@ void launch_select(Kernel& kernel, const Stream& stream, const Buffer<T>& in, Bu
                 static_cast<std::int32_t>(in.size()), lb.counter, lb.words, storage_view(extra)...);
 }
 
+/// Queues a compaction kernel over iterators (make_select_if_iterator_kernel's): (out,
+/// num_selected, n, counter, words, the parameters of each iterator of `its`, a tuple).
+template <class T, class Kernel, class Iterators>
+void launch_select_over(Kernel& kernel, const Stream& stream, const Iterators& its, std::size_t items,
+                        Buffer<T>& out, Buffer<std::int32_t>& num_selected, const Workspace& workspace,
+                        const char* algorithm) {
+  const auto range = call_range<T>(algorithm);
+  const long long tiles =
+      compaction_output_tiles(stream, items, out, num_selected, kSelectTile<T>, algorithm, "count");
+  if (tiles == 0) return;
+  PackedLookback lb = packed_lookback(stream, workspace, tiles, algorithm);
+  launch_over(kernel, stream, {.grid = tiles, .block = kSelectBlock}, its, out, num_selected,
+              static_cast<std::int32_t>(items), lb.counter, lb.words);
+}
+
 }  // namespace detail
 
 /// The kernel of select_if for element type T (a number or a StructElement) and predicate
@@ -276,6 +369,7 @@ auto& select_flagged_kernel() {
 
 /// Bytes of temporary storage select_if, select_flagged and unique need for `n` elements of T
 /// (for Workspace::borrow): a tile counter and a u64 status word per tile of kSelectTile<T>.
+/// T is the element type of a buffer of numbers or structs, or of an iterator.
 template <ElementOrStruct T>
 std::size_t select_workspace_bytes(std::size_t n) {
   if (n == 0) return 0;
@@ -346,6 +440,90 @@ std::size_t select_flagged(const Stream& stream, const Buffer<T>& in, const Buff
                            const Workspace& workspace = {}) {
   Buffer<std::int32_t> count(1, stream);
   select_flagged(stream, in, flags, out, count, workspace);
+  return static_cast<std::size_t>(count.to_host(stream)[0]);
+}
+
+/// The kernel of select_if over iterator It with predicate Pred (made at the first use, then
+/// shared).
+template <InputIterator It, class Pred>
+  requires UnaryPredicate<Pred, typename It::value_type>
+auto& select_if_iterator_kernel() {
+  static auto k = detail::make_select_if_iterator_kernel<It, Pred>();
+  return k;
+}
+
+/// Copies the elements x of the first n of iterator `in` (a counting_iterator, a
+/// transform_iterator of buffers, ...; see iterators.h) for which pred(x) is true to out[0,
+/// m), in order, and sets num_selected[0] = m; out[m, n) is left alone. The iterator's reads
+/// are traced into the kernel: no buffer of its elements is made (select the values of a
+/// function of an index, of a zip of buffers, ...). As select_if over a Buffer otherwise (one
+/// launch, the same tiles of kSelectTile<T> elements, look-back and coalesced stores, the
+/// same workspace: select_workspace_bytes<T>), but each thread reads its elements one at a
+/// time through the iterator, all of them in flight together, in the tile layout of a buffer
+/// (groups of 16 bytes' worth, striped), and there is no alignment requirement. `out` (at
+/// least n elements, of the stream's device) must not be a buffer the iterator reads; the
+/// buffers the iterator reads must be of the stream's device. At most kSelectMaxCount
+/// elements. Throws cutlet::Error for bad arguments.
+template <InputIterator It, class Pred>
+  requires UnaryPredicate<Pred, typename It::value_type>
+void select_if(const Stream& stream, const It& in, std::size_t n, Buffer<typename It::value_type>& out,
+               Buffer<std::int32_t>& num_selected, Pred pred, const Workspace& workspace = {}) {
+  detail::launch_select_over(select_if_iterator_kernel<It, Pred>(), stream, std::tie(in), n, out, num_selected,
+                             workspace, "select_if");
+}
+
+/// As select_if over an iterator, returning m to the host (waits for the stream).
+template <InputIterator It, class Pred>
+  requires UnaryPredicate<Pred, typename It::value_type>
+std::size_t select_if(const Stream& stream, const It& in, std::size_t n, Buffer<typename It::value_type>& out,
+                      Pred pred, const Workspace& workspace = {}) {
+  Buffer<std::int32_t> count(1, stream);
+  select_if(stream, in, n, out, count, pred, workspace);
+  return static_cast<std::size_t>(count.to_host(stream)[0]);
+}
+
+/// The flags select_flagged over an iterator takes: a Buffer of a Flag type, or an
+/// InputIterator whose elements are of one.
+template <class X>
+concept FlagSource = InputIterator<iterator_of_t<X>> && Flag<typename iterator_of_t<X>::value_type>;
+
+/// The kernel of select_flagged over iterator It with flags from iterator Flags (made at the
+/// first use, then shared).
+template <InputIterator It, InputIterator Flags>
+  requires Flag<typename Flags::value_type>
+auto& select_flagged_iterator_kernel() {
+  static auto k = detail::make_select_flagged_iterator_kernel<It, Flags>();
+  return k;
+}
+
+/// As select_if over an iterator, keeping element i of the first n of iterator `in` where
+/// flags[i] != 0: `flags` is a Buffer of at least n flags (of any Flag type, of the stream's
+/// device; no alignment requirement) or an iterator of them (a transform_iterator computing
+/// each flag, ...), read one at a time at the items' positions. `out` must not be a buffer
+/// either reads.
+template <InputIterator It, FlagSource Flags>
+void select_flagged(const Stream& stream, const It& in, std::size_t n, const Flags& flags,
+                    Buffer<typename It::value_type>& out, Buffer<std::int32_t>& num_selected,
+                    const Workspace& workspace = {}) {
+  using FlagIt = iterator_of_t<Flags>;
+  if constexpr (detail::is_buffer_arg<Flags>::value) {
+    if (n > 0) {
+      detail::check_size(flags.size(), n, "select_flagged", "flags");
+      detail::check_device(flags.device(), stream, "select_flagged", "flags");
+    }
+  }
+  const FlagIt flag_it = as_iterator(flags);
+  detail::launch_select_over(select_flagged_iterator_kernel<It, FlagIt>(), stream, std::tie(in, flag_it), n, out,
+                             num_selected, workspace, "select_flagged");
+}
+
+/// As select_flagged over an iterator, returning the number kept to the host (waits for the
+/// stream).
+template <InputIterator It, FlagSource Flags>
+std::size_t select_flagged(const Stream& stream, const It& in, std::size_t n, const Flags& flags,
+                           Buffer<typename It::value_type>& out, const Workspace& workspace = {}) {
+  Buffer<std::int32_t> count(1, stream);
+  select_flagged(stream, in, n, flags, out, count, workspace);
   return static_cast<std::size_t>(count.to_host(stream)[0]);
 }
 
