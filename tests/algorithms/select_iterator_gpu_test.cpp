@@ -62,8 +62,10 @@ TEST(AlgorithmsSelectIteratorGpu, CountingIterator) {
   for (std::size_t n : boundary_sizes(alg::kSelectTile<std::int64_t>, kLargeTiles)) {
     SCOPED_TRACE("n = " + std::to_string(n));
     std::vector<std::int64_t> want;
-    for (std::size_t i = 0; i < n; ++i)
-      if (HashedThreeEighths{}(start + static_cast<std::int64_t>(i))) want.push_back(start + static_cast<std::int64_t>(i));
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::int64_t x = start + static_cast<std::int64_t>(i);
+      if (HashedThreeEighths{}(x)) want.push_back(x);
+    }
     auto out = poisoned<std::int64_t>(st, n + 3);
     auto count = poisoned<std::int32_t>(st, 1);
     alg::select_if(st, counter, n, out, count, HashedThreeEighths{});
@@ -168,8 +170,10 @@ TEST(AlgorithmsSelectIteratorGpu, HostFormsWorkspaceEmptyAndChecks) {
     SCOPED_TRACE("host-returning forms, a borrowed workspace reused");
     const std::size_t n = 35 * alg::kSelectTile<std::int64_t> + 11;
     std::vector<std::int64_t> want;
-    for (std::size_t i = 0; i < n; ++i)
-      if (HashedThreeEighths{}(-5000 + static_cast<std::int64_t>(i))) want.push_back(-5000 + static_cast<std::int64_t>(i));
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::int64_t x = -5000 + static_cast<std::int64_t>(i);
+      if (HashedThreeEighths{}(x)) want.push_back(x);
+    }
     DeviceMemory scratch(alg::select_workspace_bytes<std::int64_t>(n), st.device());
     scratch.fill_bytes(st, 0xAB);  // select clears what it needs itself
     for (int run = 0; run < 2; ++run) {

@@ -1,10 +1,11 @@
 // select_if, select_flagged, unique, unique_by_key and three_way_partition over buffers of user
-// structs (12 and 16 bytes: three word loads, one 16-byte load) against a CPU reference: sizes
-// around the struct tile (kSelectTile<S>, one struct a lane) and past a 32-tile look-back
-// window, predicates and equalities over the fields, runs across warps and tiles, struct keys
-// with number values, number keys with struct values and structs of both, outputs and counts
-// poisoned first (entries past the kept items stay so), in place, the host-returning forms, a
-// buffer of 12-byte structs that is not 16-byte aligned, and the argument checks.
+// structs (12 and 16 bytes: three word loads, one 16-byte load; select_if also of 8 bytes, one
+// 8-byte load) against a CPU reference: sizes around the struct tile (kSelectTile<S>, one
+// struct a lane) and past a 32-tile look-back window, predicates and equalities over the
+// fields, runs across warps and tiles, struct keys with number values, number keys with struct
+// values and structs of both, outputs and counts poisoned first (entries past the kept items
+// stay so), in place, the host-returning forms, a buffer of 12-byte structs that is not 16-byte
+// aligned, and the argument checks.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -62,6 +63,12 @@ struct HighOrEighth {  // the score, or the index in the 8-byte field's neighbou
     return (s[&Best::score] > 8.0f) | ((s[&Best::index] & 7) == 3);
   }
   bool operator()(const Best& s) const { return s.score > 8.0f || (s.index & 7) == 3; }
+};
+struct BigOrAny {  // 2-byte and 1-byte fields of an 8-byte struct (one 8-byte load)
+  Value<bool> operator()(const Struct<Small>& s) const {
+    return (s[&Small::most] > cast<std::uint16_t>(1200)) | s[&Small::any];
+  }
+  bool operator()(const Small& s) const { return s.most > 1200 || s.any; }
 };
 struct OddCount {  // the 8-byte field
   Value<bool> operator()(const Struct<Best>& s) const { return (s[&Best::count] & 1u) == 1u; }
@@ -149,6 +156,11 @@ TEST(AlgorithmsSelectStructGpu, SelectIfTwelveByteStructs) {
 TEST(AlgorithmsSelectStructGpu, SelectIfSixteenByteStructs) {
   CUTLET_REQUIRE_GPU();
   check_select_if<Best>(HighOrEighth{});
+}
+
+TEST(AlgorithmsSelectStructGpu, SelectIfEightByteStructs) {
+  CUTLET_REQUIRE_GPU();
+  check_select_if<Small>(BigOrAny{});
 }
 
 /// select_flagged with random flags of F (`density` of them nonzero) on every size; in place
@@ -322,7 +334,8 @@ void check_partition(First first, Second second) {
     expect_prefix(rest_out.to_host(st), c, "unselected part");
     if (n == 7 * alg::kSelectTile<S> + 13) {
       SCOPED_TRACE("host-returning");
-      const alg::PartitionCounts parts = alg::three_way_partition(st, in, first_out, second_out, rest_out, first, second);
+      const alg::PartitionCounts parts =
+          alg::three_way_partition(st, in, first_out, second_out, rest_out, first, second);
       EXPECT_EQ(parts.first, a.size());
       EXPECT_EQ(parts.second, b.size());
       EXPECT_EQ(parts.unselected, c.size());
@@ -381,6 +394,12 @@ TEST(AlgorithmsSelectStructGpu, UnalignedTwelveByteStructsEmptyInputAndChecks) {
     auto out = poisoned<Best>(st, 100);
     const auto shifted = Buffer<Best>::wrap(in.data() + 8, 90, st.device());
     EXPECT_NE(message_of([&] { alg::select_if(st, shifted, out, count, HighOrEighth{}); }).find("not 16-byte aligned"),
+              std::string::npos);
+    Buffer<Small> small(st, struct_input<Small>(100, 1));
+    auto small_out = poisoned<Small>(st, 100);
+    const auto small_shifted = Buffer<Small>::wrap(small.data() + 4, 90, st.device());
+    EXPECT_NE(message_of([&] { alg::select_if(st, small_shifted, small_out, count, BigOrAny{}); })
+                  .find("not 8-byte aligned"),
               std::string::npos);
     auto short_out = poisoned<Best>(st, 99);
     EXPECT_NE(message_of([&] { alg::unique(st, in, short_out, count, SameScore{}); })

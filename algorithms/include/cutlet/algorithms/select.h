@@ -136,8 +136,8 @@ template <class T>
 TileItems<T> load_buffer_tile(const Ptr<storage_t<T>>& in, const i32& n, const i32& tile, const i32& tid,
                               const Value<bool>& full) {
   if constexpr (StructElement<T>)
-    return read_tile_items<kSelectBlock, kSelectVectors, 1, T>([&](const i32& i) { return load_held<T>(in, i); }, n,
-                                                               tile, tid, full);
+    return read_tile_items<kSelectBlock, kSelectVectors, 1, T>(
+        [&](const i32& i) { return load_held<T>(in, cast<std::int64_t>(i)); }, n, tile, tid, full);
   else return load_tile_items<kSelectBlock, kSelectVectors>(in, n, tile, tid, full);
 }
 

@@ -29,7 +29,7 @@ namespace detail {
 template <class T, class Eq>
 std::vector<Value<bool>> buffer_run_heads(const Eq& eq, const Ptr<storage_t<T>>& in, const TileItems<T>& t) {
   if constexpr (StructElement<T>)
-    return run_heads_of<kSelectVectors>(eq, [&](const i32& i) { return load_held<T>(in, i); }, t);
+    return run_heads_of<kSelectVectors>(eq, [&](const i32& i) { return load_held<T>(in, cast<std::int64_t>(i)); }, t);
   else return run_heads<kSelectVectors>(eq, in, t);
 }
 
@@ -40,7 +40,9 @@ template <class K, class V>
 std::vector<held_t<V>> values_at_keys(const Ptr<storage_t<V>>& values_in, const i32& n, const TileItems<K>& t) {
   if constexpr (Element<K> && Element<V>)
     return load_striped<kSelectBlock, kSelectVectors, kVectorLanes<K>>(values_in, n, t.tile_vector, t.tid, t.full);
-  else return read_at_items<V, tile_lanes<K>()>([&](const i32& i) { return load_held<V>(values_in, i); }, t);
+  else
+    return read_at_items<V, tile_lanes<K>()>(
+        [&](const i32& i) { return load_held<V>(values_in, cast<std::int64_t>(i)); }, t);
 }
 
 /// Makes unique's kernel for (T, Eq): select_tile_body keeping the run heads.
