@@ -79,8 +79,10 @@ struct KernelOptions {
   /// min_blocks_per_sm): the most threads a block of any launch has (1 to 1024; 0: no
   /// bound), and the blocks that should fit on a multiprocessor at once (0: no request;
   /// needs max_block_threads). ptxas then limits the registers per thread so that
-  /// min_blocks_per_sm blocks of max_block_threads threads fit (spilling if it must). A
-  /// launch with more threads per block than max_block_threads throws. A tile kernel's block
+  /// min_blocks_per_sm blocks of max_block_threads threads fit (spilling if it must), and
+  /// LLVM leaves each value where the kernel computes it rather than moving it down to its
+  /// first use, which would keep its operands alive instead (more registers). A launch with
+  /// more threads per block than max_block_threads throws. A tile kernel's block
   /// is its warps already: bounds for one are refused where the kernel is made.
   int max_block_threads = 0;
   int min_blocks_per_sm = 0;
