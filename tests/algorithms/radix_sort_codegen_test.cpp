@@ -42,10 +42,14 @@ void check_type() {
   EXPECT_EQ(onesweep->ptx.find(".acquire"), std::string::npos) << "no cache invalidation in the look-back";
   auto pairs = alg::radix_sort_kernels<true, K, float>().onesweep.compile();
   EXPECT_FALSE(pairs->cubin.empty());
+  // The values are loaded after the keys are ranked (the ballots), while the keys wait in
+  // shared memory; no spills with keys, ranks and values in registers at two blocks per SM.
   expect_filecheck(pairs->ptx, "CHECK: .visible .entry cutlet_radix_sort_pairs_" + name + "_f32(\n" + kNoCall +
-                                   "CHECK: ld.global.f32\n" + kNoCall + "CHECK: vote.sync.ballot.b32\n" + kNoCall +
-                                   "CHECK: st.shared.f32\n" + kNoCall + "CHECK: st.global\n" + kNoCall +
-                                   "CHECK: st.global.f32\n" + kNoCall);
+                                   "CHECK: vote.sync.ballot.b32\n" + kNoCall + "CHECK: st.shared\n" + kNoCall +
+                                   "CHECK: ld.global.f32\n" + kNoCall + "CHECK: st.shared.f32\n" + kNoCall +
+                                   "CHECK: st.global\n" + kNoCall + "CHECK: st.global.f32\n" + kNoCall);
+  EXPECT_EQ(pairs->resources.spill_store_bytes, 0) << name;
+  EXPECT_EQ(onesweep->resources.spill_store_bytes, 0) << name;
 }
 
 TEST(AlgorithmsRadixSortCodegen, EveryKeyType) {

@@ -48,10 +48,11 @@ inline constexpr int kRadixDigits = 1 << kRadixBits;
 inline constexpr int kRadixBlock = 384;
 /// Threads per block of the kernel counting every pass's digits: one per digit.
 inline constexpr int kRadixHistogramBlock = kRadixDigits;
-/// Keys per thread in a sorting pass: 20 of 4 bytes (16 with values: keys, values and
-/// ranks then fit the 80 registers of two blocks per SM), 12 of 8.
+/// Keys per thread in a sorting pass: 20 of 4 bytes, 12 of 8, with values as without (the
+/// values are loaded once the keys wait in shared memory, so keys and their ranks, then
+/// ranks and values, fit the 80 registers of two blocks per SM).
 template <class K, bool Pairs = false>
-inline constexpr int kRadixItems = sizeof(K) <= 4 ? (Pairs ? 16 : 20) : 12;
+inline constexpr int kRadixItems = sizeof(K) <= 4 ? 20 : 12;
 /// Keys per tile of radix_sort_keys (Pairs false) or radix_sort_pairs.
 template <class K, bool Pairs = false>
 inline constexpr int kRadixTile = kRadixBlock * kRadixItems<K, Pairs>;
@@ -179,9 +180,7 @@ inline u32 radix_digit_peers(const u32& d) {
 /// One tile of a sorting pass, in one block of kRadixBlock threads:
 /// 1. The block takes the next tile (take_tile) and loads kRadixItems<K, Pairs> keys per thread
 ///    warp-striped (warp w holds the tile's w-th run of 32 x Items keys; lane l its keys l,
-///    l + 32, ...), so that each load instruction of a warp reads consecutive keys; with
-///    values (Pairs), the values the same way, all loads in flight together; the values
-///    follow the keys into shared memory after the look-back.
+///    l + 32, ...), so that each load instruction of a warp reads consecutive keys.
 /// 2. Ranks: for each of its keys in sequence order, the warp finds the lanes with the same
 ///    digit (radix_digit_peers), whose highest lane adds their number to the warp's counter of
 ///    that digit in shared memory; a key's rank within its warp is the counter before, plus
@@ -190,7 +189,9 @@ inline u32 radix_digit_peers(const u32& d) {
 /// 3. Thread d (d < 256) sums digit d's counters over the warps (warp order) and publishes
 ///    the tile's count of digit d in its status word; the block scans the counts over the
 ///    digits (the tile's local start of each digit), and every key goes to shared memory at
-///    its place in the tile, now ordered by digit.
+///    its place in the tile, now ordered by digit. With values (Pairs), each thread now loads
+///    its keys' values the same striped way: their registers are what the keys held, and the
+///    loads are in flight during the look-back; they follow the keys into shared memory.
 /// 4. Thread d then walks back over the tiles before, summing their counts of d until it
 ///    meets an inclusive prefix (decoupled look-back, one digit per thread, CUB's onesweep),
 ///    and publishes the tile's own inclusive prefix of d. The status words hold their flag
@@ -232,6 +233,9 @@ void radix_onesweep_body(const Ptr<K>& keys_out, const Ptr<K>& keys_in, const Pt
   i32 tile_first = tile * kTile;
   i32 mine = tile_first + warp * (warp_size * I) + lane;  // key 0 of this lane
   Value<bool> full = tile_first + kTile <= n;
+  // Key i of this lane is below n where i * warp_size < left: one register for every key's
+  // test, where mine + i * warp_size < n would keep an index per key alive.
+  i32 left = n - mine;
   auto load_striped = [&](const auto& from, auto& into) {
     if_(full,
         [&] {
@@ -239,30 +243,33 @@ void radix_onesweep_body(const Ptr<K>& keys_out, const Ptr<K>& keys_in, const Pt
         },
         [&] {
           for (int i = 0; i < I; ++i)
-            if_(mine + i * warp_size < n, [&] { into[i] = from[mine + i * warp_size].load(); });
+            if_(left > i * warp_size, [&] { into[i] = from[mine + i * warp_size].load(); });
         });
   };
   Var<K> key[I];
   load_striped(keys_in, key);
-  Var<V> value[Pairs ? I : 1];
-  if constexpr (Pairs) load_striped(values_in, value);
 
   // 2. Ranks within the warp.
   u32 lanes_below = (u32(1u) << cast<std::uint32_t>(lane)) - 1u;
   SharedPtr<std::int32_t> warp_counts = counts + warp * kRadixDigits;
-  // Key i's digit, computed again where it is needed rather than held in registers.
+  // Key i's digit; keys past n take the largest digit.
   auto digit_of = [&](int i) {
     u32 d = radix_digit(ordered_bits<K>(key[i].get(), flip), shift, mask);
-    return select(full | (mine + i * warp_size < n), d, mask);
+    return select(full | (left > i * warp_size), d, mask);
   };
-  std::vector<i32> rank;
+  // Key i's rank in the warp (below 2^16) with its digit above it: one register per key
+  // until the keys take their places. Recomputing the digit there instead would let the
+  // compiler keep the digit's shared-memory counter address (64 bits) alive across the
+  // barrier, for each key.
+  std::vector<i32> rank_and_digit;
   for (int i = 0; i < I; ++i) {
     u32 d = digit_of(i);
     u32 peers = radix_digit_peers(d);
     i32 leader = 31 - clz(cast<std::int32_t>(peers));  // the highest lane: no bit reversal
     Var<std::int32_t> before = 0;
     if_(lane == leader, [&] { before = atomic_add(warp_counts[cast<std::int32_t>(d)], popc(peers), Scope::Block); });
-    rank.push_back(shfl_sync(full_mask, before.get(), leader) + popc(peers & lanes_below));
+    i32 rank = shfl_sync(full_mask, before.get(), leader) + popc(peers & lanes_below);
+    rank_and_digit.push_back(rank | (cast<std::int32_t>(d) << 16));
   }
   syncthreads();
 
@@ -290,9 +297,13 @@ void radix_onesweep_body(const Ptr<K>& keys_out, const Ptr<K>& keys_in, const Pt
   syncthreads();
   std::vector<i32> place;
   for (std::size_t i = 0; i < I; ++i) {
-    place.push_back(warp_counts[cast<std::int32_t>(digit_of(static_cast<int>(i)))].load() + rank[i]);
+    place.push_back(warp_counts[rank_and_digit[i] >> 16].load() + (rank_and_digit[i] & 0xffff));
     staged_keys[place[i]] = key[i].get();
   }
+  // The values, loaded only now that the keys wait in shared memory (their registers free):
+  // in flight during the look-back.
+  Var<V> value[Pairs ? I : 1];
+  if constexpr (Pairs) load_striped(values_in, value);
 
   // 4. Where digit d goes: the look-back.
   if_(digit_thread, [&] {
