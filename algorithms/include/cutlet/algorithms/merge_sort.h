@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -15,8 +16,10 @@
 #include "cutlet/algorithms/detail/call_range.h"
 #include "cutlet/algorithms/detail/held.h"
 #include "cutlet/algorithms/detail/host_checks.h"
+#include "cutlet/algorithms/detail/iterator_kernel.h"
 #include "cutlet/algorithms/detail/merge_sort_layout.h"
 #include "cutlet/algorithms/element.h"
+#include "cutlet/algorithms/iterators.h"
 #include "cutlet/algorithms/operators.h"
 #include "cutlet/algorithms/workspace.h"
 #include "cutlet/jit/kernel.h"
@@ -143,21 +146,34 @@ struct MergeValues {
   SharedPtr<V> tile;
 };
 
+/// load_tile with the keys and values read by functions: tile[at] = read_key(source(at)) and
+/// values.tile[at] = read_value(source(at)) (where Values carries values) for at < count, in
+/// load_tile's order (an iterator's reads traced here, or a buffer's loads).
+template <class K, class Values, class Source, class ReadKey, class ReadValue>
+void load_tile_from(const SharedHeld<K>& tile, const Values& values, const i32& count, const Source& source,
+                    const ReadKey& read_key, const ReadValue& read_value) {
+  i32 tid = thread_idx().x;
+  for (int i = 0; i < kMergeSortItems<K>; ++i) {
+    i32 at = tid + i * kMergeSortBlock;
+    if_(at < count, [&] {
+      i32 from = source(at);
+      tile.store(at, read_key(from));
+      if constexpr (kCarriesValues<Values>) values.tile[at] = read_value(from);
+    });
+  }
+}
+
 /// The block's `count` (at most a tile) keys, and values with them, into its shared tile:
 /// tile[at] = keys_in[source(at)] for at < count, thread t taking at = t, t + Block, ...
 /// (coalesced where the sources are consecutive).
 template <class K, class Values, class Source>
 void load_tile(const SharedHeld<K>& tile, const Ptr<storage_t<K>>& keys_in, const Values& values, const i32& count,
                const Source& source) {
-  i32 tid = thread_idx().x;
-  for (int i = 0; i < kMergeSortItems<K>; ++i) {
-    i32 at = tid + i * kMergeSortBlock;
-    if_(at < count, [&] {
-      i32 from = source(at);
-      tile.store(at, load_held<K>(keys_in, from));
-      if constexpr (kCarriesValues<Values>) values.tile[at] = values.in[from].load();
-    });
-  }
+  load_tile_from<K>(
+      tile, values, count, source, [&](const i32& from) { return load_held<K>(keys_in, from); },
+      [&](const i32& from) {
+        if constexpr (kCarriesValues<Values>) return values.in[from].load();
+      });
 }
 
 /// The block's `count` keys (and values) out of its shared tile, keys_out[out_start + at] =
@@ -195,7 +211,8 @@ void merge_in_tile(const Comp& comp, const SharedHeld<K>& tile, const Values& va
   syncthreads();
 }
 
-/// Block sort of tile block_idx.x of keys_in[0, n) into keys_out (values with them): the
+/// Block sort of tile block_idx.x of the keys [0, n) into keys_out (values with them), key i
+/// read as read_key(i) and its value as read_value(i) (i an i32 position): the
 /// block loads the tile to shared memory with coalesced loads; each thread takes Items
 /// consecutive keys and sorts them in registers (odd-even transposition: stable, as only
 /// neighbours swap, and only when the later key is strictly less); then log2(Block) rounds
@@ -203,9 +220,9 @@ void merge_in_tile(const Comp& comp, const SharedHeld<K>& tile, const Values& va
 /// merged run from its merge-path split; the block stores the sorted tile with coalesced
 /// stores. In the last, partial tile the keys past n sort last within their thread and are
 /// never merged or stored.
-template <class K, class Comp, class Values>
-void block_sort_body(const Ptr<storage_t<K>>& keys_out, const Ptr<storage_t<K>>& keys_in, const i32& n,
-                     const Values& values) {
+template <class K, class Comp, class Values, class ReadKey, class ReadValue>
+void block_sort_body_from(const Ptr<storage_t<K>>& keys_out, const i32& n, const Values& values,
+                          const ReadKey& read_key, const ReadValue& read_value) {
   constexpr int Items = kMergeSortItems<K>;
   constexpr int Block = kMergeSortBlock;
   constexpr int Tile = kMergeSortTile<K>;
@@ -215,7 +232,7 @@ void block_sort_body(const Ptr<storage_t<K>>& keys_out, const Ptr<storage_t<K>>&
   i32 tid = thread_idx().x;
   i32 tile_start = cast<std::int32_t>(block_idx().x) * Tile;
   i32 count = min(n - tile_start, i32(Tile));
-  load_tile<K>(tile, keys_in, values, count, [&](const i32& at) { return tile_start + at; });
+  load_tile_from<K>(tile, values, count, [&](const i32& at) { return tile_start + at; }, read_key, read_value);
   syncthreads();
 
   // Each thread's Items consecutive keys (and values), sorted in registers.
@@ -274,6 +291,17 @@ void block_sort_body(const Ptr<storage_t<K>>& keys_out, const Ptr<storage_t<K>>&
   });
 
   store_tile<K>(keys_out, tile, values, tile_start, count);
+}
+
+/// block_sort_body_from reading keys_in[i] (and values.in[i]).
+template <class K, class Comp, class Values>
+void block_sort_body(const Ptr<storage_t<K>>& keys_out, const Ptr<storage_t<K>>& keys_in, const i32& n,
+                     const Values& values) {
+  block_sort_body_from<K, Comp>(
+      keys_out, n, values, [&](const i32& i) { return load_held<K>(keys_in, i); },
+      [&](const i32& i) {
+        if constexpr (kCarriesValues<Values>) return values.in[i].load();
+      });
 }
 
 /// The runs a merge pass of run length `width` merges for the output tile starting at
@@ -429,6 +457,58 @@ struct MergeSortKernels {
   decltype(make_merge()) merge = make_merge();
 };
 
+/// The element type of a merge sort's values from ValueIt (void: keys alone, read as K).
+template <class ValueIt, class K>
+struct merge_values_of {
+  using type = typename ValueIt::value_type;
+};
+template <class K>
+struct merge_values_of<void, K> {
+  using type = K;
+};
+
+/// Makes the block sort of a merge sort reading its keys from iterator KeyIt (and its values
+/// from ValueIt where Pairs): (keys_out, [values_out,] n, KeyIt's parameters...[, ValueIt's
+/// parameters...]), element i of each iterator read (traced here) for position i of the input.
+template <bool Pairs, class KeyIt, class ValueIt, class Comp>
+auto make_merge_sort_iterator_block_sort() {
+  using K = typename KeyIt::value_type;
+  using V = typename merge_values_of<ValueIt, K>::type;
+  using W = storage_t<K>;
+  using Names = MergeSortKernels<Pairs, K, V, Comp>;
+  constexpr int kBlocks = kMergeSortBlocksPerSm<Pairs, false, K>;
+  if constexpr (Pairs) {
+    using Params = tuple_cat_t<typename KeyIt::Params, typename ValueIt::Params>;
+    return with_params<Params>([]<class... P>() {
+      return cutlet::kernel(
+          [](Ptr<W> keys_out, Ptr<V> values_out, i32 n, P... p) {
+            constexpr std::size_t kKeyParams = std::tuple_size_v<typename KeyIt::Params>;
+            const Params all{p...};
+            const auto key_params = tuple_slice<0, kKeyParams>(all);
+            const auto value_params = tuple_slice<kKeyParams, std::tuple_size_v<typename ValueIt::Params>>(all);
+            // values.in is unused: the values come from ValueIt.
+            block_sort_body_from<K, Comp>(
+                keys_out, n, MergeValues<V>{values_out, values_out, shared_array<V>(kMergeSortSharedItems<K>)},
+                [&](const i32& i) { return held_t<K>(KeyIt::read(key_params, cast<std::int64_t>(i))); },
+                [&](const i32& i) { return Value<V>(ValueIt::read(value_params, cast<std::int64_t>(i))); });
+          },
+          Names::options("cutlet_merge_sort_block_iterator_", kBlocks));
+    });
+  } else {
+    return with_params<typename KeyIt::Params>([]<class... P>() {
+      return cutlet::kernel(
+          [](Ptr<W> keys_out, i32 n, P... p) {
+            const typename KeyIt::Params key_params{p...};
+            block_sort_body_from<K, Comp>(
+                keys_out, n, NoMergeValues{},
+                [&](const i32& i) { return held_t<K>(KeyIt::read(key_params, cast<std::int64_t>(i))); },
+                [](const i32&) {});
+          },
+          Names::options("cutlet_merge_sort_block_iterator_", kBlocks));
+    });
+  }
+}
+
 }  // namespace detail
 
 /// The kernels of merge_sort_keys (Pairs false; V unused) or merge_sort_pairs for keys of K,
@@ -438,6 +518,15 @@ template <bool Pairs, ElementOrStruct K, class V, class Comp>
   requires BinaryPredicate<Comp, K> && (!Pairs || Element<V>)
 detail::MergeSortKernels<Pairs, K, V, Comp>& merge_sort_kernels() {
   static detail::MergeSortKernels<Pairs, K, V, Comp> k;
+  return k;
+}
+
+/// The block sort of merge_sort_keys (Pairs false, ValueIt void) or merge_sort_pairs over
+/// iterators: keys from KeyIt, values from ValueIt, comparator type Comp (made at the first
+/// use, then shared). The merge passes after it are merge_sort_kernels' splits and merge.
+template <bool Pairs, class KeyIt, class ValueIt, class Comp>
+auto& merge_sort_iterator_kernel() {
+  static auto k = detail::make_merge_sort_iterator_block_sort<Pairs, KeyIt, ValueIt, Comp>();
   return k;
 }
 
@@ -451,22 +540,12 @@ std::size_t merge_sort_workspace_bytes(std::size_t n, std::size_t value_bytes = 
 
 namespace detail {
 
-/// Queues a merge sort of keys_in (and values_in where Pairs) into keys_out (values_out).
-template <bool Pairs, class K, class V, class Comp>
-void launch_merge_sort(const Stream& stream, const Buffer<K>& keys_in, Buffer<K>& keys_out, const Buffer<V>* values_in,
-                       Buffer<V>* values_out, const Workspace& workspace, const char* algorithm) {
-  const auto range = call_range<K>(algorithm);
-  const std::int32_t n = checked_count(keys_in.size(), kMergeSortMaxCount, algorithm);
-  if (n == 0) return;
-  check_size(keys_out.size(), static_cast<std::size_t>(n), algorithm, "key output");
-  check_device(keys_in.device(), stream, algorithm, "key input");
-  check_device(keys_out.device(), stream, algorithm, "key output");
-  if constexpr (Pairs) {
-    check_size(values_in->size(), static_cast<std::size_t>(n), algorithm, "value input");
-    check_size(values_out->size(), static_cast<std::size_t>(n), algorithm, "value output");
-    check_device(values_in->device(), stream, algorithm, "value input");
-    check_device(values_out->device(), stream, algorithm, "value output");
-  }
+/// Queues a merge sort of n (> 0) keys into keys_out (values into values_out where Pairs), the
+/// arguments checked: block_sort(keys_dst, values_dst, tiles) queues the block sort of the
+/// input into keys_dst (values_dst), then the merge passes follow.
+template <bool Pairs, class K, class V, class Comp, class BlockSort>
+void queue_merge_sort(const Stream& stream, std::int32_t n, Buffer<K>& keys_out, Buffer<V>* values_out,
+                      const Workspace& workspace, const char* algorithm, const BlockSort& block_sort) {
   constexpr int kTile = kMergeSortTile<K>;
   const int passes = merge_sort_passes(n, kTile);
   const long long tiles = ceil_div(n, kTile);
@@ -487,12 +566,7 @@ void launch_merge_sort(const Stream& stream, const Buffer<K>& keys_in, Buffer<K>
   // The block sort writes where an even number of passes later leaves the keys in keys_out.
   const Buffer<K>* keys_src = passes % 2 == 0 ? &keys_out : &keys_alt;
   const Buffer<V>* values_src = passes % 2 == 0 ? values_out : &values_alt;
-  if constexpr (Pairs)
-    kernels.block_sort.launch(stream, {.grid = tiles, .block = kMergeSortBlock}, storage_view(*keys_src),
-                              storage_view(keys_in), *values_src, *values_in, n);
-  else
-    kernels.block_sort.launch(stream, {.grid = tiles, .block = kMergeSortBlock}, storage_view(*keys_src),
-                              storage_view(keys_in), n);
+  block_sort(*keys_src, values_src, tiles);
   std::int64_t width = kTile;
   for (int pass = 0; pass < passes; ++pass, width *= 2) {
     const Buffer<K>* keys_dst = keys_src == &keys_out ? &keys_alt : &keys_out;
@@ -510,6 +584,62 @@ void launch_merge_sort(const Stream& stream, const Buffer<K>& keys_in, Buffer<K>
     keys_src = keys_dst;
     values_src = values_dst;
   }
+}
+
+/// Queues a merge sort of keys_in (and values_in where Pairs) into keys_out (values_out).
+template <bool Pairs, class K, class V, class Comp>
+void launch_merge_sort(const Stream& stream, const Buffer<K>& keys_in, Buffer<K>& keys_out, const Buffer<V>* values_in,
+                       Buffer<V>* values_out, const Workspace& workspace, const char* algorithm) {
+  const auto range = call_range<K>(algorithm);
+  const std::int32_t n = checked_count(keys_in.size(), kMergeSortMaxCount, algorithm);
+  if (n == 0) return;
+  check_size(keys_out.size(), static_cast<std::size_t>(n), algorithm, "key output");
+  check_device(keys_in.device(), stream, algorithm, "key input");
+  check_device(keys_out.device(), stream, algorithm, "key output");
+  if constexpr (Pairs) {
+    check_size(values_in->size(), static_cast<std::size_t>(n), algorithm, "value input");
+    check_size(values_out->size(), static_cast<std::size_t>(n), algorithm, "value output");
+    check_device(values_in->device(), stream, algorithm, "value input");
+    check_device(values_out->device(), stream, algorithm, "value output");
+  }
+  auto& kernels = merge_sort_kernels<Pairs, K, V, Comp>();
+  queue_merge_sort<Pairs, K, V, Comp>(
+      stream, n, keys_out, values_out, workspace, algorithm,
+      [&](const Buffer<K>& keys_dst, const Buffer<V>* values_dst, long long tiles) {
+        if constexpr (Pairs)
+          kernels.block_sort.launch(stream, {.grid = tiles, .block = kMergeSortBlock}, storage_view(keys_dst),
+                                    storage_view(keys_in), *values_dst, *values_in, n);
+        else
+          kernels.block_sort.launch(stream, {.grid = tiles, .block = kMergeSortBlock}, storage_view(keys_dst),
+                                    storage_view(keys_in), n);
+      });
+}
+
+/// Queues a merge sort of the first n elements of iterator KeyIt `keys_in` (and of ValueIt
+/// `values_in` where Pairs) into keys_out (values_out): the iterators read by the block sort.
+template <bool Pairs, class KeyIt, class ValueIt, class Comp, class K, class V>
+void launch_merge_sort_iterator(const Stream& stream, const KeyIt& keys_in, const ValueIt* values_in, std::size_t items,
+                                Buffer<K>& keys_out, Buffer<V>* values_out, const Workspace& workspace,
+                                const char* algorithm) {
+  const auto range = call_range<K>(algorithm);
+  const std::int32_t n = checked_count(items, kMergeSortMaxCount, algorithm);
+  if (n == 0) return;
+  check_size(keys_out.size(), static_cast<std::size_t>(n), algorithm, "key output");
+  check_device(keys_out.device(), stream, algorithm, "key output");
+  if constexpr (Pairs) {
+    check_size(values_out->size(), static_cast<std::size_t>(n), algorithm, "value output");
+    check_device(values_out->device(), stream, algorithm, "value output");
+  }
+  auto& block_sort = merge_sort_iterator_kernel<Pairs, KeyIt, ValueIt, Comp>();
+  queue_merge_sort<Pairs, K, V, Comp>(
+      stream, n, keys_out, values_out, workspace, algorithm,
+      [&](const Buffer<K>& keys_dst, const Buffer<V>* values_dst, long long tiles) {
+        const LaunchConfig config{.grid = tiles, .block = kMergeSortBlock};
+        if constexpr (Pairs)
+          launch_over(block_sort, stream, config, std::tie(keys_in, *values_in), storage_view(keys_dst), *values_dst,
+                      n);
+        else launch_over(block_sort, stream, config, std::tie(keys_in), storage_view(keys_dst), n);
+      });
 }
 
 }  // namespace detail
@@ -550,6 +680,70 @@ void merge_sort_pairs(const Stream& stream, const Buffer<K>& keys_in, Buffer<K>&
   (void)comp;
   detail::launch_merge_sort<true, K, V, Comp>(stream, keys_in, keys_out, &values_in, &values_out, workspace,
                                               "merge_sort_pairs");
+}
+
+/// An iterator merge_sort_keys and merge_sort_pairs read keys from: its elements are numbers
+/// (an InputIterator: a counting_iterator, a transform_iterator, a permutation_iterator of a
+/// buffer, ...) or user structs (a StructElement: a permutation_iterator of a buffer of them,
+/// a StructBufferIterator), It::read giving element i as a Value or a Struct value.
+template <class It>
+concept MergeSortKeyIterator =
+    Iterator<It> && ElementOrStruct<typename It::value_type> &&
+    requires(const typename It::Params& p, const i64& i) {
+      { It::read(p, i) } -> std::convertible_to<detail::held_t<typename It::value_type>>;
+    };
+
+/// The values merge_sort_pairs over iterators takes: a Buffer of an Element type, or an
+/// InputIterator.
+template <class X>
+concept MergeSortValueSource = InputIterator<iterator_of_t<X>>;
+
+/// As merge_sort_keys over a Buffer, sorting the first n elements of iterator `keys_in` (a
+/// counting_iterator, a transform_iterator of buffers, a zip of them through a transform, a
+/// permutation_iterator, ...; see iterators.h) into keys_out[0, n) (CUB's
+/// DeviceMergeSort::SortKeysCopy): stably, in the order of `comp`. The iterator is read once,
+/// element i exactly once, by the first kernel (the block sort, into which its reads are
+/// traced: no buffer of its elements is made); the merge passes after it work on buffers as
+/// the buffer sort's do, with the same workspace (merge_sort_workspace_bytes<K>(n)).
+/// `keys_out` (at least n keys, of the stream's device) must not be a buffer the iterator
+/// reads; the buffers the iterator reads must be of the stream's device. At most
+/// kMergeSortMaxCount keys. Throws cutlet::Error for bad arguments.
+template <MergeSortKeyIterator It, class Comp = less>
+  requires BinaryPredicate<Comp, typename It::value_type>
+void merge_sort_keys(const Stream& stream, const It& keys_in, std::size_t n, Buffer<typename It::value_type>& keys_out,
+                     Comp comp = {}, const Workspace& workspace = {}) {
+  (void)comp;
+  using K = typename It::value_type;
+  detail::launch_merge_sort_iterator<false, It, void, Comp, K, K>(stream, keys_in, nullptr, n, keys_out, nullptr,
+                                                                  workspace, "merge_sort_keys");
+}
+
+/// As merge_sort_keys over an iterator, moving element i of `values_in` along with key i:
+/// values_out[j] is the value of the key that lands at keys_out[j] (CUB's
+/// DeviceMergeSort::SortPairsCopy). `values_in` is a Buffer of at least n values (of the
+/// stream's device) or an InputIterator of them (a counting_iterator gives each key's input
+/// position), read once, element i exactly once, by the block sort. `keys_out` and
+/// `values_out` (at least n each, of the stream's device) must not be buffers either input
+/// reads. Workspace: merge_sort_workspace_bytes<K>(n, sizeof(V)).
+template <MergeSortKeyIterator It, MergeSortValueSource Values, class Comp = less>
+  requires BinaryPredicate<Comp, typename It::value_type>
+void merge_sort_pairs(const Stream& stream, const It& keys_in, std::size_t n, const Values& values_in,
+                      Buffer<typename It::value_type>& keys_out,
+                      Buffer<typename iterator_of_t<Values>::value_type>& values_out, Comp comp = {},
+                      const Workspace& workspace = {}) {
+  (void)comp;
+  using K = typename It::value_type;
+  using ValueIt = iterator_of_t<Values>;
+  using V = typename ValueIt::value_type;
+  if constexpr (detail::is_buffer_arg<Values>::value) {
+    if (n > 0) {
+      detail::check_size(values_in.size(), n, "merge_sort_pairs", "value input");
+      detail::check_device(values_in.device(), stream, "merge_sort_pairs", "value input");
+    }
+  }
+  const ValueIt value_it = as_iterator(values_in);
+  detail::launch_merge_sort_iterator<true, It, ValueIt, Comp, K, V>(stream, keys_in, &value_it, n, keys_out,
+                                                                    &values_out, workspace, "merge_sort_pairs");
 }
 
 }  // namespace cutlet::algorithms
