@@ -56,6 +56,14 @@ TEST(AlgorithmsRadixSortCodegen, EveryKeyType) {
   test::for_each_element_type([]<class T> { check_type<T>(); });
 }
 
+// 8-byte keys with 8-byte values (12 of each a thread) fit the registers of two blocks per SM.
+// (4-byte keys with 8-byte values, 20 of each, spill two registers' worth: 8 bytes.)
+TEST(AlgorithmsRadixSortCodegen, EightByteKeysAndValuesFitWithoutSpills) {
+  auto u64 = alg::radix_sort_kernels<true, std::uint64_t, std::uint64_t>().onesweep.compile();
+  EXPECT_EQ(u64->resources.spill_store_bytes, 0);
+  EXPECT_LE(u64->resources.registers, 80);
+}
+
 TEST(AlgorithmsRadixSortCodegen, BinOffsets) {
   auto offsets = alg::radix_sort_kernels<false, std::uint32_t>().offsets.compile();
   expect_filecheck(offsets->ptx, "CHECK: .visible .entry cutlet_radix_bin_offsets(\n"
