@@ -288,18 +288,11 @@ long long compaction_output_tiles(const Stream& stream, std::size_t items, const
 template <class T>
 long long compaction_tiles(const Stream& stream, const Buffer<T>& in, const Buffer<T>& out,
                            const Buffer<std::int32_t>& count, int tile, const char* algorithm, const char* count_name) {
-  const std::int32_t n = checked_count(in.size(), kSelectMaxCount, algorithm);
-  check_size(count.size(), 1, algorithm, count_name);
-  check_device(count.device(), stream, algorithm, count_name);
-  if (n == 0) {
-    zero_bytes(stream, count.data(), sizeof(std::int32_t));
-    return 0;
-  }
-  check_size(out.size(), static_cast<std::size_t>(n), algorithm, "output");
+  const long long tiles = compaction_output_tiles(stream, in.size(), out, count, tile, algorithm, count_name);
+  if (tiles == 0) return 0;
   check_device(in.device(), stream, algorithm, "input");
-  check_device(out.device(), stream, algorithm, "output");
   check_tile_aligned<T>(in.data(), algorithm, "input");
-  return ceil_div(n, tile);
+  return tiles;
 }
 
 /// The tile counter and packed status words of a compaction over `tiles` tiles, zeroed on
