@@ -5,6 +5,7 @@
 #include <cutlet/algorithms.h>
 #include <cutlet/cutlet.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -41,6 +42,19 @@ inline std::vector<std::uint64_t> random_words(std::size_t n, std::uint64_t seed
   std::vector<std::uint64_t> v(n);
   for (auto& x : v) x = rng();
   return v;
+}
+
+/// values.size() items in runs of lengths drawn from [min_run, max_run] (by `seed`), run k
+/// holding values[k] (neighbouring runs may be equal, and then are one run): the inputs of
+/// unique, unique_by_key and run_length_encode.
+template <class T>
+std::vector<T> runs_of(const std::vector<T>& values, std::size_t min_run, std::size_t max_run, std::uint64_t seed) {
+  const std::size_t n = values.size();
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<std::size_t> length(min_run, max_run);
+  std::vector<T> h;
+  for (std::size_t k = 0; h.size() < n; ++k) h.resize(std::min(n, h.size() + length(rng)), values[k]);
+  return h;
 }
 
 /// Sizes 0, 1, small odd ones, one below, at and above each multiple k * `tile` for k in

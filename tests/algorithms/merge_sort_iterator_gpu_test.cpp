@@ -14,6 +14,7 @@
 #include <random>
 
 #include "algorithms/algorithm_test_support.h"
+#include "algorithms/struct_test_elements.h"
 #include "gpu_test_support.h"
 #include "kernel_test_support.h"
 
@@ -165,22 +166,6 @@ TEST(AlgorithmsMergeSortIteratorGpu, PairsFromPermutationAndBuffer) {
     expect_bits_then_poison(want_keys, kout.to_host(st), "key");
     expect_bits_then_poison(want_values, vout.to_host(st), "value");
   }
-}
-
-/// 12 bytes: ordered by group ascending, then score descending; `id` is not compared.
-struct Entry {
-  std::int32_t group;
-  float score;
-  std::uint32_t id;
-};
-struct EntryOrder {
-  Value<bool> operator()(const Struct<Entry>& a, const Struct<Entry>& b) const {
-    return (a[&Entry::group] < b[&Entry::group]) |
-           ((a[&Entry::group] == b[&Entry::group]) & (a[&Entry::score] > b[&Entry::score]));
-  }
-};
-bool host_entry_order(const Entry& a, const Entry& b) {
-  return a.group < b.group || (a.group == b.group && a.score > b.score);
 }
 
 /// Struct keys gathered through a permutation_iterator of a buffer of structs, positions as

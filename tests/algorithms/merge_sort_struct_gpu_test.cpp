@@ -10,6 +10,7 @@
 #include <random>
 
 #include "algorithms/algorithm_test_support.h"
+#include "algorithms/struct_test_elements.h"
 #include "gpu_test_support.h"
 #include "kernel_test_support.h"
 
@@ -19,20 +20,7 @@ namespace alg = cutlet::algorithms;
 
 namespace {
 
-/// 12 bytes: ordered by group ascending, then score descending; `id` is not compared, and
-/// tells equivalent keys apart.
-struct Entry {
-  std::int32_t group;
-  float score;
-  std::uint32_t id;
-};
-struct EntryOrder {
-  Value<bool> operator()(const Struct<Entry>& a, const Struct<Entry>& b) const {
-    return (a[&Entry::group] < b[&Entry::group]) |
-           ((a[&Entry::group] == b[&Entry::group]) & (a[&Entry::score] > b[&Entry::score]));
-  }
-};
-bool host_order(const Entry& a, const Entry& b) { return a.group < b.group || (a.group == b.group && a.score > b.score); }
+bool host_order(const Entry& a, const Entry& b) { return host_entry_order(a, b); }
 
 /// 16 bytes with an 8-byte field: ordered by stamp descending, then by the low byte of tag.
 struct Event {

@@ -92,16 +92,10 @@ struct SameScore {  // one field: the first of each run is kept, told apart by i
   bool operator()(const Best& a, const Best& b) const { return a.score == b.score; }
 };
 
-/// n structs in runs of lengths drawn from [min_run, max_run], run k holding struct_input's
-/// struct k (neighbouring runs may be equal, and then are one run).
+/// n structs of struct_input in runs of lengths drawn from [min_run, max_run] (runs_of).
 template <class S>
 std::vector<S> struct_runs(std::size_t n, std::size_t min_run, std::size_t max_run, std::uint64_t seed) {
-  const std::vector<S> values = struct_input<S>(n, seed);
-  std::mt19937_64 rng(seed);
-  std::uniform_int_distribution<std::size_t> length(min_run, max_run);
-  std::vector<S> h;
-  for (std::size_t k = 0; h.size() < n; ++k) h.resize(std::min(n, h.size() + length(rng)), values[k]);
-  return h;
+  return runs_of(struct_input<S>(n, seed), min_run, max_run, seed);
 }
 
 /// The positions of the first items of the runs of `h` by `eq` of neighbours.

@@ -1,7 +1,8 @@
 // User structs for the algorithm tests over structs: four layouts (8, 12, 16 and 24 bytes:
 // one 8-byte load, three word loads, one 16-byte load, six word loads) with 1-, 2-, 4- and
 // 8-byte fields, an operator over each (traced and on the host), random inputs whose sums are
-// exact in any order, and field-by-field comparison.
+// exact in any order, and field-by-field comparison; and a 12-byte sort key with its order, for
+// the merge sorts.
 #pragma once
 
 #include <algorithm>
@@ -131,6 +132,25 @@ bool same_fields(const S& a, const S& b) {
   else if constexpr (std::is_same_v<S, Small>)
     return a.most == b.most && a.least == b.least && a.any == b.any && a.total == b.total;
   else return a.sum == b.sum && a.lo == b.lo && a.hi == b.hi && a.count == b.count && a.odd == b.odd;
+}
+
+/// A 12-byte sort key: ordered by group ascending, then score descending; `id` is not
+/// compared, and tells equivalent keys apart (for stability checks).
+struct Entry {
+  std::int32_t group;
+  float score;
+  std::uint32_t id;
+};
+/// Entry's order, traced.
+struct EntryOrder {
+  Value<bool> operator()(const Struct<Entry>& a, const Struct<Entry>& b) const {
+    return (a[&Entry::group] < b[&Entry::group]) |
+           ((a[&Entry::group] == b[&Entry::group]) & (a[&Entry::score] > b[&Entry::score]));
+  }
+};
+/// Entry's order on the host.
+inline bool host_entry_order(const Entry& a, const Entry& b) {
+  return a.group < b.group || (a.group == b.group && a.score > b.score);
 }
 
 }  // namespace cutlet::test

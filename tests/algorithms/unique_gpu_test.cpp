@@ -25,16 +25,10 @@ namespace {
 /// Tiles of the largest size: several look-back windows of 32 tiles.
 constexpr std::size_t kLargeTiles = 100;
 
-/// n items in runs of lengths drawn from [min_run, max_run], run k holding value k of
-/// algorithm_input (neighbouring runs may get equal values, and then are one run).
+/// n items of algorithm_input in runs of lengths drawn from [min_run, max_run] (runs_of).
 template <class T>
 std::vector<T> runs_input(std::size_t n, std::size_t min_run, std::size_t max_run, std::uint64_t seed) {
-  const std::vector<T> values = algorithm_input<T>(n, seed);
-  std::mt19937_64 rng(seed);
-  std::uniform_int_distribution<std::size_t> length(min_run, max_run);
-  std::vector<T> h;
-  for (std::size_t k = 0; h.size() < n; ++k) h.resize(std::min(n, h.size() + length(rng)), values[k]);
-  return h;
+  return runs_of(algorithm_input<T>(n, seed), min_run, max_run, seed);
 }
 
 /// The runs of `h` by `eq` of neighbours: their first items and lengths.
