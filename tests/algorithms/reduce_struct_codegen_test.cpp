@@ -1,5 +1,6 @@
 // The PTX of reduce over user structs: the operator inlined, a 16-byte struct read in one
-// vector load and a 12-byte one in word loads, its words shuffled, and no atomics.
+// vector load and a 12-byte one in word loads, its words shuffled, and no atomics; a float4
+// VecElement's operator on its lanes.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -60,6 +61,22 @@ TEST(AlgorithmsReduceStructCodegen, TwelveByteStructsInWordLoads) {
   expect_filecheck(partials->ptx, std::string("CHECK: .visible .entry cutlet_reduce_partials_iterator_struct12\n"
                                               "CHECK-NOT: ld.global.v{{[24]}}\n"
                                               "CHECK: ld.global.{{(nc.)?}}{{[fbu]}}32\n") +
+                                      kNoCallsNoAtomics);
+}
+
+TEST(AlgorithmsReduceStructCodegen, Float4VecElementsInOneVectorLoadAddedLaneByLane) {
+  // The operator over f32x4 gets the struct's words as lanes and gives them back: no moves
+  // through memory, four f32 adds a combine.
+  using F32x4 = alg::VecElement<float, 4>;
+  auto partials = alg::reduce_struct_kernel<F32x4, alg::plus>().compile();
+  EXPECT_FALSE(partials->cubin.empty());
+  expect_filecheck(partials->ptx, std::string("CHECK: .visible .entry cutlet_reduce_partials_iterator_struct16\n"
+                                              "CHECK: ld.global.v4.u32\n"
+                                              "CHECK-NOT: {{ld|st}}.local\n"
+                                              "CHECK: add.f32\n"
+                                              "CHECK-NEXT: add.f32\n"
+                                              "CHECK-NEXT: add.f32\n"
+                                              "CHECK-NEXT: add.f32\n") +
                                       kNoCallsNoAtomics);
 }
 

@@ -4,9 +4,11 @@
 #include <concepts>
 #include <cstdint>
 #include <type_traits>
+#include <vector>
 
 #include "cutlet/language/struct_param.h"
 #include "cutlet/language/value.h"
+#include "cutlet/language/vector.h"
 
 namespace cutlet::algorithms {
 
@@ -34,6 +36,28 @@ concept Flag = Element<F>;
 template <class S>
 concept StructElement = StructValue<S> && !ScalarType<S>;
 
+/// A short vector of N lanes of T as an algorithm element: the host twin of a kernel's
+/// Vec<T, N>, as CUDA's float2, float4, int4, double2 or __half2 are of theirs, and aligned
+/// like them to its size (4, 8 or 16 bytes), so that one access loads it. It is a
+/// StructElement (whatever takes user structs takes it, as values, keys and outputs), and the
+/// operators, predicates and comparators of the algorithms receive it as a Vec<T, N> and
+/// return a Vec<T, N>: a sum of float4s is
+///
+///     alg::reduce(stream, xs, out, [](f32x4 a, f32x4 b) { return a + b; }, VecElement<float, 4>{});
+///
+/// N is 2, 4 or 8, at most 16 bytes, at least 4 (a whole 32-bit word: no i8x2). Lanes are
+/// `lanes[k]` on the host.
+template <class T, int N>
+struct alignas(sizeof(T) * N) VecElement {
+  static_assert(Element<T>, "cutlet::algorithms::VecElement: lanes are numbers (Element), not bool or FP8");
+  static_assert(N == 2 || N == 4 || N == 8, "cutlet::algorithms::VecElement has 2, 4 or 8 lanes, as Vec does");
+  static_assert(sizeof(T) * N >= 4 && sizeof(T) * N <= 16,
+                "cutlet::algorithms::VecElement holds 4 to 16 bytes (a whole 32-bit word, at most the widest access)");
+  using lane_type = T;
+  static constexpr int lane_count = N;
+  T lanes[N];
+};
+
 /// An Element or a StructElement: what the algorithms that take structs take.
 template <class T>
 concept ElementOrStruct = Element<T> || StructElement<T>;
@@ -52,6 +76,26 @@ struct held<T> {
 template <class T>
 using held_t = typename held<T>::type;
 
+/// Whether T is a VecElement.
+template <class T>
+inline constexpr bool is_vec_element_v = false;
+template <class T, int N>
+inline constexpr bool is_vec_element_v<VecElement<T, N>> = true;
+
+/// What a user operator, predicate or comparator takes for an element of T: Vec<U, N> for a
+/// VecElement<U, N>, held_t<T> (Value<T> or Struct<T>) otherwise.
+template <class T>
+struct op_arg {
+  using type = held_t<T>;
+};
+template <class T>
+  requires is_vec_element_v<T>
+struct op_arg<T> {
+  using type = Vec<typename T::lane_type, T::lane_count>;
+};
+template <class T>
+using op_arg_t = typename op_arg<T>::type;
+
 }  // namespace detail
 
 /// An operator is a stateless callable (a captureless lambda, or an empty struct such as
@@ -64,30 +108,31 @@ concept Stateless = std::is_empty_v<Op> && std::default_initializable<Op> && std
 
 /// A binary operator on T: op(Value<T>, Value<T>) returns something that converts to Value<T>
 /// (a Value, a Var, a loaded element); for a StructElement T, op(Struct<T>, Struct<T>)
-/// returns a Struct<T> value. reduce needs it associative and commutative; the scans
-/// need it associative only (it is applied in sequence order). It must have no side effects
-/// and be defined for every pair of values (the algorithms also apply it to values they then
-/// discard).
+/// returns a Struct<T> value; for a VecElement<U, N>, op(Vec<U, N>, Vec<U, N>) returns a
+/// Vec<U, N>. reduce needs it associative and commutative; the scans need it associative only
+/// (it is applied in sequence order). It must have no side effects and be defined for every
+/// pair of values (the algorithms also apply it to values they then discard).
 template <class Op, class T>
 concept BinaryOperator =
-    Stateless<Op> && std::invocable<const Op&, detail::held_t<T>, detail::held_t<T>> &&
-    std::convertible_to<std::invoke_result_t<const Op&, detail::held_t<T>, detail::held_t<T>>, detail::held_t<T>>;
+    Stateless<Op> && std::invocable<const Op&, detail::op_arg_t<T>, detail::op_arg_t<T>> &&
+    std::convertible_to<std::invoke_result_t<const Op&, detail::op_arg_t<T>, detail::op_arg_t<T>>, detail::op_arg_t<T>>;
 
 /// A predicate on T: pred(Value<T>) converts to Value<bool> (select_if keeps the items where
-/// it is true); for a StructElement T, pred(Struct<T>). It must have no side effects and be
-/// defined for every value (the algorithms also apply it to values they then discard).
+/// it is true); for a StructElement T, pred(Struct<T>) (pred(Vec<U, N>) for a
+/// VecElement<U, N>). It must have no side effects and be defined for every value (the
+/// algorithms also apply it to values they then discard).
 template <class Op, class T>
-concept UnaryPredicate = Stateless<Op> && std::invocable<const Op&, detail::held_t<T>> &&
-                         std::convertible_to<std::invoke_result_t<const Op&, detail::held_t<T>>, Value<bool>>;
+concept UnaryPredicate = Stateless<Op> && std::invocable<const Op&, detail::op_arg_t<T>> &&
+                         std::convertible_to<std::invoke_result_t<const Op&, detail::op_arg_t<T>>, Value<bool>>;
 
 /// A binary predicate on T: eq(Value<T>, Value<T>) converts to Value<bool> (unique and
 /// run_length_encode take it as the equality of neighbours, the merge sorts as the order);
-/// for a StructElement T, pred(Struct<T>, Struct<T>). No side effects, defined for every pair
-/// of values.
+/// for a StructElement T, pred(Struct<T>, Struct<T>) (Vec<U, N> for a VecElement<U, N>). No
+/// side effects, defined for every pair of values.
 template <class Op, class T>
 concept BinaryPredicate =
-    Stateless<Op> && std::invocable<const Op&, detail::held_t<T>, detail::held_t<T>> &&
-    std::convertible_to<std::invoke_result_t<const Op&, detail::held_t<T>, detail::held_t<T>>, Value<bool>>;
+    Stateless<Op> && std::invocable<const Op&, detail::op_arg_t<T>, detail::op_arg_t<T>> &&
+    std::convertible_to<std::invoke_result_t<const Op&, detail::op_arg_t<T>, detail::op_arg_t<T>>, Value<bool>>;
 
 /// A unary transform from In to Out: op(Value<In>) converts to Value<Out>.
 template <class Op, class In, class Out>
@@ -135,23 +180,55 @@ using SameWidthBits = std::conditional_t<
 template <Element T>
 inline constexpr int kVectorLanes = sizeof(T) == 1 ? 8 : 16 / static_cast<int>(sizeof(T));
 
-/// pred(x) as a Value<bool>, traced where it is called (x a Struct<T> for a struct).
+/// The Vec<U, N> of a VecElement<U, N> value held as a struct's words.
+template <class V>
+  requires is_vec_element_v<V>
+op_arg_t<V> vec_of(const Struct<V>& s) {
+  using U = typename V::lane_type;
+  const std::vector<Value<std::uint32_t>> words = s.words();
+  op_arg_t<V> v = op_arg_t<V>::splat(cutlet::detail::extract_field<U>(words, 0));
+  for (int k = 1; k < V::lane_count; ++k)
+    v = v.with(k, cutlet::detail::extract_field<U>(words, k * static_cast<std::int64_t>(sizeof(U))));
+  return v;
+}
+
+/// The struct value (words) of a Vec<U, N>, as a VecElement<U, N>.
+template <class V>
+  requires is_vec_element_v<V>
+Struct<V> struct_of(const op_arg_t<V>& v) {
+  using U = typename V::lane_type;
+  std::vector<Value<std::uint32_t>> words(Struct<V>::word_count, Value<std::uint32_t>(0u));
+  for (int k = 0; k < V::lane_count; ++k)
+    cutlet::detail::insert_field<U>(words, k * static_cast<std::int64_t>(sizeof(U)), v[k]);
+  return Struct<V>::from_words(std::move(words));
+}
+
+/// An element as a user operator takes it (op_arg_t<T>): a VecElement's Vec, else itself.
+template <class T>
+op_arg_t<T> op_arg_of(const held_t<T>& x) {
+  if constexpr (is_vec_element_v<T>) return vec_of<T>(x);
+  else return x;
+}
+
+/// pred(x) as a Value<bool>, traced where it is called (x a Struct<T> for a struct, a Vec for
+/// a VecElement).
 template <class T, class Pred>
 Value<bool> call_pred(const Pred& pred, const held_t<T>& x) {
-  return Value<bool>(pred(x));
+  return Value<bool>(pred(op_arg_of<T>(x)));
 }
 
 /// eq(a, b) as a Value<bool>, traced where it is called.
 template <class T, class Eq>
 Value<bool> call_pred(const Eq& eq, const held_t<T>& a, const held_t<T>& b) {
-  return Value<bool>(eq(a, b));
+  return Value<bool>(eq(op_arg_of<T>(a), op_arg_of<T>(b)));
 }
 
-/// op(a, b) as a Value<T> (a Struct<T> for a struct), traced where it is called (the
-/// operator's code is inlined).
+/// op(a, b) as a Value<T> (a Struct<T> for a struct, also for a VecElement, whose operator
+/// works on Vecs), traced where it is called (the operator's code is inlined).
 template <class T, class Op>
 held_t<T> call_op(const Op& op, const held_t<T>& a, const held_t<T>& b) {
-  return held_t<T>(op(a, b));
+  if constexpr (is_vec_element_v<T>) return struct_of<T>(op_arg_t<T>(op(vec_of<T>(a), vec_of<T>(b))));
+  else return held_t<T>(op(a, b));
 }
 
 }  // namespace detail

@@ -233,20 +233,31 @@ class ZipIterator {
 
 namespace detail {
 
-/// Out(op(x)) for an element x read from iterator It, or Out(op(x0, x1, ...)) for the tuple
-/// of elements a ZipIterator reads.
+/// An operator's result r as an element of Out: held_t<Out>(r), or for a VecElement Out the
+/// struct value of the Vec r.
+template <class Out, class R>
+held_t<Out> held_of_result(const R& r) {
+  if constexpr (is_vec_element_v<Out>) return struct_of<Out>(op_arg_t<Out>(r));
+  else return held_t<Out>(r);
+}
+
+/// Out(op(x)) for an element x read from iterator It (a VecElement's as its Vec), or
+/// Out(op(x0, x1, ...)) for the tuple of elements a ZipIterator reads.
 template <class Out, class It, class Op, class X>
 held_t<Out> apply_op(const Op& op, const X& x) {
-  if constexpr (requires { std::tuple_size<X>::value; })
-    return held_t<Out>(std::apply([&](const auto&... v) { return op(v...); }, x));
-  else return held_t<Out>(op(held_t<typename It::value_type>(x)));
+  if constexpr (requires { std::tuple_size<X>::value; }) {
+    return held_of_result<Out>(std::apply([&](const auto&... v) { return op(v...); }, x));
+  } else {
+    using In = typename It::value_type;
+    return held_of_result<Out>(op(op_arg_of<In>(held_t<In>(x))));
+  }
 }
 
 /// What op returns for an element of iterator It (for a ZipIterator, for its elements as
 /// separate arguments).
 template <class It, class Op>
 struct transform_result {
-  using type = decltype(std::declval<const Op&>()(std::declval<held_t<typename It::value_type>>()));
+  using type = decltype(std::declval<const Op&>()(std::declval<op_arg_t<typename It::value_type>>()));
 };
 template <class... Its, class Op>
 struct transform_result<ZipIterator<Its...>, Op> {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "cutlet/language/value.h"
+#include "cutlet/language/vector.h"
 
 namespace cutlet::algorithms {
 
@@ -84,6 +85,13 @@ struct equal_to {
   template <class A, class B>
   auto operator()(const A& a, const B& b) const -> decltype(a == b) {  // no == (structs): not a BinaryPredicate
     return a == b;
+  }
+  /// For Vecs (VecElement's equality): true where every lane is equal, lane by lane as above.
+  template <class T, int N>
+  Value<bool> operator()(const Vec<T, N>& a, const Vec<T, N>& b) const {
+    Value<bool> all = a[0] == b[0];
+    for (int k = 1; k < N; ++k) all = all & (a[k] == b[k]);
+    return all;
   }
 };
 
