@@ -14,6 +14,7 @@
 #include <random>
 
 #include "algorithms/algorithm_test_support.h"
+#include "algorithms/compaction_checks.h"
 #include "algorithms/struct_test_elements.h"
 #include "gpu_test_support.h"
 #include "kernel_test_support.h"
@@ -23,18 +24,6 @@ using namespace cutlet::test;
 namespace alg = cutlet::algorithms;
 
 namespace {
-
-/// `got` equals `want` bit for bit in [0, want.size()), and past it holds the poison bytes.
-template <class T>
-void expect_bits_then_poison(const std::vector<T>& want, const std::vector<T>& got, const char* what) {
-  ASSERT_GE(got.size(), want.size()) << what;
-  for (std::size_t i = 0; i < want.size(); ++i)
-    ASSERT_EQ(std::memcmp(&got[i], &want[i], sizeof(T)), 0) << what << " " << i << " of " << want.size();
-  T poison;
-  std::memset(static_cast<void*>(&poison), 0xCD, sizeof(T));
-  for (std::size_t i = want.size(); i < got.size(); ++i)
-    ASSERT_EQ(std::memcmp(&got[i], &poison, sizeof(T)), 0) << what << " past n, at " << i;
-}
 
 /// Random keys in [-1000, 1000], the first 777 (never all zero).
 std::vector<std::int32_t> random_ints(std::size_t n, std::uint64_t seed) {
@@ -87,7 +76,7 @@ TEST(AlgorithmsMergeSortIteratorGpu, KeysFromTransform) {
     std::vector<std::int32_t> want(n);
     for (std::size_t i = 0; i < n; ++i) want[i] = h[i] * 3 - 7;
     std::stable_sort(want.begin(), want.end());
-    expect_bits_then_poison(want, out.to_host(st), "key");
+    expect_prefix(out.to_host(st), want, "key");
     // The input is left alone.
     EXPECT_EQ(in.to_host(st), h);
   }
@@ -107,7 +96,7 @@ TEST(AlgorithmsMergeSortIteratorGpu, KeysFromTransformOfZip) {
     std::vector<std::int32_t> want(n);
     for (std::size_t i = 0; i < n; ++i) want[i] = a[i] * 16 + (b[i] & 15);
     std::stable_sort(want.begin(), want.end());
-    expect_bits_then_poison(want, out.to_host(st), "key");
+    expect_prefix(out.to_host(st), want, "key");
   }
 }
 
@@ -129,8 +118,8 @@ TEST(AlgorithmsMergeSortIteratorGpu, PairsStableByAbsoluteValueWithPositions) {
     const auto order = stable_order(keys, host_abs_greater);
     std::vector<float> want_keys(n);
     for (std::size_t i = 0; i < n; ++i) want_keys[i] = keys[static_cast<std::size_t>(order[i])];
-    expect_bits_then_poison(want_keys, kout.to_host(st), "key");
-    expect_bits_then_poison(order, vout.to_host(st), "value");
+    expect_prefix(kout.to_host(st), want_keys, "key");
+    expect_prefix(vout.to_host(st), order, "value");
   }
 }
 
@@ -163,8 +152,8 @@ TEST(AlgorithmsMergeSortIteratorGpu, PairsFromPermutationAndBuffer) {
       want_keys[i] = keys[static_cast<std::size_t>(order[i])];
       want_values[i] = values[static_cast<std::size_t>(order[i])];
     }
-    expect_bits_then_poison(want_keys, kout.to_host(st), "key");
-    expect_bits_then_poison(want_values, vout.to_host(st), "value");
+    expect_prefix(kout.to_host(st), want_keys, "key");
+    expect_prefix(vout.to_host(st), want_values, "value");
   }
 }
 
@@ -198,8 +187,8 @@ TEST(AlgorithmsMergeSortIteratorGpu, StructKeysFromPermutation) {
       want_keys[i] = keys[static_cast<std::size_t>(order[i])];
       want_values[i] = static_cast<std::uint32_t>(order[i]);
     }
-    expect_bits_then_poison(want_keys, kout.to_host(st), "key");
-    expect_bits_then_poison(want_values, vout.to_host(st), "value");
+    expect_prefix(kout.to_host(st), want_keys, "key");
+    expect_prefix(vout.to_host(st), want_values, "value");
   }
 }
 

@@ -12,6 +12,7 @@
 #include <random>
 
 #include "algorithms/algorithm_test_support.h"
+#include "algorithms/compaction_checks.h"
 #include "gpu_test_support.h"
 #include "kernel_test_support.h"
 
@@ -30,20 +31,6 @@ T threshold(double fraction) {
   if constexpr (std::is_floating_point_v<T>) return static_cast<T>(1 - 2 * fraction);
   else if constexpr (std::is_signed_v<T>) return static_cast<T>(1000 - 2000 * fraction);
   else return static_cast<T>(1000 - 1000 * fraction);
-}
-
-/// out[0, m) and count[0] against `want`, and out[m, out.size()) still poisoned.
-template <class T>
-void expect_selected(const Stream& st, const std::vector<T>& want, const Buffer<T>& out,
-                     const Buffer<std::int32_t>& count) {
-  const std::int32_t m = count.to_host(st)[0];
-  ASSERT_EQ(m, static_cast<std::int32_t>(want.size())) << "selected count";
-  const std::vector<T> got = out.to_host(st);
-  for (std::size_t i = 0; i < want.size(); ++i)
-    ASSERT_EQ(std::memcmp(&got[i], &want[i], sizeof(T)), 0) << "item " << i << " of " << want.size();
-  const T poison = poisoned<T>(st, 1).to_host(st)[0];
-  for (std::size_t i = want.size(); i < got.size(); ++i)
-    ASSERT_EQ(std::memcmp(&got[i], &poison, sizeof(T)), 0) << "output " << i << " past the selected items";
 }
 
 /// std::copy_if of `h` by `keep`.

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "algorithms/algorithm_test_support.h"
+#include "algorithms/compaction_checks.h"
 #include "gpu_test_support.h"
 #include "kernel_test_support.h"
 
@@ -24,20 +25,6 @@ namespace {
 
 /// Tiles of the largest size: past one look-back window of 32 tiles.
 constexpr std::size_t kLargeTiles = 40;
-
-/// out[0, m) and count[0] against `want`, and out[m, out.size()) still poisoned.
-template <class T>
-void expect_selected(const Stream& st, const std::vector<T>& want, const Buffer<T>& out,
-                     const Buffer<std::int32_t>& count) {
-  ASSERT_EQ(count.to_host(st)[0], static_cast<std::int32_t>(want.size())) << "selected count";
-  const std::vector<T> got = out.to_host(st);
-  for (std::size_t i = 0; i < want.size(); ++i)
-    ASSERT_EQ(std::memcmp(&got[i], &want[i], sizeof(T)), 0) << "item " << i << " of " << want.size();
-  T poison;
-  std::memset(&poison, 0xCD, sizeof(T));
-  for (std::size_t i = want.size(); i < got.size(); ++i)
-    ASSERT_EQ(std::memcmp(&got[i], &poison, sizeof(T)), 0) << "output " << i << " past the selected items";
-}
 
 /// Random flags (about `density` of them nonzero, of values 1 to 3).
 std::vector<std::uint8_t> random_flags(std::size_t n, double density, std::uint64_t seed) {

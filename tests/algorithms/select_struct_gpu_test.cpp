@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "algorithms/algorithm_test_support.h"
+#include "algorithms/compaction_checks.h"
 #include "algorithms/struct_test_elements.h"
 #include "gpu_test_support.h"
 #include "kernel_test_support.h"
@@ -32,18 +33,6 @@ constexpr std::size_t kLargeTiles = 40;
 template <class S>
 std::vector<std::size_t> sizes() {
   return boundary_sizes(alg::kSelectTile<S>, kLargeTiles);
-}
-
-/// got[0, want.size()) == want bit for bit, and got[want.size(), got.size()) poisoned.
-template <class T>
-void expect_prefix(const std::vector<T>& got, const std::vector<T>& want, const char* what) {
-  ASSERT_GE(got.size(), want.size());
-  for (std::size_t i = 0; i < want.size(); ++i)
-    ASSERT_EQ(std::memcmp(&got[i], &want[i], sizeof(T)), 0) << what << " " << i << " of " << want.size();
-  T poison;
-  std::memset(&poison, 0xCD, sizeof(T));
-  for (std::size_t i = want.size(); i < got.size(); ++i)
-    ASSERT_EQ(std::memcmp(&got[i], &poison, sizeof(T)), 0) << what << " " << i << " past the kept items";
 }
 
 /// The count a compaction wrote.

@@ -13,6 +13,7 @@
 #include <random>
 
 #include "algorithms/algorithm_test_support.h"
+#include "algorithms/compaction_checks.h"
 #include "gpu_test_support.h"
 #include "kernel_test_support.h"
 
@@ -43,18 +44,6 @@ void host_runs(const std::vector<T>& h, HostEq eq, std::vector<T>& firsts, std::
     }
     ++lengths.back();
   }
-}
-
-/// got[0, want.size()) == want bit for bit, and got[want.size(), got.size()) poisoned.
-template <class T>
-void expect_prefix(const std::vector<T>& got, const std::vector<T>& want, const char* what) {
-  ASSERT_GE(got.size(), want.size());
-  for (std::size_t i = 0; i < want.size(); ++i)
-    ASSERT_EQ(std::memcmp(&got[i], &want[i], sizeof(T)), 0) << what << " " << i << " of " << want.size();
-  T poison;
-  std::memset(&poison, 0xCD, sizeof(T));
-  for (std::size_t i = want.size(); i < got.size(); ++i)
-    ASSERT_EQ(std::memcmp(&got[i], &poison, sizeof(T)), 0) << what << " " << i << " past the runs";
 }
 
 /// unique and run_length_encode of `h` with `eq` against host_runs with `host_eq`.

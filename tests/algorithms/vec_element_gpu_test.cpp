@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "algorithms/algorithm_test_support.h"
+#include "algorithms/compaction_checks.h"
 #include "gpu_test_support.h"
 #include "kernel_test_support.h"
 
@@ -61,19 +62,6 @@ std::string text_of(const V& v) {
   for (int k = 0; k < V::lane_count; ++k)
     s += (k ? ", " : "") + std::to_string(static_cast<double>(static_cast<float>(v.lanes[k])));
   return s + ")";
-}
-
-/// A compaction's count and output (poisoned, one longer than the input) against `want`: the
-/// kept items in order, nothing written past them.
-template <class V>
-void expect_compacted(const Stream& st, const Buffer<V>& out, const Buffer<std::int32_t>& count,
-                      const std::vector<V>& want) {
-  ASSERT_EQ(count.to_host(st)[0], static_cast<std::int32_t>(want.size()));
-  const auto got = out.to_host(st);
-  for (std::size_t i = 0; i < want.size(); ++i) ASSERT_TRUE(same_bits(got[i], want[i])) << "item " << i;
-  V poison;
-  std::memset(&poison, 0xCD, sizeof(V));
-  ASSERT_TRUE(same_bits(got[want.size()], poison)) << "written past the kept items";
 }
 
 /// Sizes around `tile` and a few tiles past it.
@@ -169,7 +157,7 @@ TEST(AlgorithmsVecElementGpu, SelectIfOverFloat2) {
     auto out = poisoned<F32x2>(st, n + 1);
     auto count = poisoned<std::int32_t>(st, 1);
     alg::select_if(st, in, out, count, [](f32x2 v) { return v[0] > v[1]; });
-    expect_compacted(st, out, count, want);
+    expect_selected(st, want, out, count);
   }
 }
 
@@ -187,7 +175,7 @@ TEST(AlgorithmsVecElementGpu, UniqueWithTheLaneWiseDefaultEquality) {
     auto out = poisoned<U16x2>(st, n + 1);
     auto count = poisoned<std::int32_t>(st, 1);
     alg::unique(st, in, out, count);
-    expect_compacted(st, out, count, want);
+    expect_selected(st, want, out, count);
   }
 }
 
