@@ -13,6 +13,7 @@
 #include "driver_api.h"
 #include "host_device.h"
 #include "launch_record.h"
+#include "scratch_slot.h"
 
 namespace cutlet::detail {
 
@@ -93,13 +94,15 @@ struct StreamAccess {
                            : state.context.load(std::memory_order_acquire);
   }
   /// A Stream over `handle` of `device`; `keep` (when set) owns it, `green`/`context` name
-  /// the green context it runs in (null for the primary context).
+  /// the green context it runs in (null for the primary context). An owning one keeps
+  /// temporary memory between StreamScratch leases as Stream(device) does.
   static Stream make(void* handle, Device device, bool owning, void* green, void* context,
                      std::shared_ptr<void> keep) noexcept {
     Stream s(handle, device, owning);
     s.green_ = green;
     s.context_ = context;
     s.keep_ = std::move(keep);
+    if (owning) s.scratch_ = std::make_shared<ScratchSlot>();
     return s;
   }
 };

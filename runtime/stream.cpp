@@ -9,6 +9,7 @@
 #include "cutlet/runtime/event.h"
 #include "device_state.h"
 #include "host_queue.h"
+#include "scratch_slot.h"
 
 namespace cutlet {
 namespace {
@@ -61,6 +62,7 @@ Stream::Stream(Device device, StreamOptions options) : device_(device) {
     handle_ = queue.get();
     owning_ = true;
     keep_ = std::move(queue);
+    scratch_ = std::make_shared<detail::ScratchSlot>();
     return;
   }
   const detail::DeviceState& s = detail::device_state(device.ordinal());
@@ -74,6 +76,7 @@ Stream::Stream(Device device, StreamOptions options) : device_(device) {
   handle_ = stream;
   owning_ = true;
   keep_ = std::shared_ptr<void>(stream, StreamDestroyer{device.ordinal(), s.generation.load(std::memory_order_acquire)});
+  scratch_ = std::make_shared<detail::ScratchSlot>();
 }
 
 Stream::Stream(void* handle, Device device, bool owning) noexcept
@@ -115,7 +118,8 @@ Stream::Stream(Stream&& other) noexcept
       owning_(std::exchange(other.owning_, false)),
       green_(std::exchange(other.green_, nullptr)),
       context_(std::exchange(other.context_, nullptr)),
-      keep_(std::move(other.keep_)) {}
+      keep_(std::move(other.keep_)),
+      scratch_(std::move(other.scratch_)) {}
 
 Stream& Stream::operator=(Stream&& other) noexcept {
   if (this != &other) {
@@ -126,11 +130,15 @@ Stream& Stream::operator=(Stream&& other) noexcept {
     green_ = std::exchange(other.green_, nullptr);
     context_ = std::exchange(other.context_, nullptr);
     keep_ = std::move(other.keep_);
+    scratch_ = std::move(other.scratch_);
   }
   return *this;
 }
 
-Stream::~Stream() = default;  // keep_ destroys an owned stream once its last holder is gone
+// scratch_ goes first (members are destroyed in reverse order): its kept block is freed on the
+// stream, which its DeviceMemory keeps alive; keep_ destroys an owned stream once its last
+// holder is gone.
+Stream::~Stream() = default;
 
 void* Stream::context() const {
   if (device_.is_cpu()) return nullptr;

@@ -23,5 +23,6 @@
 #include "cutlet/runtime/occupancy.h"
 #include "cutlet/runtime/program.h"
 #include "cutlet/runtime/stream.h"
+#include "cutlet/runtime/stream_scratch.h"
 #include "cutlet/runtime/tensor_arg.h"
 #include "cutlet/runtime/tensor_map.h"

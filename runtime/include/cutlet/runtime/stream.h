@@ -12,8 +12,10 @@ namespace cutlet {
 class Event;
 class GreenContext;
 class DeviceMemory;
+class StreamScratch;
 namespace detail {
 struct StreamAccess;
+struct ScratchSlot;
 }
 
 /// How to create a Stream.
@@ -117,6 +119,7 @@ class Stream {
  private:
   friend class GreenContext;
   friend class DeviceMemory;
+  friend class StreamScratch;
   friend struct detail::StreamAccess;
   Stream(void* handle, Device device, bool owning) noexcept;
   /// A non-owning copy that shares the owned stream's lifetime (for buffers that free on it).
@@ -127,6 +130,9 @@ class Stream {
   void* green_ = nullptr;    ///< CUgreenCtx, or null.
   void* context_ = nullptr;  ///< CUcontext of the green context, or null for the primary one.
   std::shared_ptr<void> keep_;  ///< Destroys the owned stream (and releases a green context).
+  /// The temporary memory an owned stream keeps between StreamScratch leases; null for
+  /// wrapped and default streams and for share() copies.
+  std::shared_ptr<detail::ScratchSlot> scratch_;
 };
 
 }  // namespace cutlet
