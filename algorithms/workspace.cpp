@@ -26,6 +26,8 @@ Workspace Workspace::borrow(const DeviceMemory& memory) {
 
 namespace detail {
 
+Scratch::Scratch(StreamScratch lease) noexcept : lease_(std::move(lease)) { address_ = lease_.address(); }
+
 Scratch::Scratch(DeviceMemory owned) noexcept : owned_(std::move(owned)) { address_ = owned_.address(); }
 
 Scratch acquire(const Workspace& workspace, const Stream& stream, std::size_t bytes, const char* algorithm) {
@@ -40,7 +42,7 @@ Scratch acquire(const Workspace& workspace, const Stream& stream, std::size_t by
     return Scratch(workspace.address());
   }
   if (workspace.resource()) return Scratch(DeviceMemory(bytes, stream, workspace.resource()));
-  return Scratch(DeviceMemory(bytes, stream));
+  return Scratch(StreamScratch(bytes, stream));
 }
 
 void zero_bytes(const Stream& stream, std::uint64_t address, std::size_t bytes) {

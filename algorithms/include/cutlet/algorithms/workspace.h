@@ -8,16 +8,20 @@
 #include "cutlet/runtime/buffer.h"
 #include "cutlet/runtime/memory_resource.h"
 #include "cutlet/runtime/stream.h"
+#include "cutlet/runtime/stream_scratch.h"
 
 namespace cutlet::algorithms {
 
 /// The temporary storage of one algorithm call (reduce's per-block partials, the scans' tile
-/// status). By default it comes from the stream's device default memory pool, allocated and
-/// freed in stream order (cuMemAllocAsync / cuMemFreeAsync): the call queues its work and
-/// returns without waiting for the GPU. Copyable; it holds no memory itself.
+/// status). By default it is a StreamScratch of the call's stream: on a stream cutlet created,
+/// the block the stream keeps from call to call (no allocation once it is large enough, for
+/// up to StreamScratch::kMaxKeptBytes), otherwise memory of the device's default memory pool,
+/// allocated and freed in stream order (cuMemAllocAsync / cuMemFreeAsync). Either way the
+/// call queues its work and returns without waiting for the GPU. Copyable; it holds no
+/// memory itself.
 class Workspace {
  public:
-  /// The default: the stream's device default memory pool, stream-ordered.
+  /// The default: a StreamScratch of the call's stream.
   Workspace() = default;
   /// Memory from `resource` (not null; Error otherwise), of the stream's device. A
   /// stream-ordered resource (PoolMemoryResource) allocates and frees on the call's stream
@@ -48,16 +52,18 @@ class Workspace {
 
 namespace detail {
 
-/// The temporary memory of one call: owned (given back, in stream order where the resource
-/// allows, when destroyed) or the caller's. Move-only.
+/// The temporary memory of one call: the stream's (given back to it when destroyed), owned
+/// (given back, in stream order where the resource allows) or the caller's. Move-only.
 class Scratch {
  public:
+  Scratch(StreamScratch lease) noexcept;
   Scratch(DeviceMemory owned) noexcept;
   Scratch(std::uint64_t borrowed_address) noexcept : address_(borrowed_address) {}
   /// The first byte.
   std::uint64_t address() const noexcept { return address_; }
 
  private:
+  StreamScratch lease_;
   DeviceMemory owned_;
   std::uint64_t address_ = 0;
 };
