@@ -97,7 +97,9 @@ TEST(TileWgmmaFp8Gpu, ScaledDotPerRowPerColumnAndPerTensor) {
   auto out = poisoned<float>(st, std::size_t(M) * N);
   kern.launch(st, {.grid = {static_cast<int>(ceil_div(M, BM)), static_cast<int>(ceil_div(N, BN))}}, tensor(out, {M, N}),
               tensor(a, {M, K}), tensor(b, {N, K}), tensor(sa, {M}), tensor(sb, {N}));
-  if (!Device::cpu_selected()) EXPECT_NE(kern.last_specialization()->compiled->ptx.find("k32.f32.e4m3.e4m3"), std::string::npos);
+  if (!Device::cpu_selected()) {
+    EXPECT_NE(kern.last_specialization()->compiled->ptx.find("k32.f32.e4m3.e4m3"), std::string::npos);
+  }
   auto r = out.to_host(st);
   for (int i = 0; i < M; ++i)
     for (int j = 0; j < N; ++j) {

@@ -264,7 +264,9 @@ TEST(TileGpu, DynamicSharedMemoryOfTheLaunchFollowsThePipelineStages) {
       for (int kk = 0; kk < K; ++kk) want += double(float(ha[i * K + kk])) * double(float(hb[kk * B + j]));
       ASSERT_NEAR(hc[i * B + j], want, 2e-3) << i << "," << j;
     }
-  if (!st.device().is_cpu()) EXPECT_GT(k.last_specialization()->compiled->resources.dynamic_shared_bytes, 0);
+  if (!st.device().is_cpu()) {
+    EXPECT_GT(k.last_specialization()->compiled->resources.dynamic_shared_bytes, 0);
+  }
 }
 
 // Stages that do not fit in a block's shared memory are refused before linking, naming the
