@@ -334,7 +334,7 @@ class Kernel {
     }(std::index_sequence_for<Cs...>{});
     // Other keyed parameters (tensors) take their usual facts.
     [&]<std::size_t... I>(std::index_sequence<I...>) {
-      auto one = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) {
+      [[maybe_unused]] auto one = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) {
         using P = std::tuple_element_t<K, Params>;
         if constexpr (detail::keyed_v<P> && !detail::param_traits<P>::constant)
           out[detail::key_position_v<Params, K>] = detail::param_traits<P>::default_bits();
