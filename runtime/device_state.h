@@ -97,7 +97,7 @@ struct StreamAccess {
   /// the green context it runs in (null for the primary context). An owning one keeps
   /// temporary memory between StreamScratch leases as Stream(device) does.
   static Stream make(void* handle, Device device, bool owning, void* green, void* context,
-                     std::shared_ptr<void> keep) noexcept {
+                     std::shared_ptr<void> keep) {
     Stream s(handle, device, owning);
     s.green_ = green;
     s.context_ = context;

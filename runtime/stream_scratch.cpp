@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <mutex>
 #include <utility>
 
 #include "cutlet/runtime/graph.h"
@@ -38,9 +39,17 @@ StreamScratch::StreamScratch(std::size_t bytes, const Stream& stream) {
 StreamScratch::~StreamScratch() {
   if (!slot_ || memory_.empty()) return;
   std::lock_guard<std::mutex> lock(slot_->mutex);
-  // A lease made while this one held the block may have put its own back meanwhile; then
-  // this memory is freed (on the stream) rather than kept.
-  if (slot_->block.empty()) slot_->block = std::move(memory_);
+  // A lease made while this one held the block (a nested call, another thread's) may have put
+  // its own back meanwhile: the larger of the two stays, the other is freed on the stream when
+  // memory_ is destroyed, after the lock is released.
+  if (memory_.bytes() > slot_->block.bytes()) std::swap(memory_, slot_->block);
+}
+
+void StreamScratch::trim(const Stream& stream) {
+  if (!stream.scratch_) return;
+  DeviceMemory block;  // freed on the stream at the end of this scope, outside the lock
+  std::lock_guard<std::mutex> lock(stream.scratch_->mutex);
+  block = std::move(stream.scratch_->block);
 }
 
 }  // namespace cutlet

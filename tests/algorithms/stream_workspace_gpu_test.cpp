@@ -64,13 +64,39 @@ TEST(AlgorithmsStreamWorkspaceGpu, CallsFromFourThreadsOnOneStream) {
     for (const Job& j : per_thread) expect_done(st, j, "a job of the threads");
 }
 
+TEST(AlgorithmsStreamWorkspaceGpu, CachedCallsAllocateNothing) {
+  CUTLET_REQUIRE_GPU();
+  const auto& pool = PoolMemoryResource::device_default(Device(0));
+  Device(0).synchronize();
+  const std::size_t used_before = pool->usage().used;
+  Stream st(Device(0));
+  Job first = make_job(st, 300007, 3), second = make_job(st, 123457, 4);
+  alg::reduce(st, first.in, first.sum, alg::plus{}, std::int64_t{7});
+  alg::inclusive_scan(st, first.in, first.prefix, alg::plus{});
+  st.synchronize();
+  // The stream keeps the block of the first calls.
+  EXPECT_GE(pool->usage().used, used_before + (std::size_t{64} << 10));
+  pool->reset_peaks();
+  const std::size_t used_kept = pool->usage().used;
+  for (int i = 0; i < 3; ++i) {
+    alg::reduce(st, second.in, second.sum, alg::plus{}, std::int64_t{7});
+    alg::inclusive_scan(st, second.in, second.prefix, alg::plus{});
+  }
+  st.synchronize();
+  EXPECT_EQ(pool->usage().used_high, used_kept);  // not one allocation from the pool
+  expect_done(st, first, "the first calls");
+  expect_done(st, second, "the cached calls");
+}
+
 TEST(AlgorithmsStreamWorkspaceGpu, CapturedCallsRunBesideTheStreamsOwn) {
   CUTLET_REQUIRE_CUDA("graphs of stream-ordered allocations");
   Stream st, other;
   Job captured = make_job(st, 1 << 20, 1);
   std::vector<Job> direct;
   for (int k = 0; k < 4; ++k) direct.push_back(make_job(st, (1 << 20) + 977 * k, 10 + k));
-  alg::reduce(st, direct[0].in, direct[0].sum, alg::plus{}, std::int64_t{7});  // the stream keeps a block now
+  // Compiled and loaded before the capture; the stream keeps a block now.
+  alg::reduce(st, direct[0].in, direct[0].sum, alg::plus{}, std::int64_t{7});
+  alg::inclusive_scan(st, direct[0].in, direct[0].prefix, alg::plus{});
   st.synchronize();
   Graph g = Graph::capture(st, [&] {
     alg::reduce(st, captured.in, captured.sum, alg::plus{}, std::int64_t{7});

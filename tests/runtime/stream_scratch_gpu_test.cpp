@@ -129,7 +129,30 @@ TEST(StreamScratch, MovedLeaseGoesBackOnce) {
   EXPECT_EQ(c.address(), address);
 }
 
-TEST(StreamScratch, KeptBlockIsFreedWithItsStream) {
+TEST(StreamScratch, OfTwoBlocksTheLargerIsKept) {
+  CUTLET_REQUIRE_GPU();
+  cutlet::Stream s(cutlet::Device(0));
+  std::uint64_t large_address = 0;
+  {
+    StreamScratch small(1000, s);
+    StreamScratch large(1 << 20, s);  // the block is held: one of its own, 1 MiB
+    large_address = large.address();
+  }  // `large` goes back first and stays; `small`, smaller, is freed
+  {
+    StreamScratch again(1 << 20, s);
+    EXPECT_EQ(again.address(), large_address);
+  }
+  {
+    StreamScratch large(1 << 20, s);  // takes the kept block
+    StreamScratch small(1000, s);     // a 64 KiB block of its own
+    EXPECT_EQ(large.address(), large_address);
+    EXPECT_EQ(small.bytes(), std::size_t{64} << 10);
+  }  // `small` goes back first, then `large` replaces it, being larger
+  StreamScratch after(1 << 20, s);
+  EXPECT_EQ(after.address(), large_address);
+}
+
+TEST(StreamScratch, KeptBlockIsFreedByTrimAndWithItsStream) {
   CUTLET_REQUIRE_GPU();
   const cutlet::Device device(0);
   const auto& pool = cutlet::PoolMemoryResource::device_default(device);
@@ -137,12 +160,20 @@ TEST(StreamScratch, KeptBlockIsFreedWithItsStream) {
   const std::size_t used_before = pool->usage().used;
   {
     cutlet::Stream s(device);
+    { StreamScratch lease(2 << 20, s); }
+    EXPECT_GE(pool->usage().used, used_before + (2 << 20));  // kept by the stream
+    StreamScratch::trim(s);
+    s.synchronize();
+    EXPECT_EQ(pool->usage().used, used_before);
+    StreamScratch::trim(s);  // keeps none now: nothing to do
     StreamScratch lease(2 << 20, s);
     EXPECT_TRUE(lease.kept());
     EXPECT_GE(pool->usage().used, used_before + (2 << 20));
   }  // the lease goes back to the stream, the stream frees it when released
   device.synchronize();
   EXPECT_EQ(pool->usage().used, used_before);
+  cutlet::Stream wrapped = cutlet::Stream::wrap(nullptr, device);
+  StreamScratch::trim(wrapped);  // a stream that keeps nothing
 }
 
 TEST(StreamScratch, LeaseDuringCaptureIsTheGraphsOwn) {

@@ -40,7 +40,9 @@ struct StreamPriorityRange {
 /// stream and releases it when neither it nor any buffer freed on it needs it any more (a
 /// Buffer allocated stream-ordered keeps its stream alive until it is freed on it); a
 /// wrapped one (wrap()) borrows a stream made by someone else (PyTorch, CuPy, plain CUDA)
-/// and never destroys it. All work queued on a stream must be for that stream's device;
+/// and never destroys it. An owning Stream also keeps the temporary memory of cutlet's library
+/// calls on it from call to call, at most 4 MiB (StreamScratch; StreamScratch::trim frees
+/// it). All work queued on a stream must be for that stream's device;
 /// cutlet makes the stream's context current itself before every call that uses it, so
 /// which device is current on the calling thread never matters.
 class Stream {

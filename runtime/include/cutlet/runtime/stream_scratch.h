@@ -15,21 +15,25 @@ namespace cutlet {
 /// work queued on one stream while this object lives: what a library call (cutlet's
 /// algorithms) needs for its temporaries. Move-only.
 ///
-/// A stream this process created (Stream(device), GreenContext::create_stream) keeps one block
+/// A stream cutlet created (Stream(device), GreenContext::create_stream) keeps one block
 /// between leases: a lease of at most kMaxKeptBytes takes it when it is large enough, without
 /// calling any allocator, and gives it back when destroyed; otherwise (the first lease, a
-/// block too small, or one another lease holds: another thread's call on the same stream)
-/// the lease gets a new block of the next power of two of at least 64 KiB, which it keeps
-/// for the stream if the stream holds none by then (the smaller one is freed when a new one
-/// replaces it). The kept block is freed, on the stream, when the Stream is released. For a
-/// wrapped or default stream, a stream being captured into a graph (the graph gets its own
-/// allocation, as cuMemAllocAsync gives it during capture) and a lease of more than
-/// kMaxKeptBytes, the memory comes from the device's default memory pool, stream-ordered,
-/// and is freed on the stream when this object is destroyed.
+/// block too small, or one another lease holds: a nested call, another thread's call on the
+/// same stream) the lease gets a new block of the next power of two of at least 64 KiB. Of
+/// two blocks the larger is kept, the other freed on the stream. The kept block counts as
+/// used memory of the device's default pool until trim() or the Stream's release frees it (on
+/// the stream), so each such stream holds at most kMaxKeptBytes. For a wrapped stream, the
+/// default streams (Stream::legacy_default, Stream::per_thread_default), a stream being
+/// captured into a graph (the graph gets its own allocation, as cuMemAllocAsync gives it
+/// during capture) and a lease of more than kMaxKeptBytes, the memory comes from the device's
+/// default memory pool, stream-ordered, and is freed on the stream when this object is
+/// destroyed.
 ///
 /// Only work queued on `stream` may use the memory, and only work queued while this object
 /// lives: a later lease on the same stream may hand the same memory to the next call, which
-/// the stream runs after this one's work.
+/// the stream runs after this one's work. A lease taken before a capture begins must not be
+/// used by the captured work (the graph could run beside later calls that get the same
+/// block): take it inside the capture.
 class StreamScratch {
  public:
   /// The largest lease a stream keeps its block for (4 MiB).
@@ -38,7 +42,9 @@ class StreamScratch {
   /// No memory.
   StreamScratch() noexcept = default;
   /// At least `bytes` bytes for work queued on `stream` (empty memory for 0). Throws what
-  /// DeviceMemory(bytes, stream) throws when an allocation is needed and fails.
+  /// DeviceMemory(bytes, stream) throws when an allocation is needed and fails, and CudaError
+  /// (ContextFaultError for a faulted context) when the driver cannot tell whether the
+  /// stream is being captured.
   StreamScratch(std::size_t bytes, const Stream& stream);
   /// Takes over `other`'s memory; `other` is left empty.
   StreamScratch(StreamScratch&& other) noexcept = default;
@@ -52,9 +58,13 @@ class StreamScratch {
   std::uint64_t address() const noexcept { return memory_.address(); }
   /// The size of the memory: at least the bytes asked for (a kept block may be larger).
   std::size_t bytes() const noexcept { return memory_.bytes(); }
-  /// True when the memory is the stream's kept block (given back on destruction), false when
-  /// it was allocated for this lease alone (or is empty).
+  /// True when the memory goes back to the stream on destruction (kept there if it is the
+  /// larger block, see above), false when it is freed then (or is empty).
   bool kept() const noexcept { return slot_ != nullptr; }
+
+  /// Frees the block `stream` keeps, on the stream (nothing for a stream that keeps none). A
+  /// lease holding it now gives it back when done, as usual.
+  static void trim(const Stream& stream);
 
  private:
   DeviceMemory memory_;
