@@ -30,7 +30,7 @@ StreamScratch::StreamScratch(std::size_t bytes, const Stream& stream) {
     block = std::move(slot->block);
   }
   // An empty slot (the first lease, or another one holds the block) or a block too small: a
-  // new block, which the destructor keeps if the slot is empty by then.
+  // new block, which the destructor keeps if it is larger than what the slot holds by then.
   if (block.bytes() < bytes) block = DeviceMemory(std::max(std::bit_ceil(bytes), kMinKeptBytes), stream);
   memory_ = std::move(block);
   slot_ = stream.scratch_;
