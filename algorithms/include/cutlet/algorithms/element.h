@@ -210,6 +210,14 @@ op_arg_t<T> op_arg_of(const held_t<T>& x) {
   else return x;
 }
 
+/// An operator's result r as an element of Out: held_t<Out>(r), or for a VecElement Out the
+/// struct value of the Vec r.
+template <class Out, class R>
+held_t<Out> held_of_result(const R& r) {
+  if constexpr (is_vec_element_v<Out>) return struct_of<Out>(op_arg_t<Out>(r));
+  else return held_t<Out>(r);
+}
+
 /// pred(x) as a Value<bool>, traced where it is called (x a Struct<T> for a struct, a Vec for
 /// a VecElement).
 template <class T, class Pred>
@@ -227,8 +235,7 @@ Value<bool> call_pred(const Eq& eq, const held_t<T>& a, const held_t<T>& b) {
 /// works on Vecs), traced where it is called (the operator's code is inlined).
 template <class T, class Op>
 held_t<T> call_op(const Op& op, const held_t<T>& a, const held_t<T>& b) {
-  if constexpr (is_vec_element_v<T>) return struct_of<T>(op_arg_t<T>(op(vec_of<T>(a), vec_of<T>(b))));
-  else return held_t<T>(op(a, b));
+  return held_of_result<T>(op(op_arg_of<T>(a), op_arg_of<T>(b)));
 }
 
 }  // namespace detail

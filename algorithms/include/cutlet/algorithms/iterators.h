@@ -233,14 +233,6 @@ class ZipIterator {
 
 namespace detail {
 
-/// An operator's result r as an element of Out: held_t<Out>(r), or for a VecElement Out the
-/// struct value of the Vec r.
-template <class Out, class R>
-held_t<Out> held_of_result(const R& r) {
-  if constexpr (is_vec_element_v<Out>) return struct_of<Out>(op_arg_t<Out>(r));
-  else return held_t<Out>(r);
-}
-
 /// Out(op(x)) for an element x read from iterator It (a VecElement's as its Vec), or
 /// Out(op(x0, x1, ...)) for the tuple of elements a ZipIterator reads.
 template <class Out, class It, class Op, class X>
